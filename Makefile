@@ -1,0 +1,49 @@
+# netmem-bench build. `make` builds bin/netmem; `make check` runs the unit tests
+# (host, ASan+UBSan), the command-line tests (host) and the integration tests
+# (Soft-RoCE, in a VM unless the host has an RDMA device).
+VERSION := 0.1.0
+GIT     := $(shell git describe --always --dirty 2>/dev/null || echo unknown)
+
+CC      ?= cc
+MPICC   ?= mpicc
+CSTD    := -std=c17 -D_GNU_SOURCE
+WARN    := -Wall -Wextra -Werror -Wshadow -Wno-unused-parameter
+OPT     ?= -O2 -g
+CPPFLAGS+= -Iharness -Inuma -Iprimitives -Iworkloads \
+           -DNM_VERSION='"$(VERSION)"' -DNM_GIT='"$(GIT)"'
+CFLAGS  += $(CSTD) $(WARN) $(OPT) -pthread
+LDLIBS  := -libverbs -lnuma -lhwloc -ljansson -lm -pthread
+
+SRCS    := $(wildcard harness/*.c numa/*.c primitives/*.c workloads/*.c)
+OBJS    := $(SRCS:%.c=build/%.o)
+
+# Modules the unit tests link without MPI or an RDMA device.
+UNIT_MODS := harness/stats.c harness/opt.c harness/result.c harness/points.c \
+             harness/clock.c harness/log.c
+UNIT_SRCS := $(wildcard tests/unit/test_*.c)
+UNIT_BINS := $(UNIT_SRCS:tests/unit/%.c=build/tests/%)
+SAN     := -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=all
+
+.PHONY: all check unit cli-test vm-test clean
+all: bin/netmem
+
+bin/netmem: $(OBJS)
+	@mkdir -p $(@D)
+	$(MPICC) $(CFLAGS) -o $@ $^ $(LDLIBS)
+
+build/%.o: %.c $(wildcard harness/*.h numa/*.h primitives/*.h workloads/*.h)
+	@mkdir -p $(@D)
+	$(MPICC) $(CPPFLAGS) $(CFLAGS) -c -o $@ $<
+
+build/tests/%: tests/unit/%.c tests/unit/tap.h $(UNIT_MODS) $(wildcard harness/*.h)
+	@mkdir -p $(@D)
+	$(CC) $(CPPFLAGS) $(CSTD) $(WARN) -O1 -g $(SAN) -pthread -Itests/unit -o $@ $< $(UNIT_MODS) -ljansson -lm
+
+unit: $(UNIT_BINS)
+	@tests/run-unit.sh $(UNIT_BINS)
+
+check: all $(UNIT_BINS)
+	@tests/check.sh $(UNIT_BINS)
+
+clean:
+	rm -rf build bin

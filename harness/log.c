@@ -1,0 +1,65 @@
+#include "log.h"
+#include <stdio.h>
+#include <stdlib.h>
+#include <unistd.h>
+
+static int log_rank;
+static void (*abort_fn)(int);
+
+void nm_log_set_rank(int rank) { log_rank = rank; }
+int nm_log_rank(void) { return log_rank; }
+void nm_log_set_abort(void (*fn)(int)) { abort_fn = fn; }
+
+void nm_usage_error(const char *fmt, ...)
+{
+	if (log_rank == 0) {
+		va_list ap;
+		va_start(ap, fmt);
+		fputs("netmem: ", stderr);
+		vfprintf(stderr, fmt, ap);
+		fputc('\n', stderr);
+		va_end(ap);
+		fflush(stderr);
+	}
+	/* No MPI_Abort here: every rank exits 2 on its own, so mpirun reports a
+	 * plain non-zero exit instead of an abort with a core-dump hint. */
+	_exit(NM_EXIT_USAGE);
+}
+
+void nm_fatal(const char *fmt, ...)
+{
+	char host[256] = "?";
+	gethostname(host, sizeof host);
+	va_list ap;
+	va_start(ap, fmt);
+	fprintf(stderr, "netmem: rank %d (%s): ", log_rank, host);
+	vfprintf(stderr, fmt, ap);
+	fputc('\n', stderr);
+	va_end(ap);
+	fflush(stderr);
+	if (abort_fn)
+		abort_fn(NM_EXIT_FAIL);
+	_exit(NM_EXIT_FAIL);
+}
+
+void nm_note(const char *fmt, ...)
+{
+	if (log_rank != 0)
+		return;
+	va_list ap;
+	va_start(ap, fmt);
+	fputs("netmem: ", stderr);
+	vfprintf(stderr, fmt, ap);
+	fputc('\n', stderr);
+	va_end(ap);
+}
+
+void nm_warn(const char *fmt, ...)
+{
+	va_list ap;
+	va_start(ap, fmt);
+	fprintf(stderr, "netmem: warning: rank %d: ", log_rank);
+	vfprintf(stderr, fmt, ap);
+	fputc('\n', stderr);
+	va_end(ap);
+}

@@ -1,0 +1,25 @@
+/* Error reporting. Bad input is the user's to fix: one line, exit 2, printed by
+ * rank 0 only (every rank sees the same input and reaches the same verdict).
+ * Runtime failures (failed completion, hang) name rank, peer and operation and
+ * end the whole job through the abort hook, which boot.c points at MPI_Abort. */
+#ifndef NM_LOG_H
+#define NM_LOG_H
+#include <stdarg.h>
+
+#define NM_EXIT_USAGE 2
+#define NM_EXIT_FAIL 1
+
+void nm_log_set_rank(int rank);
+int nm_log_rank(void);
+/* Called by nm_fatal after printing; must not return. Default: exit(code). */
+void nm_log_set_abort(void (*fn)(int code));
+
+/* Bad input: rank 0 prints "netmem: <msg>" and every rank exits 2. */
+_Noreturn void nm_usage_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+/* Runtime failure on this rank: always printed (prefixed with rank and host), then abort. */
+_Noreturn void nm_fatal(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+/* Informational line on stderr from rank 0 only. */
+void nm_note(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+/* Warning from any rank, prefixed with its rank. */
+void nm_warn(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+#endif
