@@ -7,7 +7,7 @@ GIT     := $(shell git describe --always --dirty 2>/dev/null || echo unknown)
 CC      ?= cc
 MPICC   ?= mpicc
 CSTD    := -std=c17 -D_GNU_SOURCE
-WARN    := -Wall -Wextra -Werror -Wshadow -Wno-unused-parameter
+WARN    := -Wall -Wextra -Werror -Wshadow -Wno-unused-parameter -Wno-missing-field-initializers
 OPT     ?= -O2 -g
 CPPFLAGS+= -Iharness -Inuma -Iprimitives -Iworkloads \
            -DNM_VERSION='"$(VERSION)"' -DNM_GIT='"$(GIT)"'

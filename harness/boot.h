@@ -1,0 +1,35 @@
+/* MPI bootstrap: the only use of MPI outside baselines. It exchanges endpoint
+ * descriptions and coordinates between measurement points; nothing inside a
+ * measured loop calls it. Only the main thread calls these functions. */
+#ifndef NM_BOOT_H
+#define NM_BOOT_H
+#include <stddef.h>
+#include <stdint.h>
+
+void nm_boot_init(int *argc, char ***argv);
+void nm_boot_finalize(void);
+int nm_boot_rank(void);
+int nm_boot_size(void);
+void nm_boot_barrier(void);
+/* Every rank contributes len bytes; out receives nranks*len bytes, by rank. */
+void nm_boot_allgather(const void *mine, void *out, size_t len);
+/* Rank r sends send[p*len..] to rank p; recv[p*len..] holds what p sent. */
+void nm_boot_alltoall(const void *send, void *recv, size_t len);
+void nm_boot_bcast(void *buf, size_t len, int root);
+/* Broadcasts a string from root; returns a malloc'd copy on every rank. */
+char *nm_boot_bcast_str(const char *s, int root);
+/* Gathers one string per rank at root (array of nranks malloc'd strings
+ * there, NULL elsewhere). */
+char **nm_boot_gather_str(const char *s, int root);
+uint64_t nm_boot_sum_u64(uint64_t v);
+uint64_t nm_boot_max_u64(uint64_t v);
+void nm_boot_sum_u64_array(uint64_t *v, size_t n);  /* in place, all ranks */
+/* Collective error check: if any rank passes a non-NULL message, rank 0
+ * prints the lowest failing rank's message (prefixed with its rank when it is
+ * not rank 0) and every rank exits with `code`. */
+void nm_boot_check(const char *msg, int code);
+/* Non-zero once a worker thread reported a fatal error (its exit code). */
+int nm_boot_fatal_pending(void);
+/* Ends the job from the main thread after a fatal error on any thread. */
+_Noreturn void nm_boot_abort(int code);
+#endif

@@ -1,0 +1,59 @@
+/* The engine interface: what a file under workloads/ provides to become a
+ * `netmem <name>` subcommand. The harness owns parsing, sweeps, repetitions,
+ * device setup, metadata, progress and the result document; an experiment
+ * only declares its options and runs one point.
+ *
+ * A workload registers itself with NM_EXPERIMENT(var) at file scope, so adding
+ * an experiment means adding one file; the harness is not touched. */
+#ifndef NM_EXPERIMENT_H
+#define NM_EXPERIMENT_H
+#include <jansson.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include "opt.h"
+#include "verbs.h"
+
+typedef struct nm_ctx {
+	int rank, nranks;
+	nm_dev *dev;          /* opened once per job */
+	const json_t *spec;   /* whole specification (sweep axes as arrays) */
+	int point_index, npoints, rep;
+} nm_ctx;
+
+typedef struct nm_experiment {
+	const char *name;
+	const char *summary;   /* one line for `netmem --help` */
+	const char *details;   /* paragraph after the option list, may be NULL */
+	const nm_opt *opts;
+	int min_ranks;
+	/* Checks one point; all ranks reach the same verdict. Writes one line
+	 * into err and returns -1 when the point cannot run. */
+	int (*validate)(const json_t *pt, int nranks, char *err, size_t errlen);
+	/* Runs one point on every rank (collective). Rank 0 fills `out` with
+	 * {"valid": bool, "checks": {...}, "metrics": {...}}; other ranks may
+	 * leave it empty. A correctness failure is reported through "valid",
+	 * never by aborting, so the point is still recorded. */
+	void (*run)(nm_ctx *ctx, const json_t *pt, json_t *out);
+	/* Prints a human-readable row for a finished point on stdout (rank 0);
+	 * `first` is set for the first row printed in this job. May be NULL. */
+	void (*report)(const json_t *pt, const json_t *res, bool first);
+} nm_experiment;
+
+void nm_experiment_register(const nm_experiment *e);
+const nm_experiment *nm_experiment_find(const char *name);
+/* Iteration over registered experiments (sorted by name). */
+size_t nm_experiment_count(void);
+const nm_experiment *nm_experiment_at(size_t i);
+
+#define NM_EXPERIMENT(var)                                                \
+	static void __attribute__((constructor)) nm_register_##var(void)  \
+	{                                                                 \
+		nm_experiment_register(&var);                             \
+	}
+#endif
+
+/* Harness options every experiment's points carry (device, QP attributes,
+ * threads, output...), and helpers to read the common ones. */
+extern const nm_opt nm_harness_opts[];
+/* QP attributes from a point (mtu, max_rd_atomic, timeout, retries, inline). */
+void nm_point_qp_attr(const json_t *pt, nm_qp_attr *a);

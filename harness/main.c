@@ -1,0 +1,471 @@
+/* netmem: one executable, a subcommand per experiment family. */
+#include "boot.h"
+#include "clock.h"
+#include "experiment.h"
+#include "info.h"
+#include "log.h"
+#include "meta.h"
+#include "points.h"
+#include "progress.h"
+#include "result.h"
+#include "topo.h"
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+int nm_table_main(int argc, char **argv);
+
+const nm_opt nm_harness_opts[] = {
+	{"ib-dev", 'd', NM_OPT_STR, "", 0, 0, NULL, 0, "RDMA device (default: first with an active port)"},
+	{"ib-port", 'i', NM_OPT_INT, "1", 1, 255, NULL, 0, "device port"},
+	{"gid-index", 'x', NM_OPT_INT, "-1", -1, 255, NULL, 0,
+	 "GID index (default: RoCEv2 IPv4-mapped on Ethernet, LID routing on InfiniBand)"},
+	{"mtu", 'm', NM_OPT_INT, "0", 0, 4096, NULL, 0, "path MTU: 256..4096 (default: the port's active MTU)"},
+	{"max-rd-atomic", 0, NM_OPT_INT, "0", 0, 255, NULL, 0,
+	 "outstanding READ/atomics per QP (default: device maximum, at most 16)"},
+	{"qp-timeout", 'u', NM_OPT_INT, "14", 0, 31, NULL, 0, "QP ACK timeout exponent (4.096 us * 2^N)"},
+	{"retry-cnt", 0, NM_OPT_INT, "7", 0, 7, NULL, 0, "QP transport retry count"},
+	{"rnr-retry", 0, NM_OPT_INT, "7", 0, 7, NULL, 0, "QP RNR retry count"},
+	{"inline-size", 'I', NM_OPT_INT, "220", 0, 65536, NULL, 0,
+	 "inline threshold for WRITE in bytes (the QP may grant less; 0 disables)"},
+	{"hugepages", 0, NM_OPT_BOOL, "false", 0, 0, NULL, 0, "back registered memory with 2 MiB huge pages"},
+	{"mem-node", 0, NM_OPT_INT, "-1", -1, 1023, NULL, 0,
+	 "NUMA node of registered memory (default: the kernel's policy)"},
+	{"threads", 'T', NM_OPT_INT, "1", 1, 1024, NULL, NM_OPT_LIST, "worker threads per rank"},
+	{"reps", 0, NM_OPT_INT, "1", 1, 1000, NULL, 0,
+	 "repetitions of every point; the summary holds their geometric mean"},
+	{"output", 0, NM_OPT_STR, "", 0, 0, NULL, 0,
+	 "result document (default: results/<experiment>-<time>.json)"},
+	{"resume", 0, NM_OPT_BOOL, "false", 0, 0, NULL, 0,
+	 "continue --output, skipping the points it already holds"},
+	{"timeout", 0, NM_OPT_DOUBLE, "30", 0.01, 86400, NULL, 0,
+	 "seconds without a completion before the job is declared hung"},
+	{"seed", 0, NM_OPT_INT, "1", 0, 9.2e18, NULL, 0, "random seed"},
+	{"progress", 0, NM_OPT_BOOL, "true", 0, 0, NULL, 0, "show progress on stderr"},
+	NM_OPT_END,
+};
+
+void nm_point_qp_attr(const json_t *pt, nm_qp_attr *a)
+{
+	a->mtu = (int)nm_cfg_int(pt, "mtu");
+	a->max_rd_atomic = (int)nm_cfg_int(pt, "max_rd_atomic");
+	a->timeout = (int)nm_cfg_int(pt, "qp_timeout");
+	a->retry_cnt = (int)nm_cfg_int(pt, "retry_cnt");
+	a->rnr_retry = (int)nm_cfg_int(pt, "rnr_retry");
+	a->max_inline = (int)nm_cfg_int(pt, "inline_size");
+	a->sq_depth = 128;
+}
+
+static void usage(FILE *out)
+{
+	fprintf(out,
+		"netmem %s - RDMA benchmarks for network-memory research\n\n"
+		"Usage: mpirun -np N netmem <command> [options]\n\n"
+		"Experiments:\n", NM_VERSION);
+	for (size_t i = 0; i < nm_experiment_count(); i++) {
+		const nm_experiment *e = nm_experiment_at(i);
+		fprintf(out, "  %-10s %s\n", e->name, e->summary);
+	}
+	fprintf(out,
+		"\nOther commands:\n"
+		"  %-10s %s\n  %-10s %s\n  %-10s %s\n\n"
+		"`netmem <command> --help` lists a command's options.\n",
+		"run", "run CONFIG.json: a whole sweep inside one mpirun job",
+		"info", "devices, ports, GIDs, NIC NUMA node and CPU topology as JSON",
+		"table", "extract columns from result documents for plotting");
+}
+
+static void exp_usage(const nm_experiment *e)
+{
+	const nm_opt *tables[] = {e->opts, nm_harness_opts, NULL};
+	char cmd[64];
+	snprintf(cmd, sizeof cmd, "netmem %s", e->name);
+	nm_opt_usage(stdout, cmd, e->summary, tables);
+	if (e->details)
+		printf("\n%s\n", e->details);
+}
+
+static bool wants_help(int argc, char **argv)
+{
+	for (int i = 1; i < argc; i++)
+		if (!strcmp(argv[i], "--help") || !strcmp(argv[i], "-h"))
+			return true;
+	return false;
+}
+
+/* Every check after MPI_Init goes through here so the job ends cleanly
+ * (finalized, exit 2) with one line from rank 0. */
+static void bad_input(const char *msg) { nm_boot_check(msg, NM_EXIT_USAGE); }
+
+static char *read_file(const char *path, char *err, size_t errlen)
+{
+	FILE *f = fopen(path, "r");
+	if (!f) {
+		snprintf(err, errlen, "%s: %s", path, strerror(errno));
+		return NULL;
+	}
+	size_t cap = 4096, len = 0;
+	char *buf = malloc(cap);
+	size_t n;
+	while (buf && (n = fread(buf + len, 1, cap - len - 1, f)) > 0) {
+		len += n;
+		if (cap - len < 2) {
+			char *nb = realloc(buf, cap *= 2);
+			if (!nb) {
+				free(buf);
+				buf = NULL;
+			}
+			buf = nb;
+		}
+	}
+	fclose(f);
+	if (!buf) {
+		snprintf(err, errlen, "%s: out of memory", path);
+		return NULL;
+	}
+	buf[len] = 0;
+	return buf;
+}
+
+/* `netmem run CONFIG.json [flags]`: rank 0 reads the file (ranks need not
+ * share a file system) and every rank parses the same text. */
+static const nm_experiment *load_config(const char *path, json_t **params, char *err, size_t errlen)
+{
+	char *text = NULL;
+	int ok = 1;
+	if (nm_boot_rank() == 0) {
+		text = read_file(path, err, errlen);
+		ok = text != NULL;
+	}
+	nm_boot_bcast(&ok, sizeof ok, 0);
+	if (!ok) {
+		bad_input(err);
+	}
+	char *all = nm_boot_bcast_str(text ? text : "", 0);
+	free(text);
+	json_error_t je;
+	json_t *cfg = json_loads(all, 0, &je);
+	free(all);
+	if (!cfg) {
+		snprintf(err, errlen, "%s: line %d column %d: %s", path, je.line, je.column, je.text);
+		return NULL;
+	}
+	if (!json_is_object(cfg)) {
+		snprintf(err, errlen, "%s: the top level must be an object with \"experiment\" and \"params\"", path);
+		return NULL;
+	}
+	const char *key;
+	json_t *v;
+	json_object_foreach(cfg, key, v) {
+		if (strcmp(key, "experiment") && strcmp(key, "params") && strcmp(key, "description")) {
+			snprintf(err, errlen, "%s: unknown top-level key '%s' (expected experiment, params, description)",
+				 path, key);
+			return NULL;
+		}
+	}
+	json_t *name = json_object_get(cfg, "experiment");
+	if (!json_is_string(name)) {
+		snprintf(err, errlen, "%s: \"experiment\" must name an experiment, e.g. \"ops\"", path);
+		return NULL;
+	}
+	const nm_experiment *e = nm_experiment_find(json_string_value(name));
+	if (!e) {
+		snprintf(err, errlen, "%s: unknown experiment '%s' (see netmem --help)", path,
+			 json_string_value(name));
+		return NULL;
+	}
+	*params = json_object_get(cfg, "params");
+	if (*params && !json_is_object(*params)) {
+		snprintf(err, errlen, "%s: \"params\" must be an object", path);
+		return NULL;
+	}
+	json_incref(*params);
+	json_decref(cfg);
+	return e;
+}
+
+static char *join_argv(int argc, char **argv)
+{
+	size_t len = 1;
+	for (int i = 0; i < argc; i++)
+		len += strlen(argv[i]) + 1;
+	char *s = calloc(1, len);
+	for (int i = 0; s && i < argc; i++) {
+		strcat(s, argv[i]);
+		if (i + 1 < argc)
+			strcat(s, " ");
+	}
+	return s;
+}
+
+static json_t *job_meta(nm_dev *dev, const json_t *pt0, int argc, char **argv)
+{
+	json_t *host = nm_meta_host(dev->ctx, dev->port, dev->gid_index);
+	char *mine = json_dumps(host, JSON_COMPACT);
+	json_decref(host);
+	char **all = nm_boot_gather_str(mine, 0);
+	free(mine);
+	int emulated = dev->emulated, any_emulated = (int)nm_boot_max_u64((uint64_t)emulated);
+	if (nm_boot_rank() != 0)
+		return NULL;
+	json_t *ranks = json_array(), *hosts = json_array();
+	for (int r = 0; r < nm_boot_size(); r++) {
+		json_t *h = json_loads(all[r], 0, NULL);
+		free(all[r]);
+		json_t *hn = json_object_get(h, "hostname");
+		bool seen = false;
+		size_t i;
+		json_t *x;
+		json_array_foreach(hosts, i, x) seen |= json_equal(x, hn);
+		if (!seen && hn)
+			json_array_append(hosts, hn);
+		json_object_set_new(h, "rank", json_integer(r));
+		json_array_append_new(ranks, h);
+	}
+	free(all);
+	char *cmd = join_argv(argc, argv);
+	const char *lane = getenv("NETMEM_SOFTROCE");
+	json_t *m = json_pack("{s:o, s:s, s:s, s:i, s:o, s:o, s:b, s:s?}", "software", nm_meta_software(),
+			      "command_line", cmd, "started", "", "nranks", nm_boot_size(), "hosts",
+			      hosts, "ranks", ranks, "emulated", any_emulated, "softroce_lane", lane);
+	char *ts = nm_iso8601_now();
+	json_object_set_new(m, "started", json_string(ts));
+	free(ts);
+	free(cmd);
+	if (any_emulated)
+		json_object_set_new(m, "timing_note",
+				    json_string("Soft-RoCE (rxe) is emulated in software: timings are "
+						"for correctness and side-by-side ratios within one run, "
+						"not hardware numbers"));
+	(void)pt0;
+	return m;
+}
+
+static void default_output(const char *exp, char *buf, size_t len)
+{
+	time_t t = time(NULL);
+	struct tm tm;
+	gmtime_r(&t, &tm);
+	char ts[32];
+	strftime(ts, sizeof ts, "%Y%m%d-%H%M%S", &tm);
+	snprintf(buf, len, "results/%s-%s.json", exp, ts);
+}
+
+static char *point_label(const json_t *spec, const json_t *pt, int rep, int reps)
+{
+	json_t *axes = nm_point_axes(spec, pt);
+	char *s = json_dumps(axes, JSON_COMPACT);
+	json_decref(axes);
+	char *out = NULL;
+	if (reps > 1) {
+		if (asprintf(&out, "%s rep %d/%d", s, rep + 1, reps) < 0)
+			out = NULL;
+		free(s);
+		return out;
+	}
+	return s;
+}
+
+static int run_experiment(const nm_experiment *e, json_t *config_params, const char *where,
+			  int argc, char **argv, int full_argc, char **full_argv)
+{
+	char err[1024] = "";
+	const nm_opt *tables[] = {e->opts, nm_harness_opts, NULL};
+	json_t *spec = nm_opt_parse(tables, config_params, where, argc, argv, err, sizeof err);
+	json_decref(config_params);
+	if (!spec)
+		bad_input(err);
+	int nranks = nm_boot_size(), rank = nm_boot_rank();
+	int mtu = (int)nm_cfg_int(spec, "mtu");
+	if (mtu && !nm_mtu_from_bytes(mtu)) {
+		snprintf(err, sizeof err, "option --mtu: %d is not one of 256, 512, 1024, 2048, 4096", mtu);
+		bad_input(err);
+	}
+	if (nranks < e->min_ranks) {
+		snprintf(err, sizeof err, "%s needs at least %d ranks, this job has %d (start it with "
+			 "mpirun -np %d)", e->name, e->min_ranks, nranks, e->min_ranks);
+		bad_input(err);
+	}
+	json_t *points = nm_points_expand(spec);
+	size_t npoints = json_array_size(points);
+	if (npoints == 0)
+		bad_input("the sweep has no points (an option was given an empty list)");
+	size_t i;
+	json_t *pt;
+	json_array_foreach(points, i, pt) {
+		if (e->validate && e->validate(pt, nranks, err, sizeof err) != 0)
+			bad_input(err);
+	}
+
+	nm_dev dev;
+	int failed = nm_dev_open(&dev, nm_cfg_str(spec, "ib_dev"), (int)nm_cfg_int(spec, "ib_port"),
+				 (int)nm_cfg_int(spec, "gid_index"), err, sizeof err);
+	bad_input(failed ? err : NULL);
+	nm_topo_init();
+
+	char outpath[4096];
+	snprintf(outpath, sizeof outpath, "%s", nm_cfg_str(spec, "output"));
+	if (!*outpath)
+		default_output(e->name, outpath, sizeof outpath);
+	char *path = nm_boot_bcast_str(outpath, 0);
+	nm_result res = {0};
+	bool resume = nm_cfg_bool(spec, "resume");
+	if (rank == 0)
+		failed = nm_result_open(&res, path, e->name, spec, resume, err, sizeof err);
+	bad_input(rank == 0 && failed ? err : NULL);
+	json_t *meta = job_meta(&dev, json_array_get(points, 0), full_argc, full_argv);
+	if (rank == 0) {
+		json_t *old = json_object_get(res.doc, "meta");
+		if (old && json_is_array(json_object_get(old, "runs")))
+			json_array_append_new(json_object_get(old, "runs"), meta);
+		else
+			nm_result_set(&res, "meta", json_pack("{s:[o]}", "runs", meta));
+		if (nm_result_save(&res) != 0) {
+			snprintf(err, sizeof err, "cannot write %s: %s", path, strerror(errno));
+			failed = 1;
+		}
+	}
+	bad_input(rank == 0 && failed ? err : NULL);
+	if (dev.emulated)
+		nm_note("%s is Soft-RoCE (emulated): timings are for correctness and side-by-side "
+			"ratios, not hardware numbers", dev.name);
+
+	int reps = (int)nm_cfg_int(spec, "reps");
+	nm_progress prog;
+	nm_progress_init(&prog, (int)npoints * reps, rank == 0 && nm_cfg_bool(spec, "progress"));
+	nm_ctx ctx = {.rank = rank, .nranks = nranks, .dev = &dev, .spec = spec,
+		      .npoints = (int)npoints};
+	uint64_t invalid = 0;
+	bool first_row = true;
+	json_array_foreach(points, i, pt) {
+		for (int rep = 0; rep < reps; rep++) {
+			char *key = nm_point_key(pt, rep);
+			int skip = rank == 0 && nm_result_has(&res, key);
+			nm_boot_bcast(&skip, sizeof skip, 0);
+			if (skip) {
+				nm_progress_skip(&prog);
+				free(key);
+				continue;
+			}
+			char *label = point_label(spec, pt, rep, reps);
+			nm_progress_start(&prog, label);
+			free(label);
+			ctx.point_index = (int)i;
+			ctx.rep = rep;
+			char *t0 = nm_iso8601_now();
+			uint64_t s0 = nm_now_ns();
+			json_t *out = json_object();
+			nm_boot_barrier();
+			e->run(&ctx, pt, out);
+			nm_boot_barrier();
+			double secs = (double)(nm_now_ns() - s0) / 1e9;
+			nm_progress_done(&prog, secs);
+			if (rank == 0) {
+				char *t1 = nm_iso8601_now();
+				json_t *rec = json_pack("{s:s, s:O, s:i, s:s, s:s, s:f}", "key", key,
+							"params", pt, "rep", rep, "started", t0,
+							"finished", t1, "seconds", secs);
+				json_object_update(rec, out);
+				if (!json_is_true(json_object_get(rec, "valid"))) {
+					json_object_set_new(rec, "valid", json_false());
+					invalid++;
+				}
+				if (e->report) {
+					if (prog.tty && prog.enabled)
+						fputs("\r\033[K", stderr);
+					e->report(pt, rec, first_row);
+					fflush(stdout);
+					first_row = false;
+				}
+				free(t1);
+				if (nm_result_add_point(&res, rec) != 0)
+					nm_fatal("cannot write %s: %s", path, strerror(errno));
+			}
+			json_decref(out);
+			free(t0);
+			free(key);
+		}
+	}
+	nm_progress_finish(&prog);
+	invalid = nm_boot_sum_u64(invalid);
+	if (rank == 0) {
+		json_t *runs = json_object_get(json_object_get(res.doc, "meta"), "runs");
+		char *ts = nm_iso8601_now();
+		json_object_set_new(json_array_get(runs, json_array_size(runs) - 1), "finished",
+				    json_string(ts));
+		free(ts);
+		if (nm_result_save(&res) != 0)
+			nm_fatal("cannot write %s: %s", path, strerror(errno));
+		fprintf(stderr, "netmem: results in %s\n", path);
+		if (invalid)
+			fprintf(stderr, "netmem: %llu point(s) FAILED their correctness checks "
+				"(\"valid\": false in %s)\n", (unsigned long long)invalid, path);
+		nm_result_close(&res);
+	}
+	free(path);
+	json_decref(points);
+	json_decref(spec);
+	nm_dev_close(&dev);
+	nm_topo_fini();
+	return invalid ? NM_EXIT_FAIL : 0;
+}
+
+int main(int argc, char **argv)
+{
+	if (argc < 2 || !strcmp(argv[1], "--help") || !strcmp(argv[1], "-h") ||
+	    !strcmp(argv[1], "help")) {
+		usage(argc < 2 ? stderr : stdout);
+		return argc < 2 ? NM_EXIT_USAGE : 0;
+	}
+	if (!strcmp(argv[1], "--version")) {
+		printf("netmem %s (%s)\n", NM_VERSION, NM_GIT);
+		return 0;
+	}
+	/* Commands that need no job: no MPI, so they work anywhere. */
+	if (!strcmp(argv[1], "info"))
+		return nm_info_main(argc - 1, argv + 1);
+	if (!strcmp(argv[1], "table"))
+		return nm_table_main(argc - 1, argv + 1);
+
+	const nm_experiment *e = NULL;
+	bool is_run = !strcmp(argv[1], "run");
+	if (!is_run) {
+		e = nm_experiment_find(argv[1]);
+		if (!e)
+			nm_usage_error("unknown command '%s' (see netmem --help)", argv[1]);
+		if (wants_help(argc, argv)) {
+			exp_usage(e);
+			return 0;
+		}
+	} else if (wants_help(argc, argv)) {
+		printf("Usage: mpirun -np N netmem run CONFIG.json [options]\n\n"
+		       "Runs the sweep a config file describes, in one job:\n"
+		       "  {\"experiment\": \"ops\", \"description\": \"...\",\n"
+		       "   \"params\": {\"op\": [\"read\", \"write\"], \"size\": \"2..4k\", \"reps\": 5}}\n"
+		       "\"params\" takes the experiment's options by their long names (with '_' for\n"
+		       "'-'); arrays are swept. Options on the command line override the file.\n");
+		return 0;
+	} else if (argc < 3 || argv[2][0] == '-') {
+		nm_usage_error("run: missing CONFIG.json (see netmem run --help)");
+	}
+
+	nm_clock_init();
+	nm_boot_init(&argc, &argv);
+	char err[1024] = "";
+	json_t *params = NULL;
+	int rc;
+	if (is_run) {
+		e = load_config(argv[2], &params, err, sizeof err);
+		if (!e)
+			bad_input(err);
+		char where[512];
+		snprintf(where, sizeof where, "%s: params", argv[2]);
+		rc = run_experiment(e, params, where, argc - 3, argv + 3, argc, argv);
+	} else {
+		rc = run_experiment(e, NULL, NULL, argc - 2, argv + 2, argc, argv);
+	}
+	nm_boot_finalize();
+	return rc;
+}

@@ -1,0 +1,46 @@
+/* Connections between ranks: for every (thread, peer, index) that initiates,
+ * an RC QP on this rank connected to a passive twin QP on the peer. The peer
+ * may be this rank itself: the op then goes through the NIC and back
+ * ("loopback"), which is how a lock word on the caller's own node is taken
+ * with RDMA atomics. Each thread has its own CQ; passive QPs share one that
+ * is never polled (one-sided traffic produces no completions there). */
+#ifndef NM_MESH_H
+#define NM_MESH_H
+#include "verbs.h"
+
+typedef struct nm_conn {
+	struct ibv_qp *qp;     /* NULL when this (thread, peer) does not initiate */
+	int peer, thread, index;
+	nm_rmr rmr;            /* the peer's registered memory */
+	uint32_t max_inline;
+} nm_conn;
+
+typedef struct nm_mesh_cfg {
+	int nthreads;
+	int qps;                   /* QPs per (thread, peer) */
+	const uint8_t *initiates;  /* nranks*nranks: [from*nranks + to] != 0 */
+	nm_qp_attr qp;
+} nm_mesh_cfg;
+
+typedef struct nm_mesh {
+	nm_dev *dev;
+	int rank, nranks, nthreads, qps;
+	struct ibv_cq **cq;        /* per thread */
+	struct ibv_cq *passive_cq;
+	nm_conn *conn;             /* [(t * nranks + peer) * qps + q] */
+	struct ibv_qp **passive;   /* [(peer * nthreads + t) * qps + q] */
+	nm_rmr *rmr;               /* every rank's registered memory */
+} nm_mesh;
+
+/* Collective over all ranks. Any failure ends the job with the failing
+ * rank's message (nm_boot_check). */
+void nm_mesh_create(nm_mesh *m, nm_dev *d, const nm_mesh_cfg *c, const nm_mr *mr);
+void nm_mesh_destroy(nm_mesh *m);
+
+static inline nm_conn *nm_mesh_conn(const nm_mesh *m, int t, int peer, int q)
+{
+	return &m->conn[((size_t)t * (size_t)m->nranks + (size_t)peer) * (size_t)m->qps + (size_t)q];
+}
+/* The connection of thread t owning local QP number qpn, or NULL. */
+nm_conn *nm_mesh_find_qpn(const nm_mesh *m, int t, uint32_t qpn);
+#endif

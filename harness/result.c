@@ -1,0 +1,444 @@
+/* Result document layout ("netmem-result/1"); the plotting and report tools
+ * read it, so changes need a new schema string:
+ *
+ * {
+ *   "schema": "netmem-result/1",
+ *   "experiment": NAME,
+ *   "spec": {...},       the full specification; sweep axes are arrays
+ *   "meta": {...},       set by the caller (host, device, versions, ...)
+ *   "points": [          one entry per finished (params, repetition)
+ *     {"key": "<compact sorted params JSON>#<rep>", "params": {...},
+ *      "rep": N, "valid": bool, "metrics": {... possibly nested ...}, ...}
+ *   ],
+ *   "summary": [         one entry per distinct params, in first-seen order
+ *     {"params": {...}, "reps": count of points, "valid": all reps valid,
+ *      "geomean": {"dotted.path": geometric mean over the reps | null}}
+ *   ]
+ * }
+ *
+ * "geomean" has one entry per numeric leaf of "metrics" (nested objects
+ * flattened with '.', arrays skipped); it is null when the mean is undefined:
+ * the leaf is missing from a repetition, or some repetition's value is <= 0. */
+#include "result.h"
+#include "stats.h"
+#include <errno.h>
+#include <fcntl.h>
+#include <libgen.h>
+#include <math.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/types.h>
+#include <unistd.h>
+
+static void fail(char *err, size_t errlen, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+static void fail(char *err, size_t errlen, const char *fmt, ...)
+{
+	if (!err || !errlen)
+		return;
+	va_list ap;
+	va_start(ap, fmt);
+	vsnprintf(err, errlen, fmt, ap);
+	va_end(ap);
+}
+
+/* ---- atomic write ---- */
+
+static int mkdirs(const char *dir)
+{
+	struct stat st;
+	if (stat(dir, &st) == 0)
+		return S_ISDIR(st.st_mode) ? 0 : (errno = ENOTDIR, -1);
+	char *p = strdup(dir);
+	if (!p)
+		return -1;
+	/* Component by component; EEXIST covers a parent that exists or that a
+	 * concurrent writer just created. */
+	for (char *s = p + 1;; s++) {
+		if (*s == '/' || *s == 0) {
+			char c = *s;
+			*s = 0;
+			if (mkdir(p, 0777) && errno != EEXIST) {
+				int saved = errno;
+				free(p);
+				errno = saved;
+				return -1;
+			}
+			*s = c;
+			if (!c)
+				break;
+		}
+	}
+	free(p);
+	return 0;
+}
+
+static int write_all(int fd, const char *buf, size_t n)
+{
+	while (n) {
+		ssize_t w = write(fd, buf, n);
+		if (w < 0) {
+			if (errno == EINTR)
+				continue;
+			return -1;
+		}
+		buf += w;
+		n -= (size_t)w;
+	}
+	return 0;
+}
+
+int nm_write_atomic(const char *path, const char *text)
+{
+	int saved, fd = -1;
+	char *tmp = NULL, *dcopy = strdup(path);
+	if (!dcopy)
+		return -1;
+	const char *dir = dirname(dcopy);
+	if (mkdirs(dir))
+		goto err;
+
+	size_t n = strlen(path) + 32;
+	if (!(tmp = malloc(n)))
+		goto err;
+	/* The pid keeps two writers (e.g. two jobs given the same --output) from
+	 * writing into one temp file. */
+	snprintf(tmp, n, "%s.tmp.%ld", path, (long)getpid());
+	fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0666);
+	if (fd < 0)
+		goto err;
+	if (write_all(fd, text, strlen(text)) || fsync(fd))
+		goto err_unlink;
+	int rc = close(fd);
+	fd = -1;
+	if (rc)
+		goto err_unlink;
+	if (rename(tmp, path))
+		goto err_unlink;
+
+	/* The rename is durable only once the directory entry is. Some file
+	 * systems cannot fsync a directory (EINVAL); the data is in place anyway. */
+	int dfd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	if (dfd >= 0) {
+		if (fsync(dfd) && errno != EINVAL && errno != EROFS) {
+			saved = errno;
+			close(dfd);
+			errno = saved;
+			goto err;
+		}
+		close(dfd);
+	}
+	free(tmp);
+	free(dcopy);
+	return 0;
+
+err_unlink:
+	saved = errno;
+	if (fd >= 0)
+		close(fd);
+	fd = -1;
+	unlink(tmp);
+	errno = saved;
+err:
+	saved = errno;
+	if (fd >= 0)
+		close(fd);
+	free(tmp);
+	free(dcopy);
+	errno = saved;
+	return -1;
+}
+
+/* ---- summary ---- */
+
+/* Copies every numeric leaf of m into flat as "a.b.c": real. */
+static void flatten(const json_t *m, const char *prefix, json_t *flat)
+{
+	const char *key;
+	json_t *v;
+	json_object_foreach((json_t *)m, key, v) {
+		size_t n = strlen(prefix) + strlen(key) + 2;
+		char *path = malloc(n);
+		if (!path)
+			return;
+		snprintf(path, n, "%s%s%s", prefix, *prefix ? "." : "", key);
+		if (json_is_object(v))
+			flatten(v, path, flat);
+		else if (json_is_number(v))
+			json_object_set_new(flat, path, json_real(json_number_value(v)));
+		free(path);
+	}
+}
+
+static json_t *geomeans(const json_t *flats)
+{
+	json_t *geo = json_object();
+	size_t nreps = json_array_size(flats), i;
+	double *vals = calloc(nreps ? nreps : 1, sizeof *vals);
+	json_t *flat;
+	if (!geo || !vals) {
+		free(vals);
+		return geo;
+	}
+	/* Union of the leaves, in the order they first appear. */
+	json_array_foreach(flats, i, flat) {
+		const char *path;
+		json_t *x;
+		json_object_foreach(flat, path, x) {
+			if (json_object_get(geo, path))
+				continue;
+			bool all = true;
+			for (size_t r = 0; r < nreps && all; r++) {
+				json_t *y = json_object_get(json_array_get(flats, r), path);
+				if (y)
+					vals[r] = json_real_value(y);
+				else
+					all = false;
+			}
+			double g = all ? nm_geomean(vals, nreps) : NAN;
+			json_object_set_new(geo, path, isfinite(g) ? json_real(g) : json_null());
+		}
+	}
+	free(vals);
+	return geo;
+}
+
+static json_t *summarize(const json_t *points)
+{
+	json_t *summary = json_array();
+	json_t *index = json_object();  /* canonical params -> group number */
+	json_t *flats = json_array();   /* per group: array of flattened metrics */
+	size_t i;
+	json_t *pt;
+	if (!summary || !index || !flats)
+		goto out;
+	json_array_foreach(points, i, pt) {
+		json_t *params = json_object_get(pt, "params");
+		char *canon = json_dumps(params ? params : json_null(),
+					 JSON_COMPACT | JSON_SORT_KEYS | JSON_ENCODE_ANY);
+		if (!canon)
+			continue;
+		json_t *gi = json_object_get(index, canon);
+		json_t *entry;
+		if (!gi) {
+			entry = json_object();
+			json_object_set_new(entry, "params",
+					    params ? json_deep_copy(params) : json_null());
+			json_object_set_new(entry, "reps", json_integer(0));
+			json_object_set_new(entry, "valid", json_true());
+			json_object_set_new(index, canon, json_integer((json_int_t)json_array_size(summary)));
+			json_array_append_new(summary, entry);
+			json_array_append_new(flats, json_array());
+			gi = json_object_get(index, canon);
+		}
+		free(canon);
+		size_t g = (size_t)json_integer_value(gi);
+		entry = json_array_get(summary, g);
+		json_object_set_new(entry, "reps",
+				    json_integer(json_integer_value(json_object_get(entry, "reps")) + 1));
+		if (!json_is_true(json_object_get(pt, "valid")))
+			json_object_set_new(entry, "valid", json_false());
+		json_t *flat = json_object();
+		json_t *metrics = json_object_get(pt, "metrics");
+		if (json_is_object(metrics))
+			flatten(metrics, "", flat);
+		json_array_append_new(json_array_get(flats, g), flat);
+	}
+	json_t *entry;
+	json_array_foreach(summary, i, entry)
+		json_object_set_new(entry, "geomean", geomeans(json_array_get(flats, i)));
+out:
+	json_decref(index);
+	json_decref(flats);
+	return summary;
+}
+
+/* ---- document ---- */
+
+/* A key whose value differs between two specs, for the error message. */
+static const char *spec_diff(const json_t *a, const json_t *b)
+{
+	const char *key;
+	json_t *v;
+	if (!json_is_object(a) || !json_is_object(b))
+		return "spec";
+	json_object_foreach((json_t *)a, key, v)
+		if (!json_equal(v, json_object_get(b, key)))
+			return key;
+	json_object_foreach((json_t *)b, key, v)
+		if (!json_object_get(a, key))
+			return key;
+	return "spec";
+}
+
+static json_t *new_doc(const char *experiment, const json_t *spec)
+{
+	json_t *doc = json_object();
+	if (!doc)
+		return NULL;
+	json_object_set_new(doc, "schema", json_string(NM_RESULT_SCHEMA));
+	json_object_set_new(doc, "experiment", json_string(experiment ? experiment : ""));
+	json_object_set_new(doc, "spec", spec ? json_deep_copy(spec) : json_object());
+	json_object_set_new(doc, "meta", json_object());
+	json_object_set_new(doc, "points", json_array());
+	json_object_set_new(doc, "summary", json_array());
+	return doc;
+}
+
+static int load_doc(nm_result *r, const char *path, const char *experiment, const json_t *spec,
+		    char *err, size_t errlen)
+{
+	json_error_t je;
+	json_t *doc = json_load_file(path, 0, &je);
+	if (!doc) {
+		fail(err, errlen, "%s: line %d column %d: %s", path, je.line, je.column, je.text);
+		return -1;
+	}
+	const char *schema = json_string_value(json_object_get(doc, "schema"));
+	if (!json_is_object(doc) || !schema || strcmp(schema, NM_RESULT_SCHEMA)) {
+		fail(err, errlen, "%s is not a netmem result (schema '%s', expected '%s')", path,
+		     schema ? schema : "none", NM_RESULT_SCHEMA);
+		goto bad;
+	}
+	const char *exp = json_string_value(json_object_get(doc, "experiment"));
+	if (!exp || strcmp(exp, experiment ? experiment : "")) {
+		fail(err, errlen, "%s holds results of experiment '%s', not '%s'; choose another --output",
+		     path, exp ? exp : "none", experiment ? experiment : "");
+		goto bad;
+	}
+	const json_t *stored = json_object_get(doc, "spec");
+	if (!stored || !json_equal((json_t *)stored, (json_t *)spec)) {
+		fail(err, errlen,
+		     "%s holds a different configuration (%s differs); choose another --output or run the same configuration",
+		     path, spec_diff(stored, spec));
+		goto bad;
+	}
+	if (!json_is_array(json_object_get(doc, "points"))) {
+		fail(err, errlen, "%s: \"points\" is not an array", path);
+		goto bad;
+	}
+	r->doc = doc;
+	return 0;
+bad:
+	json_decref(doc);
+	return -1;
+}
+
+int nm_result_open(nm_result *r, const char *path, const char *experiment, const json_t *spec,
+		   bool resume, char *err, size_t errlen)
+{
+	memset(r, 0, sizeof *r);
+	if (err && errlen)
+		err[0] = 0;
+	struct stat st;
+	if (stat(path, &st) == 0) {
+		if (!resume) {
+			fail(err, errlen, "%s exists: pass --resume to continue it, or choose another --output",
+			     path);
+			return -1;
+		}
+		if (load_doc(r, path, experiment, spec, err, errlen))
+			return -1;
+	} else if (errno != ENOENT) {
+		fail(err, errlen, "%s: %s", path, strerror(errno));
+		return -1;
+	} else if (!(r->doc = new_doc(experiment, spec))) {
+		fail(err, errlen, "%s: out of memory", path);
+		return -1;
+	}
+	if (!(r->path = strdup(path))) {
+		fail(err, errlen, "%s: out of memory", path);
+		json_decref(r->doc);
+		r->doc = NULL;
+		return -1;
+	}
+	return 0;
+}
+
+/* Index of the point with this key in points, or -1. */
+static long find_point(const json_t *points, const char *key)
+{
+	size_t i;
+	json_t *pt;
+	json_array_foreach(points, i, pt) {
+		const char *k = json_string_value(json_object_get(pt, "key"));
+		if (k && !strcmp(k, key))
+			return (long)i;
+	}
+	return -1;
+}
+
+bool nm_result_has(const nm_result *r, const char *key)
+{
+	return r->doc && key && find_point(json_object_get(r->doc, "points"), key) >= 0;
+}
+
+int nm_result_add_point(nm_result *r, json_t *point)
+{
+	if (!r->doc || !json_is_object(point)) {
+		json_decref(point);
+		errno = EINVAL;
+		return -1;
+	}
+	json_t *points = json_object_get(r->doc, "points");
+	if (!json_is_array(points)) {
+		points = json_array();
+		json_object_set_new(r->doc, "points", points);
+	}
+	/* A point run again (same key) replaces the old record, so "reps" in
+	 * the summary never counts a repetition twice. */
+	const char *key = json_string_value(json_object_get(point, "key"));
+	long at = key ? find_point(points, key) : -1;
+	if (at >= 0)
+		json_array_set_new(points, (size_t)at, point);
+	else
+		json_array_append_new(points, point);
+	json_object_set_new(r->doc, "summary", summarize(points));
+	return nm_result_save(r);
+}
+
+void nm_result_set(nm_result *r, const char *key, json_t *value)
+{
+	if (r->doc)
+		json_object_set_new(r->doc, key, value);
+	else
+		json_decref(value);
+}
+
+int nm_result_save(nm_result *r)
+{
+	if (!r->doc || !r->path) {
+		errno = EINVAL;
+		return -1;
+	}
+	char *text = json_dumps(r->doc, JSON_INDENT(1));
+	if (!text) {
+		errno = ENOMEM;
+		return -1;
+	}
+	/* A trailing newline makes the file a proper text file for tools. */
+	size_t n = strlen(text);
+	char *nl = realloc(text, n + 2);
+	if (!nl) {
+		free(text);
+		errno = ENOMEM;
+		return -1;
+	}
+	nl[n] = '\n';
+	nl[n + 1] = 0;
+	int rc = nm_write_atomic(r->path, nl);
+	int saved = errno;
+	free(nl);
+	errno = saved;
+	return rc;
+}
+
+void nm_result_close(nm_result *r)
+{
+	json_decref(r->doc);
+	free(r->path);
+	r->doc = NULL;
+	r->path = NULL;
+}

@@ -1,0 +1,321 @@
+#include "verbs.h"
+#include "../numa/mem.h"
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define SOFTROCE_HINT "no RDMA device found: on a host whose kernel has rdma_rxe run " \
+	"'rdma link add rxe0 type rxe netdev <interface>', or run the suite under " \
+	"tests/vm/netmem-vm (Soft-RoCE in a VM)"
+
+int nm_mtu_from_bytes(int bytes)
+{
+	switch (bytes) {
+	case 256: return IBV_MTU_256;
+	case 512: return IBV_MTU_512;
+	case 1024: return IBV_MTU_1024;
+	case 2048: return IBV_MTU_2048;
+	case 4096: return IBV_MTU_4096;
+	default: return 0;
+	}
+}
+
+int nm_mtu_to_bytes(enum ibv_mtu m) { return 128 << m; }
+
+static bool gid_ipv4_mapped(const union ibv_gid *g)
+{
+	static const uint8_t prefix[12] = {0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0xff, 0xff};
+	return memcmp(g->raw, prefix, sizeof prefix) == 0;
+}
+
+/* RoCE: prefer RoCEv2 with an IPv4-mapped address (routable, and what rxe and
+ * most CloudLab RoCE setups use), then any RoCEv2, then any non-zero GID. */
+static int pick_roce_gid(nm_dev *d)
+{
+	int best = -1, best_score = 0;
+	for (int i = 0; i < d->port_attr.gid_tbl_len && i < 256; i++) {
+		struct ibv_gid_entry e;
+		if (ibv_query_gid_ex(d->ctx, (uint32_t)d->port, (uint32_t)i, &e, 0))
+			continue;
+		static const uint8_t zero[16];
+		if (memcmp(e.gid.raw, zero, 16) == 0)
+			continue;
+		int score = 1;
+		if (e.gid_type == IBV_GID_TYPE_ROCE_V2)
+			score = gid_ipv4_mapped(&e.gid) ? 3 : 2;
+		if (score > best_score) {
+			best = i;
+			best_score = score;
+		}
+	}
+	return best;
+}
+
+static void list_devices(struct ibv_device **list, int n, char *buf, size_t len)
+{
+	size_t off = 0;
+	buf[0] = 0;
+	for (int i = 0; i < n && off < len; i++)
+		off += (size_t)snprintf(buf + off, len - off, "%s%s", i ? ", " : "",
+					ibv_get_device_name(list[i]));
+}
+
+static bool port_active(struct ibv_context *ctx, int port)
+{
+	struct ibv_port_attr pa;
+	return ibv_query_port(ctx, (uint8_t)port, &pa) == 0 && pa.state == IBV_PORT_ACTIVE;
+}
+
+int nm_dev_open(nm_dev *d, const char *name, int port, int gid_index, char *err, size_t errlen)
+{
+	memset(d, 0, sizeof *d);
+	int n = 0;
+	struct ibv_device **list = ibv_get_device_list(&n);
+	if (!list || n == 0) {
+		snprintf(err, errlen, SOFTROCE_HINT);
+		if (list)
+			ibv_free_device_list(list);
+		return -1;
+	}
+	char names[512];
+	list_devices(list, n, names, sizeof names);
+	struct ibv_context *ctx = NULL;
+	for (int i = 0; i < n && !ctx; i++) {
+		const char *dn = ibv_get_device_name(list[i]);
+		if (name && *name && strcmp(dn, name) != 0)
+			continue;
+		ctx = ibv_open_device(list[i]);
+		if (!ctx) {
+			snprintf(err, errlen, "cannot open RDMA device %s: %s", dn, strerror(errno));
+			ibv_free_device_list(list);
+			return -1;
+		}
+		if (!(name && *name) && !port_active(ctx, port)) {
+			ibv_close_device(ctx); /* first device whose port is up */
+			ctx = NULL;
+		}
+	}
+	ibv_free_device_list(list);
+	if (!ctx) {
+		if (name && *name)
+			snprintf(err, errlen, "no RDMA device '%s' (available: %s)", name, names);
+		else
+			snprintf(err, errlen, "no RDMA device has port %d active (devices: %s); "
+				 "check 'ibv_devinfo'", port, names);
+		return -1;
+	}
+	d->ctx = ctx;
+	snprintf(d->name, sizeof d->name, "%s", ibv_get_device_name(ctx->device));
+	d->port = port;
+	if (ibv_query_device(ctx, &d->attr)) {
+		snprintf(err, errlen, "ibv_query_device(%s): %s", d->name, strerror(errno));
+		goto fail;
+	}
+	if (port < 1 || port > d->attr.phys_port_cnt) {
+		snprintf(err, errlen, "device %s has no port %d (ports: 1..%d)", d->name, port,
+			 d->attr.phys_port_cnt);
+		goto fail;
+	}
+	if (ibv_query_port(ctx, (uint8_t)port, &d->port_attr)) {
+		snprintf(err, errlen, "ibv_query_port(%s, %d): %s", d->name, port, strerror(errno));
+		goto fail;
+	}
+	if (d->port_attr.state != IBV_PORT_ACTIVE) {
+		snprintf(err, errlen, "port %d of %s is %s, not ACTIVE (check the link and 'ibv_devinfo')",
+			 port, d->name, ibv_port_state_str(d->port_attr.state));
+		goto fail;
+	}
+	d->ethernet = d->port_attr.link_layer == IBV_LINK_LAYER_ETHERNET;
+	d->emulated = strncmp(d->name, "rxe", 3) == 0 || d->attr.vendor_id == 0xffffff;
+	if (gid_index >= 0) {
+		if (gid_index >= d->port_attr.gid_tbl_len) {
+			snprintf(err, errlen, "GID index %d out of range for %s port %d (table has %d)",
+				 gid_index, d->name, port, d->port_attr.gid_tbl_len);
+			goto fail;
+		}
+		d->gid_index = gid_index;
+	} else if (d->ethernet) {
+		d->gid_index = pick_roce_gid(d);
+		if (d->gid_index < 0) {
+			snprintf(err, errlen, "%s port %d has no usable GID (is an IP address "
+				 "configured on its interface?); force one with -x", d->name, port);
+			goto fail;
+		}
+	} else {
+		d->gid_index = -1;
+	}
+	if (d->gid_index >= 0 && ibv_query_gid(ctx, (uint8_t)port, d->gid_index, &d->gid)) {
+		snprintf(err, errlen, "ibv_query_gid(%s, %d, %d): %s", d->name, port, d->gid_index,
+			 strerror(errno));
+		goto fail;
+	}
+	d->pd = ibv_alloc_pd(ctx);
+	if (!d->pd) {
+		snprintf(err, errlen, "ibv_alloc_pd(%s): %s", d->name, strerror(errno));
+		goto fail;
+	}
+	return 0;
+fail:
+	ibv_close_device(ctx);
+	d->ctx = NULL;
+	return -1;
+}
+
+void nm_dev_close(nm_dev *d)
+{
+	if (d->pd)
+		ibv_dealloc_pd(d->pd);
+	if (d->ctx)
+		ibv_close_device(d->ctx);
+	memset(d, 0, sizeof *d);
+}
+
+struct ibv_qp *nm_qp_create(nm_dev *d, struct ibv_cq *cq, const nm_qp_attr *a,
+			    uint32_t *inline_out, char *err, size_t errlen)
+{
+	struct ibv_qp_init_attr ia = {
+		.send_cq = cq,
+		.recv_cq = cq,
+		.cap = {
+			.max_send_wr = (uint32_t)a->sq_depth,
+			.max_recv_wr = 1,
+			.max_send_sge = 1,
+			.max_recv_sge = 1,
+			.max_inline_data = (uint32_t)(a->max_inline > 0 ? a->max_inline : 0),
+		},
+		.qp_type = IBV_QPT_RC,
+		.sq_sig_all = 0,
+	};
+	struct ibv_qp *qp = ibv_create_qp(d->pd, &ia);
+	if (!qp && a->max_inline > 0) {
+		/* Devices cap inline data differently; fall back to none rather
+		 * than fail, and report what we got. */
+		ia.cap.max_inline_data = 0;
+		qp = ibv_create_qp(d->pd, &ia);
+	}
+	if (!qp) {
+		snprintf(err, errlen, "ibv_create_qp(%s, send queue %d): %s", d->name, a->sq_depth,
+			 strerror(errno));
+		return NULL;
+	}
+	if (inline_out)
+		*inline_out = ia.cap.max_inline_data;
+	struct ibv_qp_attr qa = {
+		.qp_state = IBV_QPS_INIT,
+		.pkey_index = 0,
+		.port_num = (uint8_t)d->port,
+		.qp_access_flags = NM_ACCESS_ALL,
+	};
+	if (ibv_modify_qp(qp, &qa, IBV_QP_STATE | IBV_QP_PKEY_INDEX | IBV_QP_PORT |
+			  IBV_QP_ACCESS_FLAGS)) {
+		snprintf(err, errlen, "ibv_modify_qp(INIT) on %s: %s", d->name, strerror(errno));
+		ibv_destroy_qp(qp);
+		return NULL;
+	}
+	return qp;
+}
+
+void nm_qp_local_ep(nm_dev *d, struct ibv_qp *qp, nm_ep *ep)
+{
+	memset(ep, 0, sizeof *ep);
+	ep->qpn = qp->qp_num;
+	ep->psn = (uint32_t)(lrand48() & 0xffffff);
+	ep->lid = d->port_attr.lid;
+	memcpy(ep->gid, d->gid.raw, 16);
+	ep->valid = 1;
+}
+
+static int rd_atomic(nm_dev *d, const nm_qp_attr *a, int devmax)
+{
+	int v = a->max_rd_atomic > 0 ? a->max_rd_atomic : 16;
+	if (v > devmax)
+		v = devmax;
+	(void)d;
+	return v > 0 ? v : 1;
+}
+
+int nm_qp_connect(nm_dev *d, struct ibv_qp *qp, const nm_qp_attr *a, const nm_ep *local,
+		  const nm_ep *remote, char *err, size_t errlen)
+{
+	enum ibv_mtu mtu = d->port_attr.active_mtu;
+	if (a->mtu > 0) {
+		mtu = (enum ibv_mtu)nm_mtu_from_bytes(a->mtu);
+		if (mtu > d->port_attr.active_mtu) {
+			snprintf(err, errlen, "MTU %d exceeds the active MTU %d of %s port %d",
+				 a->mtu, nm_mtu_to_bytes(d->port_attr.active_mtu), d->name, d->port);
+			return -1;
+		}
+	}
+	struct ibv_qp_attr qa = {
+		.qp_state = IBV_QPS_RTR,
+		.path_mtu = mtu,
+		.dest_qp_num = remote->qpn,
+		.rq_psn = remote->psn,
+		.max_dest_rd_atomic = (uint8_t)rd_atomic(d, a, d->attr.max_qp_rd_atom),
+		.min_rnr_timer = 12,
+		.ah_attr = {
+			.is_global = 0,
+			.dlid = remote->lid,
+			.sl = 0,
+			.src_path_bits = 0,
+			.port_num = (uint8_t)d->port,
+		},
+	};
+	if (d->gid_index >= 0) {
+		qa.ah_attr.is_global = 1;
+		memcpy(qa.ah_attr.grh.dgid.raw, remote->gid, 16);
+		qa.ah_attr.grh.sgid_index = (uint8_t)d->gid_index;
+		qa.ah_attr.grh.hop_limit = 64;
+	}
+	if (ibv_modify_qp(qp, &qa, IBV_QP_STATE | IBV_QP_AV | IBV_QP_PATH_MTU | IBV_QP_DEST_QPN |
+			  IBV_QP_RQ_PSN | IBV_QP_MAX_DEST_RD_ATOMIC | IBV_QP_MIN_RNR_TIMER)) {
+		snprintf(err, errlen, "ibv_modify_qp(RTR) on %s towards QP %u: %s%s", d->name,
+			 remote->qpn, strerror(errno),
+			 d->ethernet ? " (RoCE: is the GID index right? see netmem info)" : "");
+		return -1;
+	}
+	memset(&qa, 0, sizeof qa);
+	qa.qp_state = IBV_QPS_RTS;
+	qa.timeout = (uint8_t)a->timeout;
+	qa.retry_cnt = (uint8_t)a->retry_cnt;
+	qa.rnr_retry = (uint8_t)a->rnr_retry;
+	qa.sq_psn = local->psn;
+	qa.max_rd_atomic = (uint8_t)rd_atomic(d, a, d->attr.max_qp_init_rd_atom);
+	if (ibv_modify_qp(qp, &qa, IBV_QP_STATE | IBV_QP_TIMEOUT | IBV_QP_RETRY_CNT |
+			  IBV_QP_RNR_RETRY | IBV_QP_SQ_PSN | IBV_QP_MAX_QP_RD_ATOMIC)) {
+		snprintf(err, errlen, "ibv_modify_qp(RTS) on %s: %s", d->name, strerror(errno));
+		return -1;
+	}
+	return 0;
+}
+
+int nm_mr_alloc(nm_dev *d, nm_mr *m, size_t len, bool hugepages, int numa_node,
+		char *err, size_t errlen)
+{
+	memset(m, 0, sizeof *m);
+	m->buf = nm_mem_alloc(len, hugepages, numa_node, &m->alloc_len, err, errlen);
+	if (!m->buf)
+		return -1;
+	m->len = len;
+	m->hugepages = hugepages;
+	m->numa_node = numa_node;
+	m->mr = ibv_reg_mr(d->pd, m->buf, m->alloc_len, NM_ACCESS_ALL);
+	if (!m->mr) {
+		snprintf(err, errlen, "ibv_reg_mr(%zu bytes) on %s: %s%s", m->alloc_len, d->name,
+			 strerror(errno),
+			 errno == ENOMEM || errno == EPERM ? " (raise 'ulimit -l')" : "");
+		nm_mem_free(m->buf, m->alloc_len);
+		m->buf = NULL;
+		return -1;
+	}
+	return 0;
+}
+
+void nm_mr_free(nm_mr *m)
+{
+	if (m->mr)
+		ibv_dereg_mr(m->mr);
+	nm_mem_free(m->buf, m->alloc_len);
+	memset(m, 0, sizeof *m);
+}

@@ -1,0 +1,87 @@
+/* The verbs layer: one device per job, a protection domain, memory regions
+ * and RC queue pairs taken through INIT -> RTR -> RTS, in the plain style of
+ * rdma-core's rc_pingpong: every call checked, every failure named. */
+#ifndef NM_VERBS_H
+#define NM_VERBS_H
+#include <infiniband/verbs.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+typedef struct nm_dev {
+	struct ibv_context *ctx;
+	struct ibv_pd *pd;
+	struct ibv_device_attr attr;
+	struct ibv_port_attr port_attr;
+	char name[64];
+	int port;
+	int gid_index;        /* -1: LID routing (InfiniBand without -x) */
+	union ibv_gid gid;
+	bool ethernet;        /* RoCE: GRH required */
+	bool emulated;        /* Soft-RoCE (rxe): timings are not hardware numbers */
+} nm_dev;
+
+/* Opens `name` (NULL or "" = the first device with an active port), checks
+ * the port and picks the GID: on Ethernet the RoCEv2 IPv4-mapped entry unless
+ * gid_index >= 0 forces one; on InfiniBand LID routing unless forced.
+ * Returns 0, or writes one line into err (bad input: unknown device with the
+ * list of those that exist, no device at all with how to get Soft-RoCE, port
+ * down or out of range). */
+int nm_dev_open(nm_dev *d, const char *name, int port, int gid_index, char *err, size_t errlen);
+void nm_dev_close(nm_dev *d);
+
+/* QP attributes a user may set (perftest flags where they exist). */
+typedef struct nm_qp_attr {
+	int mtu;            /* bytes; 0 = the port's active MTU */
+	int max_rd_atomic;  /* outstanding READ/atomics per QP; 0 = device max (<= 16) */
+	int timeout;        /* local ACK timeout exponent (4.096 us * 2^t) */
+	int retry_cnt;
+	int rnr_retry;
+	int max_inline;     /* requested inline threshold; the QP may give less */
+	int sq_depth;       /* send queue entries */
+} nm_qp_attr;
+
+/* What a peer needs to connect to one of our QPs. */
+typedef struct nm_ep {
+	uint32_t qpn, psn;
+	uint16_t lid;
+	uint8_t gid[16];
+	uint8_t valid;
+	uint8_t pad[5];
+} nm_ep;
+
+/* Creates an RC QP on send/recv CQs (no receive queue use: one-sided only)
+ * and takes it to INIT. *inline_out receives the inline size obtained. */
+struct ibv_qp *nm_qp_create(nm_dev *d, struct ibv_cq *cq, const nm_qp_attr *a,
+			    uint32_t *inline_out, char *err, size_t errlen);
+void nm_qp_local_ep(nm_dev *d, struct ibv_qp *qp, nm_ep *ep);
+/* INIT -> RTR -> RTS towards the remote endpoint. */
+int nm_qp_connect(nm_dev *d, struct ibv_qp *qp, const nm_qp_attr *a, const nm_ep *local,
+		  const nm_ep *remote, char *err, size_t errlen);
+
+/* Registered memory: buffer placed by numa/mem.c (huge pages, NUMA node). */
+typedef struct nm_mr {
+	void *buf;
+	size_t len, alloc_len;
+	struct ibv_mr *mr;
+	bool hugepages;
+	int numa_node;
+} nm_mr;
+
+#define NM_ACCESS_ALL (IBV_ACCESS_LOCAL_WRITE | IBV_ACCESS_REMOTE_READ | \
+		       IBV_ACCESS_REMOTE_WRITE | IBV_ACCESS_REMOTE_ATOMIC)
+
+int nm_mr_alloc(nm_dev *d, nm_mr *m, size_t len, bool hugepages, int numa_node,
+		char *err, size_t errlen);
+void nm_mr_free(nm_mr *m);
+
+/* Where a peer's registered memory is. */
+typedef struct nm_rmr {
+	uint64_t addr, len;
+	uint32_t rkey;
+	uint32_t pad;
+} nm_rmr;
+
+int nm_mtu_from_bytes(int bytes);   /* IBV_MTU_*; 0 for an invalid size */
+int nm_mtu_to_bytes(enum ibv_mtu m);
+#endif

@@ -1,0 +1,90 @@
+#include "workers.h"
+#include "boot.h"
+#include "log.h"
+#include "topo.h"
+#include <pthread.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+typedef struct {
+	nm_worker w;
+	void (*setup)(nm_worker *);
+	void (*body)(nm_worker *);
+	atomic_int *ready, *go, *done;
+	int numa_node;
+} slot;
+
+static void *trampoline(void *p)
+{
+	slot *s = p;
+	if (s->w.cpu >= 0 && nm_topo_pin_self(s->w.cpu) != 0)
+		s->w.cpu = -1;
+	if (s->setup)
+		s->setup(&s->w);
+	atomic_fetch_add(s->ready, 1);
+	while (!atomic_load_explicit(s->go, memory_order_acquire))
+		;
+	s->body(&s->w);
+	atomic_fetch_add(s->done, 1);
+	return NULL;
+}
+
+/* Ranks that share a host must not pin their threads onto the same cores:
+ * offset by the node-local rank the launcher exports. */
+static int local_rank(void)
+{
+	static const char *vars[] = {"OMPI_COMM_WORLD_LOCAL_RANK", "MPI_LOCALRANKID",
+				     "MV2_COMM_WORLD_LOCAL_RANK", "SLURM_LOCALID"};
+	for (size_t i = 0; i < sizeof vars / sizeof *vars; i++) {
+		const char *v = getenv(vars[i]);
+		if (v && *v)
+			return atoi(v);
+	}
+	return 0;
+}
+
+static void nap(long ns)
+{
+	struct timespec d = {0, ns};
+	nanosleep(&d, NULL);
+}
+
+void nm_workers_run(int n, int numa_node, void (*setup)(nm_worker *), void (*body)(nm_worker *),
+		    void *arg, int *cpus)
+{
+	slot *s = calloc((size_t)n, sizeof *s);
+	pthread_t *tid = calloc((size_t)n, sizeof *tid);
+	atomic_int ready = 0, go = 0, done = 0;
+	int first = local_rank() * n;
+	if (!s || !tid)
+		nm_fatal("out of memory");
+	for (int i = 0; i < n; i++) {
+		s[i] = (slot){.w = {.index = i, .cpu = nm_topo_pick_cpu(first + i, numa_node), .arg = arg},
+			      .setup = setup, .body = body, .ready = &ready, .go = &go,
+			      .done = &done, .numa_node = numa_node};
+		if (pthread_create(&tid[i], NULL, trampoline, &s[i]) != 0)
+			nm_fatal("cannot start worker thread %d", i);
+	}
+	while (atomic_load(&ready) < n) {
+		if (nm_boot_fatal_pending())
+			nm_boot_abort(nm_boot_fatal_pending());
+		nap(100000);
+	}
+	nm_boot_barrier();
+	atomic_store_explicit(&go, 1, memory_order_release);
+	/* The main thread sleeps rather than spins: on small machines it would
+	 * otherwise take a core from the workers. */
+	while (atomic_load(&done) < n) {
+		if (nm_boot_fatal_pending())
+			nm_boot_abort(nm_boot_fatal_pending());
+		nap(1000000);
+	}
+	for (int i = 0; i < n; i++) {
+		pthread_join(tid[i], NULL);
+		if (cpus)
+			cpus[i] = s[i].w.cpu;
+	}
+	free(s);
+	free(tid);
+}
