@@ -414,10 +414,11 @@ static int run_experiment(const nm_experiment *e, json_t *config_params, const c
 
 int main(int argc, char **argv)
 {
-	if (argc < 2 || !strcmp(argv[1], "--help") || !strcmp(argv[1], "-h") ||
-	    !strcmp(argv[1], "help")) {
-		usage(argc < 2 ? stderr : stdout);
-		return argc < 2 ? NM_EXIT_USAGE : 0;
+	if (argc < 2)
+		nm_usage_error("missing command (see netmem --help)");
+	if (!strcmp(argv[1], "--help") || !strcmp(argv[1], "-h") || !strcmp(argv[1], "help")) {
+		usage(stdout);
+		return 0;
 	}
 	if (!strcmp(argv[1], "--version")) {
 		printf("netmem %s (%s)\n", NM_VERSION, NM_GIT);

@@ -57,7 +57,7 @@ static const nm_opt ops_opts[] = {
 	{"all", 'a', NM_OPT_ALIAS, NULL, 0, 0, NULL, 0, "sizes 2 to 8 MiB in powers of two (perftest -a)",
 	 "size", "2..8M"},
 	{"tx-depth", 't', NM_OPT_INT, "0", 0, 65536, NULL, NM_OPT_LIST,
-	 "window: outstanding ops per thread (default: 1 in lat mode, 128 in bw mode)"},
+	 "window: outstanding ops per thread (0: 1 in lat mode, 128 in bw mode)"},
 	{"cq-mod", 'Q', NM_OPT_INT, "100", 1, 65536, NULL, 0,
 	 "bw mode: one signaled completion per N ops (capped at the window)"},
 	{"qp", 'q', NM_OPT_INT, "1", 1, 64, NULL, NM_OPT_LIST, "QPs per thread and target"},
@@ -65,13 +65,16 @@ static const nm_opt ops_opts[] = {
 	{"duration", 'D', NM_OPT_DOUBLE, "0", 0, 86400, NULL, 0,
 	 "measure for this many seconds instead of --iters"},
 	{"warmup", 0, NM_OPT_INT, "-1", -1, 1e9, NULL, 0,
-	 "unmeasured ops per thread first (default: iters/10, at most 1000)"},
+	 "unmeasured ops per thread first (-1: iters/10, at most 1000)"},
 	{"initiators", 0, NM_OPT_STR, "0", 0, 0, NULL, 0, "ranks that issue operations: all, or a list like 0,2"},
 	{"targets", 0, NM_OPT_STR, "others", 0, 0, NULL, 0,
 	 "ranks whose memory is accessed: others (not initiators), all, self (loopback), or a list"},
 	{"interval", 0, NM_OPT_DOUBLE, "0.1", 0.001, 3600, NULL, 0, "throughput sampling interval (s)"},
 	{"mr-size", 0, NM_OPT_SIZE, "0", 0, 1ll << 40, NULL, 0,
-	 "registered memory per rank (default: just enough for every slot)"},
+	 "registered memory per rank (0: just enough for every slot)"},
+	{"inject", 0, NM_OPT_ENUM, "none", 0, 0, "none,corrupt,rkey", 0,
+	 "testing the checks: corrupt damages data after the run (the point must come out invalid); "
+	 "rkey posts with a wrong key (the job must stop, naming rank, peer and operation)"},
 	NM_OPT_END,
 };
 
@@ -191,7 +194,7 @@ static int ops_validate(const json_t *pt, int nranks, char *err, size_t len)
 		plan(&l, pt, nranks, nranks * (int)nm_cfg_int(pt, "qp"));
 		if (l.local > (size_t)mr) {
 			snprintf(err, len, "--size %" PRId64 " does not fit --mr-size %" PRId64 ": %d writer "
-				 "slots of %zu bytes need %zu bytes", size, mr, l.nslots, l.slot, l.local);
+				 "slot(s) of %zu bytes need %zu bytes", size, mr, l.nslots, l.slot, l.local);
 			return -1;
 		}
 	}
@@ -268,6 +271,7 @@ struct ops_job {
 	layout l;
 	int op, T, Q, W, batch, rank, nranks;
 	bool bw;
+	int inject;   /* 0 none, 1 corrupt, 2 wrong rkey */
 	uint64_t iters, warmup;
 	double duration, timeout;
 	uint64_t interval_ns;
@@ -410,11 +414,49 @@ static void run_bw(ops_job *j, ops_thread *t, nm_poller *pl)
 	t->elapsed_ns = nm_ticks_to_ns(last - start);
 }
 
+/* --inject corrupt: one uncounted change per rank, through the same paths a
+ * real fault would take, so the checks below must catch it. */
+static void inject(ops_job *j, ops_thread *t, nm_poller *pl)
+{
+	struct ibv_wc wc;
+	conn_state *s = &t->cs[0];
+	uint64_t *scratch = t->results;
+	if (j->inject == 2) {
+		s->c->rmr.rkey ^= 0x5a5a;
+		post_one(j, t, s, scratch, NM_WRID(j->op, 0), true);
+		nm_poll_wait(pl, &wc, 1);
+		nm_fatal("thread %d: a %s with a wrong rkey completed successfully", (int)(t - j->th),
+			 nm_op_name(j->op));
+	}
+	switch (j->op) {
+	case NM_OP_READ:
+		s->buf[0] ^= 0x5a;
+		return;
+	case NM_OP_WRITE:
+		memcpy(t->verify, s->buf, 1);
+		t->verify[0] ^= 0x5a;
+		nm_post_rw(s->c, NM_OP_WRITE, t->verify, j->mr.mr->lkey, s->raddr, 1,
+			   NM_WRID(NM_OP_WRITE, 0), true);
+		break;
+	case NM_OP_CAS:
+		nm_post_atomic(s->c, NM_OP_CAS, scratch, j->mr.mr->lkey, s->cas_raddr, s->cas_seq,
+			       s->cas_seq + 1, NM_WRID(NM_OP_CAS, 0), true);
+		break;
+	case NM_OP_FAA:
+		nm_post_atomic(s->c, NM_OP_FAA, scratch, j->mr.mr->lkey, s->c->rmr.addr, 1, 0,
+			       NM_WRID(NM_OP_FAA, 0), true);
+		break;
+	}
+	nm_poll_wait(pl, &wc, 1);
+}
+
 /* Unmeasured checks after the loop (see the header comment). */
 static void verify(ops_job *j, ops_thread *t, nm_poller *pl)
 {
 	struct ibv_wc wc;
 	int ti = (int)(t - j->th);
+	if (j->inject && ti == 0)
+		inject(j, t, pl);
 	for (int i = 0; i < t->nconn; i++) {
 		conn_state *s = &t->cs[i];
 		int peer = s->c->peer, slot = slot_id(j->rank, ti, s->c->index, j->T, j->Q);
@@ -510,6 +552,8 @@ static void ops_run(nm_ctx *ctx, const json_t *pt, json_t *out)
 	build_matrix(pt, R, m, err, sizeof err); /* validated already */
 	j.op = op_code(nm_cfg_str(pt, "op"));
 	j.bw = !strcmp(nm_cfg_str(pt, "mode"), "bw");
+	j.inject = !strcmp(nm_cfg_str(pt, "inject"), "corrupt") ? 1
+		 : !strcmp(nm_cfg_str(pt, "inject"), "rkey") ? 2 : 0;
 	j.T = (int)nm_cfg_int(pt, "threads");
 	j.Q = (int)nm_cfg_int(pt, "qp");
 	j.W = (int)nm_cfg_int(pt, "tx_depth");
@@ -685,6 +729,9 @@ static void ops_report(const json_t *pt, const json_t *res, bool first)
 	const json_t *mt = json_object_get(res, "metrics"), *lat = json_object_get(mt, "lat");
 	const json_t *eff = json_object_get(res, "effective");
 	bool bw = !strcmp(nm_cfg_str(pt, "mode"), "bw");
+	static int last_mode = -1;
+	first = first || last_mode != bw;
+	last_mode = bw;
 	const char *valid = json_is_true(json_object_get(res, "valid")) ? "ok" : "INVALID";
 #define L(k) json_real_value(json_object_get(lat, k))
 	if (bw) {

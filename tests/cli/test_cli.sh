@@ -1,0 +1,72 @@
+#!/bin/sh
+# Command-line behaviour that needs no RDMA device: help, bad input (one
+# line, exit 2, rank 0 only), config files, the table command.
+cd "$(dirname "$0")/../.." || exit 1
+. tests/lib.sh
+N=bin/netmem
+tmp=$(mktemp -d); trap 'rm -rf "$tmp"' EXIT
+export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 OMPI_MCA_rmaps_base_oversubscribe=1
+
+check "netmem --help exits 0" $N --help
+check "netmem ops --help lists --tx-depth" sh -c "$N ops --help | grep -q -- --tx-depth"
+check "netmem run --help exits 0" $N run --help
+check "netmem --version names the suite" sh -c "$N --version | grep -q '^netmem '"
+check "netmem info prints valid JSON" sh -c "$N info | jq -e '.software.suite == \"netmem-bench\"'"
+
+expect_usage "no command" $N
+expect_usage "unknown command" $N frobnicate
+expect_usage "unknown flag" $N ops --szie 8
+expect_usage "flag without value" $N ops --size
+expect_usage "negative size" $N ops -s -5
+expect_usage "zero iterations" $N ops -n 0
+expect_usage "size beyond the limit" $N ops -s 4G
+expect_usage "bad enum" $N ops --op raed
+expect_usage "list on a scalar option" $N ops -n 10,20
+expect_usage "bad range" $N ops -s 3..64
+expect_usage "positional argument" $N ops extra
+expect_usage "bad MTU" $N ops -m 1000 --targets self
+expect_usage "atomic with a size" $N ops --op cas -s 64 --targets self
+expect_usage "lat mode with a window" $N ops --mode lat -t 8 --targets self
+expect_usage "size beyond --mr-size" $N ops -s 64k --mr-size 4k --targets self
+expect_usage "target rank that does not exist" $N ops --targets 3
+expect_usage "fewer ranks than needed" $N ops
+expect_usage "info on a missing device" $N info -d nosuchdev0
+expect_usage "no RDMA device at all" $N ops --targets self
+expect_usage "table without --y" $N table x.json --x size
+
+printf '{"experiment": "ops", "params": {"size": 8,}}' > "$tmp/bad.json"
+expect_usage "malformed config JSON" $N run "$tmp/bad.json"
+check "malformed config names line and column" sh -c "$N run $tmp/bad.json 2>&1 | grep -q 'line 1 column'"
+printf '{"experiment": "ops", "params": {"szie": 8}}' > "$tmp/typo.json"
+expect_usage "unknown config key" $N run "$tmp/typo.json"
+check "unknown config key suggests the right one" sh -c "$N run $tmp/typo.json 2>&1 | grep -q \"did you mean 'size'\""
+printf '{"experiment": "nope", "params": {}}' > "$tmp/exp.json"
+expect_usage "unknown experiment in config" $N run "$tmp/exp.json"
+printf '{"experiment": "ops", "parms": {}}' > "$tmp/top.json"
+expect_usage "unknown top-level config key" $N run "$tmp/top.json"
+expect_usage "missing config file" $N run "$tmp/none.json"
+printf '{"experiment": "ops", "params": {"op": ["read", "write"], "size": "4k", "targets": "self"}}' > "$tmp/ok.json"
+expect_usage "valid config reaches the device check" $N run "$tmp/ok.json"
+check "valid config fails only for want of a device" sh -c "$N run $tmp/ok.json 2>&1 | grep -q 'no RDMA device'"
+
+# Under mpirun every rank sees the bad input; only rank 0 may say so.
+if command -v mpirun >/dev/null; then
+	expect_usage "bad input under mpirun -np 3 is reported once" mpirun -np 3 $N ops --szie 8
+	expect_usage "missing device under mpirun -np 2 is reported once" mpirun -np 2 $N ops
+fi
+
+# table: columns from a hand-made result document
+cat > "$tmp/r.json" <<'JSON'
+{"schema": "netmem-result/1", "experiment": "ops", "points": [],
+ "summary": [
+  {"params": {"op": "read", "size": 64}, "reps": 1, "valid": true, "geomean": {"lat.p50": 2.5}},
+  {"params": {"op": "read", "size": 8}, "reps": 1, "valid": true, "geomean": {"lat.p50": 2.0}},
+  {"params": {"op": "write", "size": 8}, "reps": 1, "valid": false, "geomean": {"lat.p50": 9.0}}]}
+JSON
+out=$($N table "$tmp/r.json" --x size --y lat.p50 --series op 2>/dev/null)
+if [ "$(printf '%s\n' "$out" | grep -v '^#' | grep -v '^$' | tr '\n' ';')" = "8 2;64 2.5;" ]; then
+	ok "table sorts by x and leaves out invalid points"
+else
+	notok "table output: $out"
+fi
+t_summary
