@@ -29,9 +29,16 @@ static json_t *jstr(const char *s)
 
 /* rxe reports an unlimited MR size as UINT64_MAX, which json_int_t cannot
  * hold; a real keeps it a number instead of wrapping to -1. */
+/* Values past INT64_MAX (rxe reports UINT64_MAX for "no limit") become
+ * decimal strings: a real would lose digits, and tools such as jq re-emit it
+ * as an integer literal that 64-bit JSON readers reject. */
 static json_t *ju64(uint64_t v)
 {
-	return v <= (uint64_t)INT64_MAX ? json_integer((json_int_t)v) : json_real((double)v);
+	if (v <= (uint64_t)INT64_MAX)
+		return json_integer((json_int_t)v);
+	char buf[24];
+	snprintf(buf, sizeof buf, "%llu", (unsigned long long)v);
+	return json_string(buf);
 }
 
 /* Verbs calls return an errno value, but older providers return -1 and set

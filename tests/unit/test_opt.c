@@ -446,6 +446,8 @@ static void test_usage(void)
 
 int main(void)
 {
+	/* Line-buffered, so a crash still shows the checks before it. */
+	setvbuf(stdout, NULL, _IOLBF, 0);
 	test_defaults();
 	test_cli_forms();
 	test_sizes();
