@@ -293,7 +293,11 @@ static int load_doc(nm_result *r, const char *path, const char *experiment, cons
 	json_error_t je;
 	json_t *doc = json_load_file(path, 0, &je);
 	if (!doc) {
-		fail(err, errlen, "%s: line %d column %d: %s", path, je.line, je.column, je.text);
+		/* jansson reports line -1 when the file could not be read at all. */
+		if (je.line > 0)
+			fail(err, errlen, "%s: line %d column %d: %s", path, je.line, je.column, je.text);
+		else
+			fail(err, errlen, "%s", je.text);
 		return -1;
 	}
 	const char *schema = json_string_value(json_object_get(doc, "schema"));

@@ -13,10 +13,14 @@
 static void usage(FILE *out)
 {
 	fprintf(out,
-		"Usage: netmem table FILE.json... --x PARAM --y METRIC [--series PARAM] [--where PARAM=VALUE]...\n\n"
+		"Usage: netmem table FILE.json... --x PARAM --y METRIC [--series PARAM] [--where PARAM=VALUE]...\n"
+		"       netmem table FILE.json --describe\n\n"
 		"Prints one block per series value (blocks separated by two blank lines, for\n"
-		"gnuplot's `index`), each row \"x y\", sorted by x, from the summary entries\n"
+		"gnuplot's `index`): a header row \"PARAM SERIES-VALUE\" (for gnuplot's\n"
+		"columnheader), then rows \"x y\" sorted by x, from the summary entries\n"
 		"(geometric means over repetitions) of the given result documents.\n"
+		"--describe prints one line naming the hardware behind a document, marked\n"
+		"when it is Soft-RoCE (emulated), for figure titles.\n"
 		"METRIC is a dotted path into the metrics, e.g. lat.p50, mops, mib_per_sec.\n"
 		"Points marked invalid are left out (a note on stderr says so).\n");
 }
@@ -40,8 +44,33 @@ static int by_series_x(const void *a, const void *b)
 	return c ? c : (ra->x > rb->x) - (ra->x < rb->x);
 }
 
+static int describe(const char *path)
+{
+	json_error_t je;
+	json_t *doc = json_load_file(path, 0, &je);
+	if (!doc)
+		nm_usage_error("table: %s: line %d: %s", path, je.line, je.text);
+	json_t *runs = json_object_get(json_object_get(doc, "meta"), "runs");
+	json_t *run = json_array_get(runs, json_array_size(runs) - 1);
+	json_t *nic = json_object_get(json_array_get(json_object_get(run, "ranks"), 0), "nic");
+	const char *dev = json_string_value(json_object_get(nic, "device"));
+	printf("%s: %s, part %" JSON_INTEGER_FORMAT ", fw %s, %s %.0f Gb/s, %" JSON_INTEGER_FORMAT " rank(s)%s\n",
+	       json_string_value(json_object_get(doc, "experiment")), dev ? dev : "?",
+	       json_integer_value(json_object_get(nic, "vendor_part_id")),
+	       json_string_value(json_object_get(nic, "fw_ver")) ? json_string_value(json_object_get(nic, "fw_ver")) : "?",
+	       json_string_value(json_object_get(nic, "link_layer")) ? json_string_value(json_object_get(nic, "link_layer")) : "?",
+	       json_number_value(json_object_get(nic, "link_gbps")),
+	       json_integer_value(json_object_get(run, "nranks")),
+	       json_is_true(json_object_get(run, "emulated")) ? " - SOFT-ROCE (EMULATED): NOT HARDWARE NUMBERS" : "");
+	json_decref(doc);
+	return 0;
+}
+
 int nm_table_main(int argc, char **argv)
 {
+	for (int i = 1; i + 1 < argc; i++)
+		if (!strcmp(argv[i + 1], "--describe"))
+			return describe(argv[i]);
 	const char *x = NULL, *y = NULL, *series = NULL, *where[MAX_WHERE];
 	const char *files[256];
 	int nwhere = 0, nfiles = 0;
@@ -118,7 +147,7 @@ int nm_table_main(int argc, char **argv)
 		if (i == 0 || strcmp(rows[i].series, rows[i - 1].series)) {
 			if (i)
 				printf("\n\n");
-			printf("# %s=%s\n# %s %s\n", series ? series : "series", rows[i].series, x, y);
+			printf("%s %s\n", x, rows[i].series);
 		}
 		printf("%.10g %.10g\n", rows[i].x, rows[i].y);
 	}

@@ -64,7 +64,7 @@ cat > "$tmp/r.json" <<'JSON'
   {"params": {"op": "write", "size": 8}, "reps": 1, "valid": false, "geomean": {"lat.p50": 9.0}}]}
 JSON
 out=$($N table "$tmp/r.json" --x size --y lat.p50 --series op 2>/dev/null)
-if [ "$(printf '%s\n' "$out" | grep -v '^#' | grep -v '^$' | tr '\n' ';')" = "8 2;64 2.5;" ]; then
+if [ "$(printf '%s\n' "$out" | grep -v '^$' | tr '\n' ';')" = "size read;8 2;64 2.5;" ]; then
 	ok "table sorts by x and leaves out invalid points"
 else
 	notok "table output: $out"

@@ -1,0 +1,76 @@
+#!/bin/bash
+# Regenerates the suite's figures.
+#
+#   ./run_all.sh                         quick scale on Soft-RoCE (host rxe, else a VM)
+#   ./run_all.sh --hostfile HOSTS        paper scale on a cluster, one rank per host
+#
+# Options: --scale quick|paper (default: quick without a hostfile, paper with),
+#          --np N (ranks; default 2), --out DIR (default results/<scale>),
+#          --only NAME (one config, e.g. ops-lat), --mpirun-args "..." (extra
+#          mpirun flags, e.g. "-x NETMEM_DEV" or "--mca btl self,tcp").
+# Every config resumes: rerunning continues where an interrupted run stopped.
+set -u
+cd "$(dirname "$0")" || exit 1
+
+hostfile="" scale="" np=2 out="" only="" extra=""
+while [ $# -gt 0 ]; do
+	case "$1" in
+	--hostfile) hostfile=$2; shift 2 ;;
+	--scale) scale=$2; shift 2 ;;
+	--np) np=$2; shift 2 ;;
+	--out) out=$2; shift 2 ;;
+	--only) only=$2; shift 2 ;;
+	--mpirun-args) extra=$2; shift 2 ;;
+	-h|--help) sed -n '2,13p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+	*) echo "run_all.sh: unknown option '$1' (see ./run_all.sh --help)" >&2; exit 2 ;;
+	esac
+done
+[ -n "$scale" ] || { [ -n "$hostfile" ] && scale=paper || scale=quick; }
+case "$scale" in quick|paper) ;; *) echo "run_all.sh: --scale must be quick or paper" >&2; exit 2 ;; esac
+[ -z "$hostfile" ] || [ -r "$hostfile" ] || { echo "run_all.sh: cannot read hostfile '$hostfile'" >&2; exit 2; }
+out=${out:-results/$scale}
+mkdir -p "$out"
+[ -x bin/netmem ] || make -j"$(nproc)" >/dev/null || { echo "run_all.sh: build failed (run make)" >&2; exit 1; }
+
+# config name -> plot script
+declare -A plot=([ops-lat]=ops_latency [ops-atomic-lat]=ops_atomic_latency [ops-bw]=ops_throughput)
+
+jobs=""
+for cfg in configs/"$scale"/*.json; do
+	name=$(basename "$cfg" .json)
+	[ -z "$only" ] || [ "$only" = "$name" ] || continue
+	jobs="$jobs $name"
+done
+[ -n "$jobs" ] || { echo "run_all.sh: no config matches" >&2; exit 2; }
+
+mpi="mpirun --bind-to none"
+[ "$(id -u)" = 0 ] && mpi="$mpi --allow-run-as-root"
+script=$(mktemp); trap 'rm -f "$script"' EXIT
+{
+	echo "set -u; status=0"
+	for name in $jobs; do
+		if [ -n "$hostfile" ]; then
+			echo "$mpi --hostfile '$hostfile' --map-by node -np $np $extra bin/netmem run configs/$scale/$name.json --output '$out/$name.json' --resume || status=1"
+		else
+			echo "$mpi --oversubscribe -np $np $extra bin/netmem run configs/$scale/$name.json --output '$out/$name.json' --resume || status=1"
+		fi
+	done
+	echo 'exit $status'
+} >"$script"
+
+status=0
+if [ -n "$hostfile" ]; then
+	bash "$script" || status=1
+else
+	echo "run_all.sh: no hostfile: running the $scale configs on Soft-RoCE (emulated; timings are not hardware numbers)" >&2
+	tests/vm/softroce-run -- bash "$script" || status=1
+fi
+
+for name in $jobs; do
+	gp=${plot[$name]:-}
+	if [ -n "$gp" ] && [ -s "$out/$name.json" ]; then
+		gnuplot -e "in='$out/$name.json'; out='$out/$name.png'" "plots/$gp.gp" 2>"$out/$name.gnuplot.log" &&
+			echo "run_all.sh: figure $out/$name.png" || { echo "run_all.sh: plotting $name failed (see $out/$name.gnuplot.log)" >&2; status=1; }
+	fi
+done
+exit $status

@@ -1,0 +1,34 @@
+#!/bin/sh
+# make check: unit tests (host, ASan+UBSan), command-line tests (host), then
+# the integration tests on real verbs through Soft-RoCE (host rxe if the
+# kernel has it, else a throwaway VM). Ends with "N passed, N failed".
+cd "$(dirname "$0")/.." || exit 1
+pass=0; fail=0
+tally() { # tally NAME LOGFILE
+	line=$(grep -E '^[0-9]+ passed, [0-9]+ failed' "$2" | tail -1)
+	if [ -z "$line" ]; then
+		echo "not ok - $1 produced no summary (crashed or could not start)"
+		fail=$((fail + 1))
+	else
+		pass=$((pass + $(echo "$line" | cut -d' ' -f1)))
+		fail=$((fail + $(echo "$line" | cut -d' ' -f3)))
+		echo "== $1: $line"
+	fi
+}
+log=$(mktemp); trap 'rm -f "$log"' EXIT
+
+echo "== unit tests"
+tests/run-unit.sh "$@" >"$log" 2>&1; grep -v '^unit ' "$log" | grep -v '^[0-9]* passed' ; tally unit "$log"
+
+echo "== command-line tests"
+tests/cli/test_cli.sh >"$log" 2>&1; grep '^not ok' "$log"; tally cli "$log"
+
+if [ "${NETMEM_SKIP_VM:-0}" = 1 ]; then
+	echo "== integration tests skipped (NETMEM_SKIP_VM=1)"
+else
+	echo "== integration tests (Soft-RoCE)"
+	tests/vm/softroce-run -- tests/integration/run-all.sh 2>&1 | tee "$log" | grep -E '^(not ok|#|[0-9]+ passed)|netmem-vm'
+	tally integration "$log"
+fi
+echo "$pass passed, $fail failed"
+[ "$fail" -eq 0 ]
