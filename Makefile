@@ -24,7 +24,7 @@ UNIT_SRCS := $(wildcard tests/unit/test_*.c)
 UNIT_BINS := $(UNIT_SRCS:tests/unit/%.c=build/tests/%)
 SAN     := -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=all
 
-.PHONY: all check unit cli-test vm-test clean
+.PHONY: all check unit deps clean
 all: bin/netmem
 
 bin/netmem: $(OBJS)
@@ -44,6 +44,9 @@ unit: $(UNIT_BINS)
 
 check: all $(UNIT_BINS)
 	@tests/check.sh $(UNIT_BINS)
+
+deps:
+	@tests/deps.sh
 
 clean:
 	rm -rf build bin
