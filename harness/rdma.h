@@ -106,6 +106,7 @@ static inline int nm_poll_some(nm_poller *p, struct ibv_wc *wc, int max)
 			if (__builtin_expect(wc[i].status != IBV_WC_SUCCESS, 0))
 				nm_wc_failed(p, &wc[i]);
 		p->idle = 0;
+		p->last_progress = 0;  /* the deadline counts from the last completion */
 		return n;
 	}
 	/* Read the clock only every 4096 empty polls: the deadline is seconds,
@@ -127,7 +128,6 @@ static inline int nm_poll_wait(nm_poller *p, struct ibv_wc *wc, int max)
 	int n;
 	while ((n = nm_poll_some(p, wc, max)) == 0)
 		;
-	p->last_progress = 0;
 	return n;
 }
 
