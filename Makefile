@@ -29,15 +29,18 @@ all: bin/netmem
 
 bin/netmem: $(OBJS)
 	@mkdir -p $(@D)
-	$(MPICC) $(CFLAGS) -o $@ $^ $(LDLIBS)
+	@echo "  LD      $@"
+	@$(MPICC) $(CFLAGS) -o $@ $^ $(LDLIBS)
 
 build/%.o: %.c $(wildcard harness/*.h numa/*.h primitives/*.h workloads/*.h)
 	@mkdir -p $(@D)
-	$(MPICC) $(CPPFLAGS) $(CFLAGS) -c -o $@ $<
+	@echo "  CC      $<"
+	@$(MPICC) $(CPPFLAGS) $(CFLAGS) -c -o $@ $<
 
 build/tests/%: tests/unit/%.c tests/unit/tap.h $(UNIT_MODS) $(wildcard harness/*.h)
 	@mkdir -p $(@D)
-	$(CC) $(CPPFLAGS) $(CSTD) $(WARN) -O1 -g $(SAN) -pthread -Itests/unit -o $@ $< $(UNIT_MODS) -ljansson -lm
+	@echo "  CC+SAN  $<"
+	@$(CC) $(CPPFLAGS) $(CSTD) $(WARN) -O1 -g $(SAN) -pthread -Itests/unit -o $@ $< $(UNIT_MODS) -ljansson -lm
 
 unit: $(UNIT_BINS)
 	@tests/run-unit.sh $(UNIT_BINS)

@@ -37,6 +37,11 @@ typedef struct nm_experiment {
 	/* Prints a human-readable row for a finished point on stdout (rank 0);
 	 * `first` is set for the first row printed in this job. May be NULL. */
 	void (*report)(const json_t *pt, const json_t *res, bool first);
+	/* A command that is not a measured job (no MPI, no device), such as a
+	 * trace generator: when set, `netmem <name> ARGS` calls it with argv
+	 * starting at the command name and exits with its return value; the
+	 * fields above other than name and summary are unused. */
+	int (*tool_main)(int argc, char **argv);
 } nm_experiment;
 
 void nm_experiment_register(const nm_experiment *e);

@@ -436,6 +436,8 @@ int main(int argc, char **argv)
 		e = nm_experiment_find(argv[1]);
 		if (!e)
 			nm_usage_error("unknown command '%s' (see netmem --help)", argv[1]);
+		if (e->tool_main)
+			return e->tool_main(argc - 1, argv + 1);
 		if (wants_help(argc, argv)) {
 			exp_usage(e);
 			return 0;
