@@ -288,6 +288,15 @@ static int run_experiment(const nm_experiment *e, json_t *config_params, const c
 			 "mpirun -np %d)", e->name, e->min_ranks, nranks, e->min_ranks);
 		bad_input(err);
 	}
+	/* How a job is run (where it writes, resuming, progress) is not part of
+	 * what it measures: take it out of the spec, so it is neither in the
+	 * stored identity of the sweep nor in the keys of its points. */
+	char outpath[4096];
+	snprintf(outpath, sizeof outpath, "%s", nm_cfg_str(spec, "output"));
+	bool resume = nm_cfg_bool(spec, "resume"), show_progress = nm_cfg_bool(spec, "progress");
+	json_object_del(spec, "output");
+	json_object_del(spec, "resume");
+	json_object_del(spec, "progress");
 	json_t *points = nm_points_expand(spec);
 	size_t npoints = json_array_size(points);
 	if (npoints == 0)
@@ -305,13 +314,10 @@ static int run_experiment(const nm_experiment *e, json_t *config_params, const c
 	bad_input(failed ? err : NULL);
 	nm_topo_init();
 
-	char outpath[4096];
-	snprintf(outpath, sizeof outpath, "%s", nm_cfg_str(spec, "output"));
 	if (!*outpath)
 		default_output(e->name, outpath, sizeof outpath);
 	char *path = nm_boot_bcast_str(outpath, 0);
 	nm_result res = {0};
-	bool resume = nm_cfg_bool(spec, "resume");
 	if (rank == 0)
 		failed = nm_result_open(&res, path, e->name, spec, resume, err, sizeof err);
 	bad_input(rank == 0 && failed ? err : NULL);
@@ -334,7 +340,7 @@ static int run_experiment(const nm_experiment *e, json_t *config_params, const c
 
 	int reps = (int)nm_cfg_int(spec, "reps");
 	nm_progress prog;
-	nm_progress_init(&prog, (int)npoints * reps, rank == 0 && nm_cfg_bool(spec, "progress"));
+	nm_progress_init(&prog, (int)npoints * reps, rank == 0 && show_progress);
 	nm_ctx ctx = {.rank = rank, .nranks = nranks, .dev = &dev, .spec = spec,
 		      .npoints = (int)npoints};
 	uint64_t invalid = 0;
