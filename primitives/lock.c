@@ -1,0 +1,120 @@
+/* Lock registry and the synchronous verbs helpers every lock uses. */
+#include "lock.h"
+#include "log.h"
+#include <stdlib.h>
+#include <string.h>
+
+#define MAX_TYPES 16
+static const nm_lock_type *types[MAX_TYPES];
+static size_t ntypes;
+
+void nm_lock_register(const nm_lock_type *t)
+{
+	if (ntypes == MAX_TYPES)
+		abort();
+	types[ntypes++] = t;
+}
+
+const nm_lock_type *nm_lock_find(const char *name)
+{
+	for (size_t i = 0; i < ntypes; i++)
+		if (!strcmp(types[i]->name, name))
+			return types[i];
+	return NULL;
+}
+
+const char *nm_lock_names(void)
+{
+	/* Fixed presentation order; only registered types appear. */
+	static char buf[128];
+	static const char *order[] = {"spin", "mcs", "ticket", "alock", "mpi"};
+	buf[0] = 0;
+	for (size_t i = 0; i < sizeof order / sizeof *order; i++)
+		if (nm_lock_find(order[i])) {
+			if (buf[0])
+				strcat(buf, ",");
+			strcat(buf, order[i]);
+		}
+	return buf;
+}
+
+uint64_t nm_lock_addr(const nm_lock_env *e, const nm_lock_type *lt, int key, size_t off)
+{
+	return e->mesh->rmr[nm_lock_home(e, key)].addr + e->table_off +
+	       (uint64_t)nm_lock_slot(e, key) * lt->lock_bytes + off;
+}
+
+void *nm_lock_local(const nm_lock_env *e, const nm_lock_type *lt, int key)
+{
+	if (nm_lock_home(e, key) != e->rank)
+		return NULL;
+	return (uint8_t *)e->mr->buf + e->table_off + (size_t)nm_lock_slot(e, key) * lt->lock_bytes;
+}
+
+uint64_t nm_lock_desc_addr(const nm_lock_env *e, const nm_lock_type *lt, int rank, int thread)
+{
+	return e->mesh->rmr[rank].addr + e->desc_off + (uint64_t)thread * lt->desc_bytes;
+}
+
+void *nm_lock_desc_local(const nm_lock_env *e, const nm_lock_type *lt, int thread)
+{
+	return (uint8_t *)e->mr->buf + e->desc_off + (size_t)thread * lt->desc_bytes;
+}
+
+nm_conn *nm_lock_conn(nm_lock_thread *t, int rank)
+{
+	return nm_mesh_conn(t->env->mesh, t->thread, rank, 0);
+}
+
+static void wait_one(nm_lock_thread *t)
+{
+	struct ibv_wc wc;
+	nm_poll_wait(&t->poller, &wc, 1);
+}
+
+uint64_t nm_lock_cas(nm_lock_thread *t, int rank, uint64_t raddr, uint64_t expect, uint64_t swap)
+{
+	nm_post_atomic(nm_lock_conn(t, rank), NM_OP_CAS, t->scratch, t->env->mr->mr->lkey, raddr, expect,
+		       swap, NM_WRID(NM_OP_CAS, 0), true);
+	wait_one(t);
+	return t->scratch[0];
+}
+
+uint64_t nm_lock_faa(nm_lock_thread *t, int rank, uint64_t raddr, uint64_t add)
+{
+	nm_post_atomic(nm_lock_conn(t, rank), NM_OP_FAA, t->scratch, t->env->mr->mr->lkey, raddr, add, 0,
+		       NM_WRID(NM_OP_FAA, 0), true);
+	wait_one(t);
+	return t->scratch[0];
+}
+
+void *nm_lock_read(nm_lock_thread *t, int rank, uint64_t raddr, uint32_t len)
+{
+	uint8_t *dst = (uint8_t *)t->scratch + 64;
+	nm_post_rw(nm_lock_conn(t, rank), NM_OP_READ, dst, t->env->mr->mr->lkey, raddr, len,
+		   NM_WRID(NM_OP_READ, 0), true);
+	wait_one(t);
+	return dst;
+}
+
+uint64_t nm_lock_read64(nm_lock_thread *t, int rank, uint64_t raddr)
+{
+	uint64_t v;
+	memcpy(&v, nm_lock_read(t, rank, raddr, 8), 8);
+	return v;
+}
+
+void nm_lock_write64(nm_lock_thread *t, int rank, uint64_t raddr, uint64_t value)
+{
+	/* From registered memory, not inline: the value must stay valid until
+	 * the NIC has read it, which the wait below guarantees. */
+	t->scratch[1] = value;
+	nm_post_rw(nm_lock_conn(t, rank), NM_OP_WRITE, &t->scratch[1], t->env->mr->mr->lkey, raddr, 8,
+		   NM_WRID(NM_OP_WRITE, 0), true);
+	wait_one(t);
+}
+
+void nm_lock_fence(nm_lock_thread *t, int rank)
+{
+	nm_fence_wait(&t->poller, nm_lock_conn(t, rank));
+}

@@ -1,0 +1,138 @@
+/* One small interface for every distributed lock, so any workload can take
+ * any lock: RDMA CAS spinlock, RDMA MCS, LOCO's ticket lock, ALock, and the
+ * MPI passive-target RMA lock (the OpenMPI baseline).
+ *
+ * A lock table holds `nlocks` locks; lock k lives on its home rank in a
+ * contiguous key range (rank i owns keys [i*K/N, (i+1)*K/N), the remainder
+ * going to the last rank; with K < N, rank k owns key k), at the same offsets in every rank's registered
+ * memory (nm_lock_raddr). Each worker thread owns one descriptor of
+ * desc_bytes in its own rank's memory (for queue locks) and a scratch area
+ * for RDMA results; it holds at most one lock at a time.
+ *
+ * Atomicity rule (ALock paper, Table 1; true on ConnectX and on rxe): a word
+ * is read-modify-written either by RDMA atomics or by CPU atomics, never by
+ * both. Locks that take local words "through loopback" use the thread's QP to
+ * its own rank. */
+#ifndef NM_LOCK_H
+#define NM_LOCK_H
+#include "mesh.h"
+#include "rdma.h"
+#include <stdbool.h>
+#include <stdint.h>
+
+#define NM_LOCK_STATS 4
+
+/* Per rank, shared by its threads, for one lock table. */
+typedef struct nm_lock_env {
+	nm_mesh *mesh;
+	nm_mr *mr;
+	int rank, nranks;     /* nranks: ranks taking part (the first k of the job) */
+	int nthreads;
+	int nlocks;
+	uint64_t table_off;   /* lock objects, lock_bytes each, by slot */
+	uint64_t desc_off;    /* thread descriptors, desc_bytes each, by thread */
+	uint64_t scratch_off; /* per-thread registered scratch, NM_LOCK_SCRATCH each */
+	int local_budget, remote_budget; /* ALock cohort budgets (>= 1) */
+	int handover_max;     /* ticket lock: local hand-overs before a global release */
+	double timeout;
+	void *priv;           /* the lock type's per-rank state */
+	void *mpi_comm;       /* MPI baseline: the communicator of the taking-part ranks */
+} nm_lock_env;
+
+#define NM_LOCK_SCRATCH 256
+
+/* Per worker thread. */
+typedef struct nm_lock_thread {
+	nm_lock_env *env;
+	int thread;
+	nm_poller poller;
+	uint64_t *scratch;    /* NM_LOCK_SCRATCH bytes of registered memory */
+	void *priv;
+	uint64_t stat[NM_LOCK_STATS];  /* counters named by the type's stat_names */
+} nm_lock_thread;
+
+typedef struct nm_lock_type {
+	const char *name;
+	const char *summary;
+	size_t lock_bytes;    /* multiple of 64 */
+	size_t desc_bytes;    /* multiple of 64; 0 if unused */
+	bool uses_mpi;        /* runs on the main thread only (one thread per rank) */
+	bool cpu_local;       /* the holder of a lock homed on its own rank may touch
+			       * data under the lock with CPU loads/stores (ALock's
+			       * local cohort); otherwise data goes through RDMA */
+	const char *stat_names[NM_LOCK_STATS];
+	/* Per rank, after memory is registered and zeroed, before the mesh is
+	 * connected; collective when uses_mpi. 0 or -1 with err filled. */
+	int (*env_init)(nm_lock_env *e, char *err, size_t errlen);
+	void (*env_fini)(nm_lock_env *e);
+	void (*thread_init)(nm_lock_thread *t);
+	void (*thread_fini)(nm_lock_thread *t);
+	void (*acquire)(nm_lock_thread *t, int key);
+	void (*release)(nm_lock_thread *t, int key);
+	/* Optional: the critical section's read-modify-write of the lock's
+	 * counter when data cannot go through verbs (the MPI baseline). */
+	uint64_t (*cs_rmw)(nm_lock_thread *t, int key, uint64_t ctr_off);
+} nm_lock_type;
+
+void nm_lock_register(const nm_lock_type *t);
+const nm_lock_type *nm_lock_find(const char *name);
+/* "spin,mcs,ticket,alock,mpi": names of the registered types, in order. */
+const char *nm_lock_names(void);
+
+#define NM_LOCK_TYPE(var)                                              \
+	static void __attribute__((constructor)) nm_lock_reg_##var(void) \
+	{                                                              \
+		nm_lock_register(&var);                                \
+	}
+
+/* Key -> home rank and slot within the home's table. With fewer locks than
+ * ranks, lock k lives on rank k and the other ranks home none. */
+static inline int nm_lock_home(const nm_lock_env *e, int key)
+{
+	int per = e->nlocks / e->nranks;
+	if (per == 0)
+		return key;
+	int h = key / per;
+	return h < e->nranks ? h : e->nranks - 1;
+}
+static inline int nm_lock_slot(const nm_lock_env *e, int key)
+{
+	int per = e->nlocks / e->nranks;
+	return per == 0 ? 0 : key - nm_lock_home(e, key) * per;
+}
+/* Number of slots every rank reserves (the last rank holds the remainder). */
+static inline int nm_lock_slots(const nm_lock_env *e)
+{
+	int per = e->nlocks / e->nranks;
+	return per == 0 ? 1 : e->nlocks - (e->nranks - 1) * per;
+}
+/* Address of byte `off` of lock `key` at its home, for RDMA. */
+uint64_t nm_lock_addr(const nm_lock_env *e, const nm_lock_type *lt, int key, size_t off);
+/* Local pointer to lock `key` when this rank is its home, else NULL. */
+void *nm_lock_local(const nm_lock_env *e, const nm_lock_type *lt, int key);
+/* Descriptor of (rank, thread): RDMA address, and local pointer for our own. */
+uint64_t nm_lock_desc_addr(const nm_lock_env *e, const nm_lock_type *lt, int rank, int thread);
+void *nm_lock_desc_local(const nm_lock_env *e, const nm_lock_type *lt, int thread);
+
+/* Synchronous one-sided operations for lock code: post one signaled
+ * operation on the thread's QP to `rank` (loopback when rank is our own) and
+ * wait for it. Results land in the thread's scratch. */
+nm_conn *nm_lock_conn(nm_lock_thread *t, int rank);
+uint64_t nm_lock_cas(nm_lock_thread *t, int rank, uint64_t raddr, uint64_t expect, uint64_t swap);
+uint64_t nm_lock_faa(nm_lock_thread *t, int rank, uint64_t raddr, uint64_t add);
+uint64_t nm_lock_read64(nm_lock_thread *t, int rank, uint64_t raddr);
+void nm_lock_write64(nm_lock_thread *t, int rank, uint64_t raddr, uint64_t value);
+/* Reads len (<= NM_LOCK_SCRATCH - 64) bytes into the scratch; returns it. */
+void *nm_lock_read(nm_lock_thread *t, int rank, uint64_t raddr, uint32_t len);
+/* LOCO's fence towards `rank`: every earlier WRITE on the QP is placed. */
+void nm_lock_fence(nm_lock_thread *t, int rank);
+
+static inline void nm_cpu_relax(void)
+{
+#if defined(__x86_64__) || defined(__i386__)
+	__builtin_ia32_pause();
+#elif defined(__aarch64__)
+	__asm__ __volatile__("yield");
+#endif
+}
+#endif
