@@ -19,7 +19,7 @@ OBJS    := $(SRCS:%.c=build/%.o)
 
 # Modules the unit tests link without MPI or an RDMA device.
 UNIT_MODS := harness/stats.c harness/opt.c harness/result.c harness/points.c \
-             harness/clock.c harness/log.c
+             harness/clock.c harness/log.c primitives/ycsb.c
 UNIT_SRCS := $(wildcard tests/unit/test_*.c)
 UNIT_BINS := $(UNIT_SRCS:tests/unit/%.c=build/tests/%)
 SAN     := -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=all
@@ -37,10 +37,17 @@ build/%.o: %.c $(wildcard harness/*.h numa/*.h primitives/*.h workloads/*.h)
 	@echo "  CC      $<"
 	@$(MPICC) $(CPPFLAGS) $(CFLAGS) -c -o $@ $<
 
-build/tests/%: tests/unit/%.c tests/unit/tap.h $(UNIT_MODS) $(wildcard harness/*.h)
+build/tests/%: tests/unit/%.c tests/unit/tap.h $(UNIT_MODS) $(wildcard harness/*.h primitives/*.h)
 	@mkdir -p $(@D)
 	@echo "  CC+SAN  $<"
 	@$(CC) $(CPPFLAGS) $(CSTD) $(WARN) -O1 -g $(SAN) -pthread -Itests/unit -o $@ $< $(UNIT_MODS) -ljansson -lm
+
+# ns per draw of the YCSB generator (-O2, no sanitizers); not a test.
+.PHONY: bench-ycsb
+bench-ycsb: tests/bench/ycsb-bench.c primitives/ycsb.c primitives/ycsb.h
+	@mkdir -p build/bench
+	$(CC) $(CPPFLAGS) $(CSTD) $(WARN) -O2 -g -o build/bench/ycsb-bench tests/bench/ycsb-bench.c primitives/ycsb.c -lm
+	build/bench/ycsb-bench
 
 unit: $(UNIT_BINS)
 	@tests/run-unit.sh $(UNIT_BINS)

@@ -171,8 +171,9 @@ static const nm_experiment *load_config(const char *path, json_t **params, char 
 		return NULL;
 	}
 	const nm_experiment *e = nm_experiment_find(json_string_value(name));
-	if (!e) {
-		snprintf(err, errlen, "%s: unknown experiment '%s' (see netmem --help)", path,
+	if (!e || e->tool_main) {
+		snprintf(err, errlen, "%s: %s '%s' (see netmem --help)", path,
+			 e ? "not an experiment that runs as a job:" : "unknown experiment",
 			 json_string_value(name));
 		return NULL;
 	}

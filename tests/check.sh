@@ -20,8 +20,10 @@ log=$(mktemp); trap 'rm -f "$log"' EXIT
 echo "== unit tests"
 tests/run-unit.sh "$@" >"$log" 2>&1; grep -v '^unit ' "$log" | grep -v '^[0-9]* passed' ; tally unit "$log"
 
-echo "== command-line tests"
-tests/cli/test_cli.sh >"$log" 2>&1; grep '^not ok' "$log"; tally cli "$log"
+for t in tests/cli/test_*.sh; do
+	echo "== command-line tests: $t"
+	sh "$t" >"$log" 2>&1; grep '^not ok' "$log"; tally "$(basename "$t" .sh)" "$log"
+done
 
 if [ "${NETMEM_SKIP_VM:-0}" = 1 ]; then
 	echo "== integration tests skipped (NETMEM_SKIP_VM=1)"

@@ -54,6 +54,7 @@ usage: tests/bench/perftest-compare.sh [options]
   --netmem-args STR  extra arguments appended to every netmem ops command (experiments)
   --vm               always use the VM, even where the host has a device
   --timeout SEC      limit for the whole run (default: estimated from the options)
+  --summarize DIR    rebuild summary.json and table.txt of an earlier run directory
 EOF
 }
 
@@ -62,7 +63,7 @@ repo=$(cd -- "$here/../.." && pwd)
 self=$here/$(basename -- "${BASH_SOURCE[0]}")
 
 out=results/bench iters=5000 bw_iters=100000 runs=3 depth=128 cq_mod=100 quick=0
-metrics=$ALL_METRICS netmem_args='' force_vm=0 tmo='' inner=0 run_dir=''
+metrics=$ALL_METRICS netmem_args='' force_vm=0 tmo='' inner=0 run_dir='' summarize=''
 iters_set=0 bw_set=0 runs_set=0 metrics_set=0
 while (($#)); do
 	case $1 in
@@ -79,6 +80,7 @@ while (($#)); do
 	--timeout) tmo=${2:?--timeout needs a value}; shift ;;
 	--inner) inner=1 ;;
 	--run-dir) run_dir=${2:?}; shift ;;
+	--summarize) summarize=${2:?--summarize needs a run directory}; shift ;;
 	-h | --help) usage; exit 0 ;;
 	*) usage >&2; exit 2 ;;
 	esac
@@ -332,6 +334,66 @@ rows_for() {
 	esac
 }
 
+# Builds summary.json and table.txt of a run directory from context.json, samples.jsonl,
+# failures.jsonl and commands.txt, and prints the table. Also reachable as --summarize DIR.
+write_summary() {
+	local dir=$1 m rowdefs='' nmfile
+	[ -s "$dir/context.json" ] || { say "$dir has no context.json"; return 1; }
+	for m in $(jq -r '.params.metrics[]' "$dir/context.json"); do rowdefs+=$(rows_for "$m")$'\n'; done
+	nmfile=$(find "$dir/raw" -name '*.netmem.1.json' 2>/dev/null | sort | head -n1)
+	touch "$dir/samples.jsonl" "$dir/failures.jsonl" "$dir/commands.txt"
+	jq --slurpfile s "$dir/samples.jsonl" --slurpfile f "$dir/failures.jsonl" --arg rows "$rowdefs" \
+		--arg commands "$(grep -v '^#' "$dir/commands.txt")" \
+		--argjson nm "$(if [ -n "$nmfile" ]; then jq -c '.meta.runs[0].software' "$nmfile"; else echo null; fi)" '
+	def median: sort | length as $n | if $n == 0 then null
+		elif $n % 2 == 1 then .[($n - 1) / 2] else (.[$n / 2 - 1] + .[$n / 2]) / 2 end;
+	{schema: "netmem-perftest-compare/1"} + . + {
+	  netmem_software: $nm,
+	  commands: ($commands | split("\n") | map(select(length > 0))),
+	  rows: [ $rows | split("\n")[] | select(length > 0) | split("|") as [$id, $lab, $kind, $pq, $nq]
+		| ([$s[] | select(.row == $id and .tool == "perftest")] | sort_by(.run) | map(.value)) as $pv
+		| ([$s[] | select(.row == $id and .tool == "netmem")] | sort_by(.run) | map(.value)) as $nv
+		| ($pv | median) as $pm | ($nv | median) as $nm
+		| (if $pm != null and $nm != null and $pm > 0 then $nm / $pm else null end) as $ratio
+		| {id: $id, metric: $lab, kind: $kind, perftest_quantity: $pq, netmem_quantity: $nq,
+		   perftest: {median: $pm, runs: $pv}, netmem: {median: $nm, runs: $nv},
+		   ratio_netmem_over_perftest: $ratio,
+		   target: (if $kind == "lat" then "0.95 <= ratio <= 1.05" else "ratio >= 0.95" end),
+		   target_met: (if $ratio == null then null
+				elif $kind == "lat" then ($ratio >= 0.95 and $ratio <= 1.05)
+				else $ratio >= 0.95 end)} ],
+	  failures: $f
+	}' "$dir/context.json" >"$dir/summary.json.new" || { say "writing summary.json failed"; return 1; }
+	mv "$dir/summary.json.new" "$dir/summary.json"
+
+	{
+		jq -r '"# \(.note)",
+		       "# median of \(.params.runs) interleaved run(s) per tool; latency -n \(.params.iters); rate -s 64 -t \(.params.depth) -Q \(.params.cq_mod) -n \(.params.bw_iters)" +
+		       (if .params.netmem_extra_args != "" then "; netmem extra args: \(.params.netmem_extra_args)" else "" end)' \
+			"$dir/summary.json"
+		printf '%-30s %12s %12s %8s  %-10s %s\n' metric perftest netmem ratio target verdict
+		jq -r '.rows[] | [.metric, (.perftest.median // "-"), (.netmem.median // "-"),
+			(.ratio_netmem_over_perftest // "-"), .kind,
+			(if .target_met == null then "FAILED to run" elif .target_met then "target met" else "target MISSED" end)] | @tsv' \
+			"$dir/summary.json" |
+			awk -F'\t' '{ tgt = $5 == "lat" ? "0.95-1.05" : ">= 0.95"
+				pf = $2 == "-" ? "-" : sprintf("%.4g", $2); nf = $3 == "-" ? "-" : sprintf("%.4g", $3)
+				rf = $4 == "-" ? "-" : sprintf("%.3f", $4)
+				printf "%-30s %12s %12s %8s  %-10s %s\n", $1, pf, nf, rf, tgt, $6 }'
+		echo
+		echo "# per-run values in run order (perftest | netmem)"
+		jq -r '.rows[] | "\(.metric): \(.perftest.runs | map(tostring) | join(" ")) | \(.netmem.runs | map(tostring) | join(" "))"' \
+			"$dir/summary.json"
+		if [ -s "$dir/failures.jsonl" ]; then
+			echo
+			echo "# FAILED runs"
+			jq -r '"\(.metric) \(.tool) run \(.run): \(.what)"' "$dir/failures.jsonl"
+		fi
+	} >"$dir/table.txt"
+	echo
+	cat "$dir/table.txt"
+}
+
 inner_main() {
 	cd "$repo" || exit 2
 	RAW=$run_dir/raw
@@ -357,6 +419,18 @@ inner_main() {
 	else
 		header="hardware device $dev: perftest and netmem measured side by side in one run, interleaved on one host (loopback through the NIC)"
 	fi
+	jq -n --arg header "$header" --arg dev "$dev" --arg gid "$gid" --arg lane "$lane" \
+		--argjson emulated "$emulated" --arg metrics "$metrics" \
+		--argjson iters "$iters" --argjson bw_iters "$bw_iters" --argjson runs "$runs" \
+		--argjson depth "$depth" --argjson cq_mod "$cq_mod" --arg netmem_args "$netmem_args" \
+		--arg perftest "$(dpkg-query -W -f='${Version}' perftest 2>/dev/null)" \
+		--arg kernel "$(uname -r)" --arg nproc "$(nproc)" '
+	{note: $header, emulated: $emulated, softroce_lane: $lane, device: $dev,
+	 gid_index: (if $gid == "" then null else ($gid | tonumber) end),
+	 system: {kernel: $kernel, cpus: ($nproc | tonumber)}, perftest_version: $perftest,
+	 params: {metrics: ($metrics | split(",")), iters: $iters, bw_iters: $bw_iters, runs: $runs,
+		  depth: $depth, cq_mod: $cq_mod, size_bw: 64, netmem_extra_args: $netmem_args}}' \
+		>"$run_dir/context.json" || exit 1
 	say "$header"
 	say "device $dev, GID index ${gid:-none}; $runs run(s) per tool; latency -n $iters, rate -n $bw_iters -t $depth -Q $cq_mod"
 
@@ -400,74 +474,16 @@ inner_main() {
 		done
 	done
 
-	local rowdefs=
-	for m in "${metric_list[@]}"; do rowdefs+=$(rows_for "$m")$'\n'; done
-	local nmfile
-	nmfile=$(find "$RAW" -name '*.netmem.1.json' | sort | head -n1)
-	jq -n --slurpfile s "$run_dir/samples.jsonl" --slurpfile f "$run_dir/failures.jsonl" \
-		--arg rows "$rowdefs" --arg header "$header" --arg dev "$dev" --arg gid "$gid" \
-		--arg lane "$lane" --argjson emulated "$emulated" --argjson settings "$settings" \
-		--argjson iters "$iters" --argjson bw_iters "$bw_iters" --argjson runs "$runs" \
-		--argjson depth "$depth" --argjson cq_mod "$cq_mod" --arg netmem_args "$netmem_args" \
-		--arg commands "$(cat "$run_dir/commands.txt")" \
-		--arg perftest "$(dpkg-query -W -f='${Version}' perftest 2>/dev/null)" \
-		--argjson nm "$(if [ -n "$nmfile" ]; then jq -c '.meta.runs[0].software' "$nmfile"; else echo null; fi)" \
-		--arg kernel "$(uname -r)" --arg nproc "$(nproc)" '
-	def median: sort | length as $n | if $n == 0 then null
-		elif $n % 2 == 1 then .[($n - 1) / 2] else (.[$n / 2 - 1] + .[$n / 2]) / 2 end;
-	{
-	  schema: "netmem-perftest-compare/1",
-	  note: $header,
-	  emulated: $emulated, softroce_lane: $lane, device: $dev,
-	  gid_index: (if $gid == "" then null else ($gid | tonumber) end),
-	  guest: {kernel: $kernel, cpus: ($nproc | tonumber)},
-	  software: {perftest: $perftest, netmem: $nm},
-	  params: {iters: $iters, bw_iters: $bw_iters, runs: $runs, depth: $depth, cq_mod: $cq_mod,
-		   size_bw: 64, netmem_extra_args: $netmem_args},
-	  perftest_settings: $settings,
-	  commands: ($commands | split("\n") | map(select(length > 0))),
-	  rows: [ $rows | split("\n")[] | select(length > 0) | split("|") as [$id, $label, $kind, $pq, $nq]
-		| ([$s[] | select(.row == $id and .tool == "perftest")] | sort_by(.run) | map(.value)) as $pv
-		| ([$s[] | select(.row == $id and .tool == "netmem")] | sort_by(.run) | map(.value)) as $nv
-		| ($pv | median) as $pm | ($nv | median) as $nm
-		| (if $pm != null and $nm != null and $pm > 0 then $nm / $pm else null end) as $ratio
-		| {id: $id, metric: $label, kind: $kind, perftest_quantity: $pq, netmem_quantity: $nq,
-		   perftest: {median: $pm, runs: $pv}, netmem: {median: $nm, runs: $nv},
-		   ratio_netmem_over_perftest: $ratio,
-		   target: (if $kind == "lat" then "0.95 <= ratio <= 1.05" else "ratio >= 0.95" end),
-		   target_met: (if $ratio == null then null
-				elif $kind == "lat" then ($ratio >= 0.95 and $ratio <= 1.05)
-				else $ratio >= 0.95 end)} ],
-	  failures: $f
-	}' >"$run_dir/summary.json" || { say "writing summary.json failed"; exit 1; }
-
-	{
-		echo "# $header"
-		echo "# median of $runs interleaved run(s) per tool; latency -n $iters; rate -s 64 -t $depth -Q $cq_mod -n $bw_iters"
-		printf '%-30s %12s %12s %8s  %-12s %s\n' metric perftest netmem ratio target verdict
-		jq -r '.rows[] | [.metric, (.perftest.median // "-"), (.netmem.median // "-"),
-			(.ratio_netmem_over_perftest // "-"), .kind,
-			(if .target_met == null then "FAILED to run" elif .target_met then "target met" else "target MISSED" end)] | @tsv' \
-			"$run_dir/summary.json" |
-			awk -F'\t' '{ tgt = $5 == "lat" ? "0.95-1.05" : ">= 0.95"
-				pf = $2 == "-" ? "-" : sprintf("%.4g", $2); nf = $3 == "-" ? "-" : sprintf("%.4g", $3)
-				rf = $4 == "-" ? "-" : sprintf("%.3f", $4)
-				printf "%-30s %12s %12s %8s  %-12s %s\n", $1, pf, nf, rf, tgt, $6 }'
-		echo
-		echo "# per-run values (perftest | netmem), in run order"
-		jq -r '.rows[] | "\(.metric): \(.perftest.runs | map(tostring) | join(" ")) | \(.netmem.runs | map(tostring) | join(" "))"' \
-			"$run_dir/summary.json"
-		if [ -s "$run_dir/failures.jsonl" ]; then
-			echo
-			echo "# FAILED runs"
-			jq -r '"\(.metric) \(.tool) run \(.run): \(.what)"' "$run_dir/failures.jsonl"
-		fi
-	} >"$run_dir/table.txt"
-	echo
-	cat "$run_dir/table.txt"
+	jq --argjson s "$settings" '.perftest_settings = $s' "$run_dir/context.json" >"$run_dir/context.json.new" &&
+		mv "$run_dir/context.json.new" "$run_dir/context.json"
+	write_summary "$run_dir" || exit 1
 	return "$FAILED"
 }
 
+if [ -n "$summarize" ]; then
+	write_summary "$summarize"
+	exit
+fi
 if ((inner)); then
 	[ -n "$run_dir" ] || die "--inner needs --run-dir"
 	inner_main

@@ -1,0 +1,245 @@
+#include "owned_var.h"
+#include "log.h"
+#include <stdlib.h>
+#include <string.h>
+
+/* ---- nm_chan ------------------------------------------------------------ */
+
+void nm_chan_init(nm_chan *ch, nm_mesh *m, const nm_mr *mr, nm_poller *p, int thread, int q,
+		  uint64_t *scratch, uint32_t sq_depth)
+{
+	memset(ch, 0, sizeof *ch);
+	ch->mesh = m;
+	ch->mr = mr;
+	ch->poller = p;
+	ch->thread = thread;
+	ch->q = q;
+	ch->scratch = scratch;
+	ch->sq_depth = sq_depth < 4 ? 4 : sq_depth;
+	ch->dirty = calloc((size_t)m->nranks, sizeof *ch->dirty);
+	ch->unsignaled = calloc((size_t)m->nranks, sizeof *ch->unsignaled);
+	if (!ch->dirty || !ch->unsignaled)
+		nm_fatal("out of memory");
+}
+
+void nm_chan_free(nm_chan *ch)
+{
+	free(ch->dirty);
+	free(ch->unsignaled);
+	ch->dirty = NULL;
+	ch->unsignaled = NULL;
+}
+
+nm_conn *nm_chan_conn(nm_chan *ch, int peer)
+{
+	nm_conn *c = nm_mesh_conn(ch->mesh, ch->thread, peer, ch->q);
+	if (__builtin_expect(!c->qp, 0))
+		nm_fatal("thread %d: no QP %d to rank %d in the mesh (its initiates matrix leaves "
+			 "the pair out%s)", ch->thread, ch->q, peer,
+			 peer == ch->mesh->rank ? "; a word hosted here needs the loopback QP" : "");
+	return c;
+}
+
+/* The peer travels in the wr_id so that a completion retires the right
+ * QP's unsignaled requests. */
+void nm_chan_wait(nm_chan *ch, int n)
+{
+	struct ibv_wc wc[16];
+	while (n > 0) {
+		int got = nm_poll_wait(ch->poller, wc, n < 16 ? n : 16);
+		for (int i = 0; i < got; i++) {
+			uint64_t peer = NM_WRID_PAYLOAD(wc[i].wr_id);
+			if (peer < (uint64_t)ch->mesh->nranks)
+				ch->unsignaled[peer] = 0;
+		}
+		n -= got;
+	}
+}
+
+void nm_chan_write_async(nm_chan *ch, int peer, const void *laddr, size_t roff, uint32_t len)
+{
+	nm_conn *c = nm_chan_conn(ch, peer);
+	/* Unsignaled requests hold their send-queue entries until a later
+	 * completion on the QP: every sq_depth/2 of them, signal one and wait,
+	 * which leaves room for a fence and a READ at any time. */
+	bool sig = ch->unsignaled[peer] + 1 >= ch->sq_depth / 2;
+	nm_post_rw(c, NM_OP_WRITE, (void *)laddr, nm_chan_lkey(ch), nm_chan_raddr(ch, peer, roff), len,
+		   NM_WRID(NM_OP_WRITE, peer), sig);
+	ch->dirty[peer] = 1;
+	if (sig)
+		nm_chan_wait(ch, 1);
+	else
+		ch->unsignaled[peer]++;
+}
+
+void nm_chan_read_post(nm_chan *ch, int peer, void *laddr, size_t roff, uint32_t len)
+{
+	nm_post_rw(nm_chan_conn(ch, peer), NM_OP_READ, laddr, nm_chan_lkey(ch),
+		   nm_chan_raddr(ch, peer, roff), len, NM_WRID(NM_OP_READ, peer), true);
+}
+
+void nm_chan_fence(nm_chan *ch)
+{
+	int n = 0;
+	for (int p = 0; p < ch->mesh->nranks; p++)
+		if (ch->dirty[p]) {
+			nm_post_fence(nm_chan_conn(ch, p), NM_WRID(NM_OP_FENCE, p));
+			ch->dirty[p] = 0;
+			n++;
+		}
+	ch->fences += (uint64_t)n;
+	nm_chan_wait(ch, n);
+}
+
+/* ---- owned_var ---------------------------------------------------------- */
+
+#define FNV_OFFSET 0xcbf29ce484222325ull
+#define FNV_PRIME 0x100000001b3ull
+
+static size_t round8(size_t v) { return (v + 7) & ~(size_t)7; }
+
+size_t nm_ov_slot_bytes(uint32_t len) { return len <= 8 ? 8 : round8(len) + 8; }
+
+uint64_t nm_ov_checksum(const void *p, size_t len)
+{
+	const uint8_t *b = p;
+	uint64_t h = FNV_OFFSET;
+	for (size_t i = 0; i < round8(len); i++) {
+		h ^= i < len ? b[i] : 0;
+		h *= FNV_PRIME;
+	}
+	return h;
+}
+
+static uint8_t *slot(const nm_ov *v, const nm_mr *mr) { return (uint8_t *)mr->buf + v->off; }
+
+/* Stores the value word by word (each aligned 8-byte store is untorn), then
+ * the checksum after a release fence: a reader that sees the new checksum
+ * and old words, or the reverse, sees a mismatch and retries. */
+static void put(const nm_ov *v, const nm_mr *mr, const void *val)
+{
+	uint64_t *w = (uint64_t *)slot(v, mr);
+	if (v->len <= 8) {
+		uint64_t x = 0;
+		memcpy(&x, val, v->len);
+		__atomic_store_n(w, x, __ATOMIC_RELEASE);
+		return;
+	}
+	size_t words = round8(v->len) / 8;
+	const uint8_t *src = val;
+	for (size_t i = 0; i < words; i++) {
+		uint64_t x = 0;
+		size_t n = v->len - i * 8 < 8 ? v->len - i * 8 : 8;
+		memcpy(&x, src + i * 8, n);
+		__atomic_store_n(&w[i], x, __ATOMIC_RELAXED);
+	}
+	__atomic_store_n(&w[words], nm_ov_checksum(val, v->len), __ATOMIC_RELEASE);
+}
+
+void nm_ov_init(nm_ov *v, const nm_mr *mr, size_t off, uint32_t len, int owner, int me,
+		const void *initial)
+{
+	if (off % 8 || len == 0 || off + nm_ov_slot_bytes(len) > mr->len)
+		nm_fatal("owned_var at offset %zu, %u bytes: not 8-aligned, empty or beyond the "
+			 "registered memory (%zu bytes)", off, len, mr->len);
+	*v = (nm_ov){.off = off, .len = len, .owner = owner, .me = me};
+	if (initial) {
+		put(v, mr, initial);
+	} else {
+		uint8_t *zeros = calloc(1, len);
+		if (!zeros)
+			nm_fatal("out of memory");
+		put(v, mr, zeros);
+		free(zeros);
+	}
+}
+
+void nm_ov_store(const nm_ov *v, const nm_mr *mr, const void *val)
+{
+	if (__builtin_expect(v->me != v->owner, 0))
+		nm_fatal("owned_var at offset %zu: rank %d stores, but rank %d owns it", v->off, v->me,
+			 v->owner);
+	put(v, mr, val);
+}
+
+bool nm_ov_load(const nm_ov *v, const nm_mr *mr, void *out)
+{
+	const uint64_t *w = (const uint64_t *)slot(v, mr);
+	if (v->len <= 8) {
+		uint64_t x = __atomic_load_n(w, __ATOMIC_ACQUIRE);
+		memcpy(out, &x, v->len);
+		return true;
+	}
+	size_t words = round8(v->len) / 8;
+	uint8_t *dst = out;
+	uint64_t sum = __atomic_load_n(&w[words], __ATOMIC_ACQUIRE);
+	for (size_t i = 0; i < words; i++) {
+		uint64_t x = __atomic_load_n(&w[i], __ATOMIC_RELAXED);
+		size_t n = v->len - i * 8 < 8 ? v->len - i * 8 : 8;
+		memcpy(dst + i * 8, &x, n);
+	}
+	__atomic_thread_fence(__ATOMIC_ACQUIRE);
+	return nm_ov_checksum(out, v->len) == sum;
+}
+
+void nm_ov_push(nm_chan *ch, const nm_ov *v, int peer)
+{
+	if (__builtin_expect(v->me != v->owner, 0))
+		nm_fatal("owned_var at offset %zu: rank %d pushes, but rank %d owns it", v->off, v->me,
+			 v->owner);
+	uint32_t bytes = (uint32_t)nm_ov_slot_bytes(v->len);
+	nm_conn *c = nm_chan_conn(ch, peer);
+	if (bytes <= 8 || bytes <= c->max_inline) {
+		nm_chan_write_async(ch, peer, slot(v, ch->mr), v->off, bytes);
+		return;
+	}
+	nm_post_rw(c, NM_OP_WRITE, slot(v, ch->mr), nm_chan_lkey(ch), nm_chan_raddr(ch, peer, v->off),
+		   bytes, NM_WRID(NM_OP_WRITE, peer), true);
+	ch->dirty[peer] = 1;   /* completion at the requester is not placement */
+	nm_chan_wait(ch, 1);
+}
+
+/* A torn copy is pulled again; a value that stays torn for this many
+ * attempts means the owner died in the middle of a store. */
+#define PULL_ATTEMPTS 1000000
+
+void nm_ov_pull_many(nm_chan *ch, const nm_ov *const *vs, void *const *outs, int n)
+{
+	int pending = n;
+	uint8_t *done = calloc((size_t)n ? (size_t)n : 1, 1);
+	if (!done)
+		nm_fatal("out of memory");
+	for (long attempt = 0; pending > 0; attempt++) {
+		if (attempt == PULL_ATTEMPTS)
+			nm_fatal("owned_var pull: a copy stayed torn for %d READs (its owner stopped "
+				 "in the middle of a store?)", PULL_ATTEMPTS);
+		int posted = 0;
+		for (int i = 0; i < n; i++) {
+			const nm_ov *v = vs[i];
+			if (done[i] || v->owner == v->me)
+				continue;
+			nm_chan_read_post(ch, v->owner, slot(v, ch->mr), v->off,
+					  (uint32_t)nm_ov_slot_bytes(v->len));
+			posted++;
+		}
+		nm_chan_wait(ch, posted);
+		for (int i = 0; i < n; i++) {
+			if (done[i])
+				continue;
+			if (nm_ov_load(vs[i], ch->mr, outs[i])) {
+				done[i] = 1;
+				pending--;
+			} else {
+				ch->torn_retries++;
+			}
+		}
+	}
+	free(done);
+}
+
+void nm_ov_pull(nm_chan *ch, const nm_ov *v, void *out)
+{
+	const nm_ov *vs[1] = {v};
+	void *outs[1] = {out};
+	nm_ov_pull_many(ch, vs, outs, 1);
+}
