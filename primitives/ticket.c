@@ -75,7 +75,9 @@ enum { ST_GLOBAL, ST_HANDOVER, ST_POLLS, ST_LIMIT };
 
 #define NEXT_OFF 0
 #define SERVING_OFF 8
-#define YIELD_AFTER 4096
+/* Spin-then-yield thresholds: local spins, then failed global polls. */
+#define LOCAL_SPINS 256
+#define GLOBAL_POLLS 16
 
 typedef struct ticket_local {
 	_Atomic uint64_t next;      /* local tickets handed out */
@@ -129,7 +131,7 @@ static void ticket_acquire(nm_lock_thread *t, int key)
 	/* Local FIFO: one thread of this rank at a time past this point. */
 	uint64_t mine = atomic_fetch_add_explicit(&l->next, 1, memory_order_relaxed);
 	for (uint32_t spins = 0; atomic_load_explicit(&l->serving, memory_order_acquire) != mine;) {
-		if (spins < YIELD_AFTER) {
+		if (spins < LOCAL_SPINS) {
 			spins++;
 			nm_cpu_relax();
 		} else {
@@ -144,9 +146,14 @@ static void ticket_acquire(nm_lock_thread *t, int key)
 	int home = nm_lock_home(e, key);
 	uint64_t tk = nm_lock_faa(t, home, nm_lock_addr(e, &nm_ticketlock, key, NEXT_OFF), 1);
 	uint64_t serving_addr = nm_lock_addr(e, &nm_ticketlock, key, SERVING_OFF);
-	while (nm_lock_read64(t, home, serving_addr) != tk) {
+	for (uint32_t polls = 0; nm_lock_read64(t, home, serving_addr) != tk;) {
 		t->stat[ST_POLLS]++;
-		nm_cpu_relax();
+		if (polls < GLOBAL_POLLS) {
+			polls++;
+			nm_cpu_relax();
+		} else {
+			sched_yield();
+		}
 	}
 	t->stat[ST_GLOBAL]++;
 	l->global_ticket = tk;

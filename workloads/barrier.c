@@ -19,9 +19,11 @@
  *            (RDMA FAA; rank 0 through its loopback QP) after its loop; rank
  *            0 reads it back and requires exactly K.
  * --inject no-wait breaks the barrier on purpose (rank 0 leaves every episode
- * without waiting for anyone: for sst it skips the spin, for mpi it posts
- * MPI_Ibarrier and waits for those only after the loop), so the epoch check
- * must report violations and the point must come out invalid.
+ * without waiting for anyone: for sst it skips the spin; for mpi every
+ * participant uses MPI_Ibarrier, since a nonblocking collective does not
+ * match a blocking one, and rank 0 waits for its requests only after the
+ * loop), so the epoch check must report violations and the point must come
+ * out invalid.
  *
  * Decisions the paper leaves open (and what we chose):
  *  - TEST_ITERS is --iters (default 1000). Fig. 1b has no warm-up; we run
@@ -248,11 +250,15 @@ static void participant_loop(bjob *j)
 	const nm_ov **vs = calloc((size_t)j->K, sizeof *vs);
 	void **outs = calloc((size_t)j->K, sizeof *outs);
 	rec *recs = calloc((size_t)j->K, sizeof *recs);
-	MPI_Request *reqs = NULL;
-	bool ibarrier = !j->sst && j->inject && j->rank == 0;
-	if (ibarrier)
+	/* Injected fault, mpi: rank 0 does not wait for its barriers. It must
+	 * use MPI_Ibarrier, and then so must everyone, because blocking and
+	 * nonblocking collectives do not match each other (MPI-3.1 5.12); the
+	 * others wait for theirs at once. */
+	MPI_Request *reqs = NULL, one;
+	bool ibarrier = !j->sst && j->inject;
+	if (ibarrier && j->rank == 0)
 		reqs = calloc(total, sizeof *reqs);
-	if (!vs || !outs || !recs || (ibarrier && !reqs))
+	if (!vs || !outs || !recs || (ibarrier && j->rank == 0 && !reqs))
 		nm_fatal("out of memory");
 	if (j->sst && j->inject && j->rank == 0)
 		j->bar.no_wait = true;
@@ -264,8 +270,10 @@ static void participant_loop(bjob *j)
 		uint64_t t0 = nm_ticks();
 		if (j->sst)
 			nm_barrier_wait(&j->bar, &j->cb);
-		else if (ibarrier)
+		else if (ibarrier && j->rank == 0)
 			MPI_Ibarrier(j->sub, &reqs[k - 1]);
+		else if (ibarrier)
+			MPI_Ibarrier(j->sub, &one), MPI_Wait(&one, MPI_STATUS_IGNORE);
 		else
 			MPI_Barrier(j->sub);
 		uint64_t t1 = nm_ticks();
@@ -283,7 +291,7 @@ static void participant_loop(bjob *j)
 		j->me.fences = j->cb.fences - fences0;
 		nm_chan_fence(&j->cb);   /* place the last pushes before teardown */
 	}
-	if (ibarrier)
+	if (ibarrier && j->rank == 0)
 		MPI_Waitall((int)total, reqs, MPI_STATUSES_IGNORE);
 	free(reqs);
 	free(vs);
