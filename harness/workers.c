@@ -32,7 +32,7 @@ static void *trampoline(void *p)
 
 /* Ranks that share a host must not pin their threads onto the same cores:
  * offset by the node-local rank the launcher exports. */
-static int local_rank(void)
+int nm_local_rank(void)
 {
 	static const char *vars[] = {"OMPI_COMM_WORLD_LOCAL_RANK", "MPI_LOCALRANKID",
 				     "MV2_COMM_WORLD_LOCAL_RANK", "SLURM_LOCALID"};
@@ -56,7 +56,7 @@ void nm_workers_run(int n, int numa_node, void (*setup)(nm_worker *), void (*bod
 	slot *s = calloc((size_t)n, sizeof *s);
 	pthread_t *tid = calloc((size_t)n, sizeof *tid);
 	atomic_int ready = 0, go = 0, done = 0;
-	int first = local_rank() * n;
+	int first = nm_local_rank() * n;
 	if (!s || !tid)
 		nm_fatal("out of memory");
 	for (int i = 0; i < n; i++) {

@@ -11,6 +11,10 @@ typedef struct nm_worker {
 	void *arg;
 } nm_worker;
 
+/* This process's index among the ranks on its host (from the launcher's
+ * environment; 0 when unknown), so ranks sharing a host can use distinct cores. */
+int nm_local_rank(void);
+
 /* setup(w) runs on every worker before the barrier (allocate, touch memory),
  * body(w) after the release. The calling (main) thread takes part in the
  * job-wide barrier, then waits, ending the job if a worker fails fatally.

@@ -21,3 +21,24 @@ expect_usage() {
 	fi
 	rm -f "$err"
 }
+
+# Integration-test helpers: nm_setup SUBCOMMAND sets up a temp dir and mpirun
+# for real-verbs runs; then
+#   nm_run NAME NP ARGS...  runs `netmem SUBCOMMAND` into $tmp/NAME.json
+#   nm_rc NAME              its exit status
+#   nm_jq NAME FILTER       succeeds when jq FILTER holds on its document
+nm_setup() {
+	NM_SUB=$1
+	N=bin/netmem
+	tmp=$(mktemp -d); trap 'rm -rf "$tmp"' EXIT
+	export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
+	MPI="mpirun --oversubscribe --bind-to none"
+	Q="--progress=false"
+}
+nm_run() {
+	name=$1; np=$2; shift 2
+	$MPI -np "$np" $N "$NM_SUB" $Q --output "$tmp/$name.json" "$@" >"$tmp/$name.out" 2>"$tmp/$name.err"
+	echo $? >"$tmp/$name.rc"
+}
+nm_rc() { cat "$tmp/$1.rc"; }
+nm_jq() { jq -e "$2" "$tmp/$1.json" >/dev/null 2>&1; }

@@ -4,30 +4,22 @@
 # in test_alock.sh and test_ticket_mpi.sh.
 cd "$(dirname "$0")/../.." || exit 1
 . tests/lib.sh
-N=bin/netmem
-tmp=$(mktemp -d); trap 'rm -rf "$tmp"' EXIT
-export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
-MPI="mpirun --oversubscribe --bind-to none"
-Q="--progress=false"
-run() { name=$1; np=$2; shift 2; $MPI -np "$np" $N lock $Q --output "$tmp/$name.json" "$@" \
-	>"$tmp/$name.out" 2>"$tmp/$name.err"; echo $? >"$tmp/$name.rc"; }
-rc() { cat "$tmp/$1.rc"; }
-jqf() { jq -e "$2" "$tmp/$1.json" >/dev/null 2>&1; }
+nm_setup lock
 
 # spinlock, 3 ranks x 2 threads, high contention, every locality
 # (a spinlock is unfair: bound contended runs by time, not by operations)
-run spin 3 --lock spin -K 3 -p 0,50,100 -T 2 -D 1 --warmup 0
-check "spin, 3 ranks x 2 threads, 3 locks, p_local 0/50/100: exit 0" [ "$(rc spin)" = 0 ]
-check "spin: all points valid, counters equal acquisitions" jqf spin '(.points | length) == 3 and all(.points[]; .valid and .checks.mutual_exclusion.ok and .checks.mutual_exclusion.acquisitions == .metrics.ops)'
-check "spin: latency and throughput reported" jqf spin 'all(.points[]; .metrics.ops > 0 and .metrics.ops_per_sec > 0 and .metrics.lat.p50 > 0 and (.metrics.lat_cdf | length) > 0)'
+nm_run spin 3 --lock spin -K 3 -p 0,50,100 -T 2 -D 1 --warmup 0
+check "spin, 3 ranks x 2 threads, 3 locks, p_local 0/50/100: exit 0" [ "$(nm_rc spin)" = 0 ]
+check "spin: all points valid, counters equal acquisitions" nm_jq spin '(.points | length) == 3 and all(.points[]; .valid and .checks.mutual_exclusion.ok and .checks.mutual_exclusion.acquisitions == .metrics.ops)'
+check "spin: latency and throughput reported" nm_jq spin 'all(.points[]; .metrics.ops > 0 and .metrics.ops_per_sec > 0 and .metrics.lat.p50 > 0 and (.metrics.lat_cdf | length) > 0)'
 
 # one lock contended by every rank (fewer locks than ranks), node sweep in one job
-run one 3 --lock spin -K 1 -N 2,3 -T 1 -D 1 --warmup 0
-check "single lock, --nodes 2,3 in one job: valid, nodes recorded" jqf one '(.points | length) == 2 and all(.points[]; .valid) and ([.points[].effective.nodes] == [2, 3])'
+nm_run one 3 --lock spin -K 1 -N 2,3 -T 1 -D 1 --warmup 0
+check "single lock, --nodes 2,3 in one job: valid, nodes recorded" nm_jq one '(.points | length) == 2 and all(.points[]; .valid) and ([.points[].effective.nodes] == [2, 3])'
 
 # the check catches a thread that skips the lock
-run race 3 --lock spin -K 1 -T 2 -D 2 --warmup 0 --cs-ns 200000 --inject race
-check "a thread skipping the lock: exit 1, counters wrong, point invalid" sh -c "[ \"$(rc race)\" = 1 ] && jq -e '.points[0].valid == false and .points[0].checks.mutual_exclusion.counters_wrong > 0' $tmp/race.json"
+nm_run race 3 --lock spin -K 1 -T 2 -D 2 --warmup 0 --cs-ns 200000 --inject race
+check "a thread skipping the lock: exit 1, counters wrong, point invalid" sh -c "[ \"$(nm_rc race)\" = 1 ] && jq -e '.points[0].valid == false and .points[0].checks.mutual_exclusion.counters_wrong > 0' $tmp/race.json"
 
 expect_usage "more nodes than ranks" $MPI -np 2 $N lock $Q --nodes 3
 expect_usage "p_local above 100" $MPI -np 2 $N lock $Q -p 101

@@ -4,58 +4,48 @@
 # Runs where an RDMA device exists (inside tests/vm/netmem-vm in CI).
 cd "$(dirname "$0")/../.." || exit 1
 . tests/lib.sh
-N=bin/netmem
-tmp=$(mktemp -d); trap 'rm -rf "$tmp"' EXIT
-export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
-MPI="mpirun --oversubscribe --bind-to none"
-Q="--progress=false"
-
-# run NAME NP ARGS...: runs netmem ops into $tmp/NAME.json, keeps the status
-run() { name=$1; np=$2; shift 2; $MPI -np "$np" $N ops $Q --output "$tmp/$name.json" "$@" \
-	>"$tmp/$name.out" 2>"$tmp/$name.err"; echo $? >"$tmp/$name.rc"; }
-rc() { cat "$tmp/$1.rc"; }
-jqf() { jq -e "$2" "$tmp/$1.json" >/dev/null 2>&1; }
+nm_setup ops
 
 # 1. every op, latency mode, 2 ranks: rank 0 -> rank 1 (perftest's shape)
-run lat2 2 --op read,write,cas,faa -n 200
-check "2 ranks, lat: exit 0" [ "$(rc lat2)" = 0 ]
-check "2 ranks, lat: document is valid JSON with schema" jqf lat2 '.schema == "netmem-result/1"'
-check "2 ranks, lat: 4 points, all valid" jqf lat2 '(.points | length) == 4 and all(.points[]; .valid)'
-check "2 ranks, lat: 200 measured ops per point" jqf lat2 'all(.points[]; .metrics.ops == 200)'
-check "2 ranks, lat: percentiles ordered" jqf lat2 'all(.points[]; .metrics.lat.min <= .metrics.lat.p50 and .metrics.lat.p50 <= .metrics.lat.p99 and .metrics.lat.p99 <= .metrics.lat.max)'
-check "2 ranks, lat: WRITE read back equals what was written" jqf lat2 '.points[] | select(.params.op == "write") | .checks.data.checked == 1 and .checks.data.mismatches == 0'
-check "2 ranks, lat: metadata names the NIC and marks it emulated" jqf lat2 '.meta.runs[0].ranks[0].nic.device != null and .meta.runs[0].emulated == true and (.meta.runs[0].timing_note | test("emulated"))'
-check "2 ranks, lat: metadata has versions and command line" jqf lat2 '.meta.runs[0].software.rdma_core != null and .meta.runs[0].software.mpi != null and (.meta.runs[0].command_line | test("ops"))'
+nm_run lat2 2 --op read,write,cas,faa -n 200
+check "2 ranks, lat: exit 0" [ "$(nm_rc lat2)" = 0 ]
+check "2 ranks, lat: document is valid JSON with schema" nm_jq lat2 '.schema == "netmem-result/1"'
+check "2 ranks, lat: 4 points, all valid" nm_jq lat2 '(.points | length) == 4 and all(.points[]; .valid)'
+check "2 ranks, lat: 200 measured ops per point" nm_jq lat2 'all(.points[]; .metrics.ops == 200)'
+check "2 ranks, lat: percentiles ordered" nm_jq lat2 'all(.points[]; .metrics.lat.min <= .metrics.lat.p50 and .metrics.lat.p50 <= .metrics.lat.p99 and .metrics.lat.p99 <= .metrics.lat.max)'
+check "2 ranks, lat: WRITE read back equals what was written" nm_jq lat2 '.points[] | select(.params.op == "write") | .checks.data.checked == 1 and .checks.data.mismatches == 0'
+check "2 ranks, lat: metadata names the NIC and marks it emulated" nm_jq lat2 '.meta.runs[0].ranks[0].nic.device != null and .meta.runs[0].emulated == true and (.meta.runs[0].timing_note | test("emulated"))'
+check "2 ranks, lat: metadata has versions and command line" nm_jq lat2 '.meta.runs[0].software.rdma_core != null and .meta.runs[0].software.mpi != null and (.meta.runs[0].command_line | test("ops"))'
 check "2 ranks, lat: perftest-style table on stdout" grep -q 't_typical' "$tmp/lat2.out"
 
 # 2. every op, windowed, 3 ranks x 2 threads, everyone to everyone (incl. loopback)
-run bw3 3 --op read,write,cas,faa --mode bw -t 16 -Q 4 -T 2 --initiators all --targets all -n 400
-check "3 ranks x 2 threads, bw, all-to-all: exit 0" [ "$(rc bw3)" = 0 ]
-check "3 ranks x 2 threads, bw: all points valid" jqf bw3 '(.points | length) == 4 and all(.points[]; .valid)'
-check "3 ranks x 2 threads, bw: throughput reported" jqf bw3 'all(.points[]; .metrics.ops_per_sec > 0 and .metrics.mib_per_sec > 0)'
-check "3 ranks x 2 threads, bw: FAA total exact (6 threads x 440 ops)" jqf bw3 '.points[] | select(.params.op == "faa") | .checks.faa_counters.total_added == 2640 and .checks.faa_counters.ok'
-check "3 ranks x 2 threads, bw: CAS words equal swaps issued" jqf bw3 '.points[] | select(.params.op == "cas") | .checks.data.checked == 18 and .checks.data.mismatches == 0'
+nm_run bw3 3 --op read,write,cas,faa --mode bw -t 16 -Q 4 -T 2 --initiators all --targets all -n 400
+check "3 ranks x 2 threads, bw, all-to-all: exit 0" [ "$(nm_rc bw3)" = 0 ]
+check "3 ranks x 2 threads, bw: all points valid" nm_jq bw3 '(.points | length) == 4 and all(.points[]; .valid)'
+check "3 ranks x 2 threads, bw: throughput reported" nm_jq bw3 'all(.points[]; .metrics.ops_per_sec > 0 and .metrics.mib_per_sec > 0)'
+check "3 ranks x 2 threads, bw: FAA total exact (6 threads x 440 ops)" nm_jq bw3 '.points[] | select(.params.op == "faa") | .checks.faa_counters.total_added == 2640 and .checks.faa_counters.ok'
+check "3 ranks x 2 threads, bw: CAS words equal swaps issued" nm_jq bw3 '.points[] | select(.params.op == "cas") | .checks.data.checked == 18 and .checks.data.mismatches == 0'
 
 # 3. four ranks hammer one FAA counter (contention on one word)
-run faa4 4 --op faa --initiators all --targets 0 -n 250 --warmup 0
-check "4 ranks on one counter: exact FAA total (1000)" jqf faa4 '.points[0].valid and .points[0].checks.faa_counters.total_added == 1000'
+nm_run faa4 4 --op faa --initiators all --targets 0 -n 250 --warmup 0
+check "4 ranks on one counter: exact FAA total (1000)" nm_jq faa4 '.points[0].valid and .points[0].checks.faa_counters.total_added == 1000'
 
 # 4. loopback through the NIC on a single rank, several sizes and 2 QPs
-run self1 1 --op read,write --targets self -s 8,4k,64k -q 2 -n 50
-check "1 rank loopback, sizes and 2 QPs: all valid" jqf self1 '(.points | length) == 6 and all(.points[]; .valid)'
+nm_run self1 1 --op read,write --targets self -s 8,4k,64k -q 2 -n 50
+check "1 rank loopback, sizes and 2 QPs: all valid" nm_jq self1 '(.points | length) == 6 and all(.points[]; .valid)'
 
 # 5. the checks catch damage: the point is recorded invalid and the job fails
 for op in read write cas faa; do
-	run "inj_$op" 2 --op "$op" -n 50 --inject corrupt
-	check "injected $op damage: exit 1 and point invalid" sh -c "[ \"$(rc inj_$op)\" = 1 ] && jq -e '.points[0].valid == false' $tmp/inj_$op.json"
+	nm_run "inj_$op" 2 --op "$op" -n 50 --inject corrupt
+	check "injected $op damage: exit 1 and point invalid" sh -c "[ \"$(nm_rc inj_$op)\" = 1 ] && jq -e '.points[0].valid == false' $tmp/inj_$op.json"
 done
 
 # 6. a failed completion names rank, peer and operation and ends the job
-run rkey 2 --op read -n 20 --inject rkey
-check "wrong rkey: job fails naming rank, peer and op" sh -c "[ \"$(rc rkey)\" != 0 ] && grep -q 'rank 0 .*READ to rank 1 failed' $tmp/rkey.err"
+nm_run rkey 2 --op read -n 20 --inject rkey
+check "wrong rkey: job fails naming rank, peer and op" sh -c "[ \"$(nm_rc rkey)\" != 0 ] && grep -q 'rank 0 .*READ to rank 1 failed' $tmp/rkey.err"
 
 # 7. resume: finished points are kept and skipped
-run res 2 --op read -s 8,16,32 -n 20
+nm_run res 2 --op read -s 8,16,32 -n 20
 jq 'del(.points[2]) | del(.summary[2])' "$tmp/res.json" >"$tmp/cut.json" && mv "$tmp/cut.json" "$tmp/res.json"
 $MPI -np 2 $N ops $Q --output "$tmp/res.json" --op read -s 8,16,32 -n 20 --resume >/dev/null 2>"$tmp/res2.err"
 check "resume: reruns only the missing point" sh -c "grep -q '1 point(s) run, 2 resumed' $tmp/res2.err && jq -e '(.points | length) == 3 and (.meta.runs | length) == 2' $tmp/res.json"
@@ -63,16 +53,16 @@ expect_usage "existing output without --resume" $MPI -np 2 $N ops $Q --output "$
 expect_usage "resume with another configuration" $MPI -np 2 $N ops $Q --output "$tmp/res.json" --op write -n 20 --resume
 
 # 8. repetitions: summary holds the geometric mean
-run reps 2 --op read -n 50 --reps 3
-check "3 repetitions: 3 points, one summary entry" jqf reps '(.points | length) == 3 and (.summary | length) == 1 and .summary[0].reps == 3 and .summary[0].geomean["lat.p50"] > 0'
+nm_run reps 2 --op read -n 50 --reps 3
+check "3 repetitions: 3 points, one summary entry" nm_jq reps '(.points | length) == 3 and (.summary | length) == 1 and .summary[0].reps == 3 and .summary[0].geomean["lat.p50"] > 0'
 
 # 9. a whole sweep from a config file
 cat >"$tmp/sweep.json" <<JSON
 {"experiment": "ops", "description": "small sweep",
  "params": {"op": ["read", "faa"], "mode": ["lat", "bw"], "iters": 100, "output": "$tmp/cfg.json", "progress": false}}
 JSON
-$MPI -np 2 $N run "$tmp/sweep.json" >/dev/null 2>"$tmp/cfg.err"
-check "netmem run CONFIG: 4 points, all valid" jq -e '(.points | length) == 4 and all(.points[]; .valid)' "$tmp/cfg.json"
+$MPI -np 2 $N nm_run "$tmp/sweep.json" >/dev/null 2>"$tmp/cfg.err"
+check "netmem nm_run CONFIG: 4 points, all valid" jq -e '(.points | length) == 4 and all(.points[]; .valid)' "$tmp/cfg.json"
 
 # 10. device-level bad input, from rank 0 only
 expect_usage "device that does not exist" $MPI -np 2 $N ops -d mlx9_9
