@@ -5,7 +5,7 @@
 #   ./run_all.sh --hostfile HOSTS        paper scale on a cluster, one rank per host
 #
 # Options: --scale quick|paper (default: quick without a hostfile, paper with),
-#          --np N (ranks; default 2), --out DIR (default results/<scale>),
+#          --np N (ranks for configs without a "ranks" key; default 2), --out DIR (default results/<scale>),
 #          --only NAME (one config, e.g. ops-lat), --mpirun-args "..." (extra
 #          mpirun flags, e.g. "-x NETMEM_DEV" or "--mca btl self,tcp").
 # Every config resumes: rerunning continues where an interrupted run stopped.
@@ -33,7 +33,14 @@ mkdir -p "$out"
 [ -x bin/netmem ] || make -j"$(nproc)" >/dev/null || { echo "run_all.sh: build failed (run make)" >&2; exit 1; }
 
 # config name -> plot script
-declare -A plot=([ops-lat]=ops_latency [ops-atomic-lat]=ops_atomic_latency [ops-bw]=ops_throughput)
+declare -A plot=([ops-lat]=ops_latency [ops-atomic-lat]=ops_atomic_latency [ops-bw]=ops_throughput
+	[barrier]=barrier)
+
+# Ranks for a config: its top-level "ranks" if it has one, else --np.
+ranks_for() {
+	r=$(sed -n 's/.*"ranks"[[:space:]]*:[[:space:]]*\([0-9][0-9]*\).*/\1/p' "$1" | head -1)
+	echo "${r:-$np}"
+}
 
 jobs=""
 for cfg in configs/"$scale"/*.json; do
@@ -50,9 +57,9 @@ script=$(mktemp); trap 'rm -f "$script"' EXIT
 	echo "set -u; status=0"
 	for name in $jobs; do
 		if [ -n "$hostfile" ]; then
-			echo "$mpi --hostfile '$hostfile' --map-by node -np $np $extra bin/netmem run configs/$scale/$name.json --output '$out/$name.json' --resume || status=1"
+			echo "$mpi --hostfile '$hostfile' --map-by node -np $(ranks_for "configs/$scale/$name.json") $extra bin/netmem run configs/$scale/$name.json --output '$out/$name.json' --resume || status=1"
 		else
-			echo "$mpi --oversubscribe -np $np $extra bin/netmem run configs/$scale/$name.json --output '$out/$name.json' --resume || status=1"
+			echo "$mpi --oversubscribe -np $(ranks_for "configs/$scale/$name.json") $extra bin/netmem run configs/$scale/$name.json --output '$out/$name.json' --resume || status=1"
 		fi
 	done
 	echo 'exit $status'

@@ -159,11 +159,18 @@ static const nm_experiment *load_config(const char *path, json_t **params, char 
 	const char *key;
 	json_t *v;
 	json_object_foreach(cfg, key, v) {
-		if (strcmp(key, "experiment") && strcmp(key, "params") && strcmp(key, "description")) {
-			snprintf(err, errlen, "%s: unknown top-level key '%s' (expected experiment, params, description)",
-				 path, key);
+		if (strcmp(key, "experiment") && strcmp(key, "params") && strcmp(key, "description") &&
+		    strcmp(key, "ranks")) {
+			snprintf(err, errlen, "%s: unknown top-level key '%s' (expected experiment, params, "
+				 "description, ranks)", path, key);
 			return NULL;
 		}
+	}
+	/* "ranks": how many ranks run_all.sh launches for this config. */
+	json_t *ranks = json_object_get(cfg, "ranks");
+	if (ranks && (!json_is_integer(ranks) || json_integer_value(ranks) < 1)) {
+		snprintf(err, errlen, "%s: \"ranks\" must be a positive integer", path);
+		return NULL;
 	}
 	json_t *name = json_object_get(cfg, "experiment");
 	if (!json_is_string(name)) {

@@ -88,6 +88,7 @@
 #include "rdma.h"
 #include "stats.h"
 #include "topo.h"
+#include "workers.h"
 #include <inttypes.h>
 #include <mpi.h>
 #include <pthread.h>
@@ -177,20 +178,6 @@ static int barrier_validate(const json_t *pt, int nranks, char *err, size_t len)
 		snprintf(err, len, "--inject %s needs at least 2 ranks taking part (it breaks the "
 			 "barrier between rank 0 and the others)", nm_cfg_str(pt, "inject"));
 		return -1;
-	}
-	return 0;
-}
-
-/* Ranks sharing a host must not pin onto the same core: offset by the
- * node-local rank the launcher exports (as the harness's workers do). */
-static int local_rank(void)
-{
-	static const char *vars[] = {"OMPI_COMM_WORLD_LOCAL_RANK", "MPI_LOCALRANKID",
-				     "MV2_COMM_WORLD_LOCAL_RANK", "SLURM_LOCALID"};
-	for (size_t i = 0; i < sizeof vars / sizeof *vars; i++) {
-		const char *v = getenv(vars[i]);
-		if (v && *v)
-			return atoi(v);
 	}
 	return 0;
 }
@@ -323,10 +310,9 @@ static bool want_yield(const json_t *pt, const rank_info *all, int R, const char
 	int here = 0;
 	for (int r = 0; r < R; r++)
 		here += all[r].part && !strcmp(all[r].host, myhost);
-	cpu_set_t set;
-	int cpus = sched_getaffinity(0, sizeof set, &set) == 0 ? CPU_COUNT(&set)
-							       : (int)sysconf(_SC_NPROCESSORS_ONLN);
-	return here > cpus;
+	/* The host's CPUs, not this rank's affinity: a launcher that binds each
+	 * rank to its own core leaves one CPU in the mask of each. */
+	return here > (int)sysconf(_SC_NPROCESSORS_ONLN);
 }
 
 static void barrier_run(nm_ctx *ctx, const json_t *pt, json_t *out)
@@ -358,6 +344,8 @@ static void barrier_run(nm_ctx *ctx, const json_t *pt, json_t *out)
 	nm_ov_init(&j.release, &j.mr, OFF_RELEASE, 8, 0, j.rank, NULL);
 	nm_av_init(&j.done, &j.mr, OFF_DONE, 0, j.rank, 0);
 	j.entered = calloc((size_t)R, sizeof *j.entered);
+	if (!j.entered)
+		nm_fatal("out of memory");
 	for (int r = 0; r < R; r++) {
 		rec none = {.episode = 0, .rank = (uint64_t)r};
 		nm_ov_init(&j.entered[r], &j.mr, OFF_ENTERED + REC_STRIDE * (size_t)r, sizeof(rec), r,
@@ -388,7 +376,7 @@ static void barrier_run(nm_ctx *ctx, const json_t *pt, json_t *out)
 	cpu_set_t saved;
 	bool have_saved = pthread_getaffinity_np(pthread_self(), sizeof saved, &saved) == 0;
 	if (j.part) {
-		j.me.cpu = nm_topo_pick_cpu(local_rank(), (int)nm_cfg_int(pt, "mem_node"));
+		j.me.cpu = nm_topo_pick_cpu(nm_local_rank(), (int)nm_cfg_int(pt, "mem_node"));
 		if (j.me.cpu >= 0 && nm_topo_pin_self(j.me.cpu) != 0)
 			j.me.cpu = -1;
 	}

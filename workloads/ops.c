@@ -42,11 +42,17 @@
 #include "rdma.h"
 #include "stats.h"
 #include "workers.h"
+#include "../numa/mem.h"
+#include "../numa/nodes.h"
+#include "../numa/pages.h"
+#include "../numa/placement.h"
+#include <errno.h>
 #include <inttypes.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 static const nm_opt ops_opts[] = {
 	{"op", 0, NM_OPT_ENUM, "read", 0, 0, "read,write,cas,faa", NM_OPT_LIST, "operation"},
@@ -72,9 +78,18 @@ static const nm_opt ops_opts[] = {
 	{"interval", 0, NM_OPT_DOUBLE, "0.1", 0.001, 3600, NULL, 0, "throughput sampling interval (s)"},
 	{"mr-size", 0, NM_OPT_SIZE, "0", 0, 1ll << 40, NULL, 0,
 	 "registered memory per rank (0: just enough for every slot)"},
-	{"inject", 0, NM_OPT_ENUM, "none", 0, 0, "none,corrupt,rkey", 0,
+	{"buf-node", 0, NM_OPT_STR, "any", 0, 0, NULL, NM_OPT_LIST,
+	 "NUMA node of each target rank's registered memory, resolved on every rank against its own "
+	 "NIC: nic (the NIC's node), other (the nearest other node), a node number, or any (the "
+	 "kernel's policy, or --mem-node)"},
+	{"cpu-node", 0, NM_OPT_STR, "any", 0, 0, NULL, NM_OPT_LIST,
+	 "NUMA node whose cores run the initiator threads; on ranks that only initiate also the node "
+	 "of their memory and QP/CQ rings: nic, other, a node number, or any"},
+	{"inject", 0, NM_OPT_ENUM, "none", 0, 0, "none,corrupt,rkey,misplace", 0,
 	 "testing the checks: corrupt damages data after the run (the point must come out invalid); "
-	 "rkey posts with a wrong key (the job must stop, naming rank, peer and operation)"},
+	 "rkey posts with a wrong key (the job must stop, naming rank, peer and operation); "
+	 "misplace moves one page of each target's buffer off --buf-node before registration (the "
+	 "placement check must mark the point invalid; needs two NUMA nodes)"},
 	NM_OPT_END,
 };
 
@@ -198,6 +213,19 @@ static int ops_validate(const json_t *pt, int nranks, char *err, size_t len)
 			return -1;
 		}
 	}
+	nm_place bp, cp;
+	if (nm_place_parse(nm_cfg_str(pt, "buf_node"), &bp, "--buf-node", err, len) ||
+	    nm_place_parse(nm_cfg_str(pt, "cpu_node"), &cp, "--cpu-node", err, len))
+		return -1;
+	if (nm_cfg_int(pt, "mem_node") >= 0 && (bp.kind != NM_PLACE_ANY || cp.kind != NM_PLACE_ANY)) {
+		snprintf(err, len, "--mem-node places every rank's memory and threads on one node; it "
+			 "cannot be combined with --buf-node or --cpu-node (use those alone)");
+		return -1;
+	}
+	if (!strcmp(nm_cfg_str(pt, "inject"), "misplace") && bp.kind == NM_PLACE_ANY) {
+		snprintf(err, len, "--inject misplace moves a page off the buffer's node: give --buf-node");
+		return -1;
+	}
 	if (!strcmp(nm_cfg_str(pt, "mode"), "lat") && nm_cfg_int(pt, "tx_depth") > 1) {
 		snprintf(err, len, "lat mode keeps one operation outstanding; use --mode bw for "
 			 "--tx-depth %" PRId64, nm_cfg_int(pt, "tx_depth"));
@@ -262,6 +290,7 @@ typedef struct ops_thread {
 	uint64_t measured, total, elapsed_ns;
 	uint64_t checked, mismatches;
 	char first_error[256];
+	nm_cpu_place cp;        /* where it ran (placement record) */
 } ops_thread;
 
 struct ops_job {
@@ -277,6 +306,17 @@ struct ops_job {
 	uint64_t interval_ns;
 	ops_thread *th;
 	uint64_t *faa_sent;      /* [thread][target] */
+	/* placement (numa/): this rank's roles, requests and resolved nodes
+	 * (-1 = any), and the page census of its buffer after allocation and
+	 * after the run */
+	bool initiator, target;
+	int buf_node, cpu_node, mem_node, home_node, thread_node;
+	char mem_request[64];
+	nm_numa_view view;
+	nm_nic_numa nic;
+	nm_page_census census[2];
+	char qp_policy[128];
+	int misplaced_to;        /* --inject misplace: node the moved page went to */
 };
 
 static void mismatch(ops_thread *t, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
@@ -455,7 +495,7 @@ static void verify(ops_job *j, ops_thread *t, nm_poller *pl)
 {
 	struct ibv_wc wc;
 	int ti = (int)(t - j->th);
-	if (j->inject && ti == 0)
+	if ((j->inject == 1 || j->inject == 2) && ti == 0)
 		inject(j, t, pl);
 	for (int i = 0; i < t->nconn; i++) {
 		conn_state *s = &t->cs[i];
@@ -526,21 +566,224 @@ static void thread_setup(nm_worker *w)
 	t->nconn = n;
 	t->verify = area + j->l.slot * (size_t)n;
 	t->results = (uint64_t *)(area + j->l.slot * (size_t)(n + 1));
+	nm_cpu_place_start(&t->cp, w->cpu, n ? j->thread_node : -1);
 }
 
 static void thread_body(nm_worker *w)
 {
 	ops_job *j = w->arg;
 	ops_thread *t = &j->th[w->index];
-	if (t->nconn == 0)
+	if (t->nconn == 0) {
+		nm_cpu_place_end(&t->cp);
 		return;
+	}
 	nm_poller pl;
 	nm_poller_init(&pl, &j->mesh, w->index, j->timeout);
 	if (j->bw)
 		run_bw(j, t, &pl);
 	else
 		run_lat(j, t, &pl);
+	nm_cpu_place_end(&t->cp);
 	verify(j, t, &pl);
+}
+
+/* ---- placement (numa/): where memory, threads and QP/CQ rings go ---- */
+
+/* Resolves this rank's placement against its own NIC and nodes. Returns 1
+ * when the point is skipped (a swept value this host cannot honour; out is
+ * filled on rank 0), 0 to run; a single value that cannot be honoured ends
+ * the job with exit 2. Collective.
+ *
+ * Who gets which node: a target rank's registered memory goes to --buf-node
+ * (it holds what initiators READ and WRITE); initiator threads run on
+ * --cpu-node; a rank that only initiates keeps its memory (the local
+ * source/sink buffers) on --cpu-node too, as the paper's client binds all its
+ * resources to one node. QP and CQ rings are created while the main thread
+ * is bound to the rank's home node: --cpu-node on ranks that initiate (their
+ * threads poll those CQs), --buf-node on ranks that are only targets (the
+ * paper binds the whole server process to the buffer's node). */
+static int ops_place(nm_ctx *ctx, const json_t *pt, ops_job *j, json_t *out)
+{
+	char why[512] = "", e[256];
+	const char *bad = NULL;
+	nm_place bp, cp;
+	nm_place_parse(nm_cfg_str(pt, "buf_node"), &bp, "--buf-node", e, sizeof e); /* validated */
+	nm_place_parse(nm_cfg_str(pt, "cpu_node"), &cp, "--cpu-node", e, sizeof e);
+	nm_numa_view_load(&j->view, ctx->dev->ctx->device, &j->nic);
+	j->buf_node = j->cpu_node = j->mem_node = j->home_node = j->thread_node = -1;
+	j->misplaced_to = -1;
+	int harness_node = (int)nm_cfg_int(pt, "mem_node");
+	if (j->target && nm_place_resolve(&bp, &j->view, NM_NEED_MEMORY, &j->buf_node, "--buf-node",
+					  why, sizeof why))
+		bad = "buf_node";
+	if (!bad && j->initiator &&
+	    nm_place_resolve(&cp, &j->view, NM_NEED_CPUS, &j->cpu_node, "--cpu-node", why, sizeof why))
+		bad = "cpu_node";
+	if (!bad && j->initiator && !j->target && j->cpu_node >= 0 &&
+	    nm_place_resolve(&cp, &j->view, NM_NEED_MEMORY, &j->mem_node, "--cpu-node", why, sizeof why))
+		bad = "cpu_node";
+	if (!bad && j->inject == 3 && j->target && j->view.nnodes < 2) {
+		snprintf(why, sizeof why, "--inject misplace needs a second NUMA node to move a page to "
+			 "(%s has one)", j->view.hostname);
+		bad = "inject";
+	}
+	if (nm_placement_unresolved(ctx->spec, bad, why, out))
+		return 1;
+	if (j->target)
+		j->mem_node = j->buf_node;
+	snprintf(j->mem_request, sizeof j->mem_request, "%s",
+		 j->target ? nm_cfg_str(pt, "buf_node") : j->initiator ? nm_cfg_str(pt, "cpu_node") : "any");
+	if (j->mem_node < 0 && harness_node >= 0) {
+		j->mem_node = harness_node;
+		snprintf(j->mem_request, sizeof j->mem_request, "--mem-node %d", harness_node);
+	}
+	j->thread_node = j->cpu_node >= 0 ? j->cpu_node : harness_node;
+	j->home_node = j->initiator ? j->cpu_node : j->buf_node;
+	return 0;
+}
+
+static size_t page_size(bool huge) { return huge ? (size_t)2 << 20 : (size_t)sysconf(_SC_PAGESIZE); }
+
+/* nm_mr_alloc with a hook between placement and registration (registration
+ * pins the pages, after which they cannot move): --inject misplace moves the
+ * page under the first remote slot to another node there. */
+static int ops_mr_alloc(ops_job *j, nm_dev *d, bool huge, char *err, size_t errlen)
+{
+	nm_mr *m = &j->mr;
+	memset(m, 0, sizeof *m);
+	m->buf = nm_mem_alloc(j->l.total, huge, j->mem_node, &m->alloc_len, err, errlen);
+	if (!m->buf)
+		return -1;
+	m->len = j->l.total;
+	m->hugepages = huge;
+	m->numa_node = j->mem_node;
+	if (j->inject == 3 && j->target) {
+		int to = -1;
+		for (int i = 0; i < j->view.nnodes && to < 0; i++)
+			if (j->view.node[i].id != j->mem_node && j->view.node[i].has_memory)
+				to = j->view.node[i].id;
+		int got = to >= 0 ? nm_pages_move_one((uint8_t *)m->buf + j->l.data, to) : -ENODEV;
+		if (got != to) {
+			snprintf(err, errlen, "--inject misplace: cannot move a page of the buffer to NUMA "
+				 "node %d: %s", to, got < 0 ? strerror(-got) : "it stayed");
+			nm_mem_free(m->buf, m->alloc_len);
+			m->buf = NULL;
+			return -1;
+		}
+		j->misplaced_to = to;
+	}
+	m->mr = ibv_reg_mr(d->pd, m->buf, m->alloc_len, NM_ACCESS_ALL);
+	if (!m->mr) {
+		snprintf(err, errlen, "ibv_reg_mr(%zu bytes) on %s: %s%s", m->alloc_len, d->name,
+			 strerror(errno), errno == ENOMEM || errno == EPERM ? " (raise 'ulimit -l')" : "");
+		nm_mem_free(m->buf, m->alloc_len);
+		m->buf = NULL;
+		return -1;
+	}
+	nm_pages_census(m->buf, m->alloc_len, page_size(huge), j->mem_node, &j->census[0]);
+	return 0;
+}
+
+static const char *role_name(const ops_job *j)
+{
+	return j->initiator && j->target ? "both" : j->initiator ? "initiator" : j->target ? "target" : "idle";
+}
+
+/* This rank's placement record; *ok false with first_error on a mismatch. */
+static json_t *rank_placement(nm_ctx *ctx, ops_job *j, bool *ok, char *first, size_t flen)
+{
+	char why[512];
+	*ok = true;
+	first[0] = 0;
+#define FAIL(...)                                                  \
+	do {                                                       \
+		if (*ok)                                           \
+			snprintf(first, flen, __VA_ARGS__);        \
+		*ok = false;                                       \
+	} while (0)
+	json_t *threads = json_array();
+	for (int t = 0; t < j->T; t++) {
+		const ops_thread *th = &j->th[t];
+		if (!th->nconn)
+			continue;
+		json_array_append_new(threads, nm_cpu_place_json(&th->cp, t));
+		if (!nm_cpu_place_ok(&th->cp)) {
+			char what[64];
+			snprintf(what, sizeof what, "rank %d thread %d", ctx->rank, t);
+			nm_cpu_place_why(&th->cp, what, why, sizeof why);
+			FAIL("%s", why);
+		}
+	}
+	static const char *const when[2] = {"after allocation", "after the run"};
+	for (int k = 0; k < 2; k++)
+		if (!nm_census_ok(&j->census[k])) {
+			char what[96];
+			snprintf(what, sizeof what, "rank %d buffer %s", ctx->rank, when[k]);
+			nm_census_why(&j->census[k], what, why, sizeof why);
+			FAIL("%s", why);
+		}
+#undef FAIL
+	json_t *buffer = json_pack("{s:s, s:o, s:I, s:o, s:o, s:b}", "request", j->mem_request,
+				   "intended", j->mem_node >= 0 ? json_integer(j->mem_node) : json_null(),
+				   "bytes", (json_int_t)j->mr.alloc_len, "after_alloc",
+				   nm_census_json(&j->census[0]), "after_run", nm_census_json(&j->census[1]),
+				   "ok", nm_census_ok(&j->census[0]) && nm_census_ok(&j->census[1]));
+	if (j->misplaced_to >= 0)
+		json_object_set_new(buffer, "injected_page_moved_to", json_integer(j->misplaced_to));
+	json_t *nodes = json_array();
+	for (int i = 0; i < j->view.nnodes; i++)
+		json_array_append_new(nodes, json_integer(j->view.node[i].id));
+	return json_pack("{s:i, s:s, s:s, s:o, s:o, s:o, s:{s:o, s:s, s:b}, s:o, s:b, s:o, s:b}", "rank",
+			 ctx->rank, "host", j->view.hostname, "role", role_name(j), "nodes", nodes, "nic",
+			 nm_nic_numa_json(&j->nic), "buffer", buffer, "qp_cq", "bound_to",
+			 j->home_node >= 0 ? json_integer(j->home_node) : json_null(),
+			 "policy_at_creation", j->qp_policy, "verified", 0, "threads", threads,
+			 "virtualized", nm_numa_virtualized(), "not_numa_real",
+			 nm_numa_unreal_reasons(&j->view, &j->nic, ctx->dev->emulated), "ok", *ok);
+}
+
+/* Gathers every rank's record at rank 0: {"numa_real", "not_numa_real":
+ * [reasons], "ok", "ranks": [...]}; *ok and first_error job-wide (rank 0). */
+static json_t *job_placement(nm_ctx *ctx, ops_job *j, bool *ok, char *first, size_t flen)
+{
+	bool mine_ok;
+	char mine_first[600];
+	json_t *mine = rank_placement(ctx, j, &mine_ok, mine_first, sizeof mine_first);
+	char *txt = json_dumps(mine, JSON_COMPACT);
+	json_decref(mine);
+	char **all = nm_boot_gather_str(txt, 0);
+	char **errs = nm_boot_gather_str(mine_first, 0);
+	free(txt);
+	if (ctx->rank != 0)
+		return NULL;
+	json_t *ranks = json_array(), *reasons = json_array();
+	*ok = true;
+	first[0] = 0;
+	for (int r = 0; r < ctx->nranks; r++) {
+		json_t *rec = json_loads(all[r], 0, NULL);
+		if (!json_is_true(json_object_get(rec, "ok"))) {
+			if (*ok)
+				snprintf(first, flen, "%s", errs[r]);
+			*ok = false;
+		}
+		size_t i;
+		json_t *why;
+		json_array_foreach(json_object_get(rec, "not_numa_real"), i, why) {
+			bool seen = false;
+			size_t k;
+			json_t *x;
+			json_array_foreach(reasons, k, x) seen |= json_equal(x, why);
+			if (!seen)
+				json_array_append(reasons, why);
+		}
+		json_array_append_new(ranks, rec);
+		free(all[r]);
+		free(errs[r]);
+	}
+	free(all);
+	free(errs);
+	return json_pack("{s:b, s:o, s:b, s:o}", "numa_real", json_array_size(reasons) == 0,
+			 "not_numa_real", reasons, "ok", *ok, "ranks", ranks);
 }
 
 static void ops_run(nm_ctx *ctx, const json_t *pt, json_t *out)
@@ -553,7 +796,8 @@ static void ops_run(nm_ctx *ctx, const json_t *pt, json_t *out)
 	j.op = op_code(nm_cfg_str(pt, "op"));
 	j.bw = !strcmp(nm_cfg_str(pt, "mode"), "bw");
 	j.inject = !strcmp(nm_cfg_str(pt, "inject"), "corrupt") ? 1
-		 : !strcmp(nm_cfg_str(pt, "inject"), "rkey") ? 2 : 0;
+		 : !strcmp(nm_cfg_str(pt, "inject"), "rkey") ? 2
+		 : !strcmp(nm_cfg_str(pt, "inject"), "misplace") ? 3 : 0;
 	j.T = (int)nm_cfg_int(pt, "threads");
 	j.Q = (int)nm_cfg_int(pt, "qp");
 	j.W = (int)nm_cfg_int(pt, "tx_depth");
@@ -569,16 +813,23 @@ static void ops_run(nm_ctx *ctx, const json_t *pt, json_t *out)
 	j.timeout = nm_cfg_double(pt, "timeout");
 	j.interval_ns = (uint64_t)(nm_cfg_double(pt, "interval") * 1e9);
 	int targets = 0;
-	for (int p = 0; p < R; p++)
+	for (int p = 0; p < R; p++) {
 		targets += m[ctx->rank * R + p];
+		j.target |= m[p * R + ctx->rank] != 0;
+	}
+	j.initiator = targets > 0;
+	if (ops_place(ctx, pt, &j, out)) {
+		free(m);
+		return;
+	}
 	json_t *ptw = json_deep_copy(pt);
 	json_object_set_new(ptw, "tx_depth", json_integer(j.W));
 	plan(&j.l, ptw, R, targets * j.Q);
 	json_decref(ptw);
 
 	/* Memory, pattern for READ targets, then connections. */
-	int failed = nm_mr_alloc(ctx->dev, &j.mr, j.l.total, nm_cfg_bool(pt, "hugepages"),
-				 (int)nm_cfg_int(pt, "mem_node"), err, sizeof err);
+	bool huge = nm_cfg_bool(pt, "hugepages");
+	int failed = ops_mr_alloc(&j, ctx->dev, huge, err, sizeof err);
 	nm_boot_check(failed ? err : NULL, NM_EXIT_FAIL);
 	if (j.op == NM_OP_READ)
 		for (int s = 0; s < j.l.nslots; s++)
@@ -589,12 +840,23 @@ static void ops_run(nm_ctx *ctx, const json_t *pt, json_t *out)
 	mc.qp.sq_depth = j.W + 2;
 	if (mc.qp.sq_depth > ctx->dev->attr.max_qp_wr)
 		mc.qp.sq_depth = ctx->dev->attr.max_qp_wr;
+	/* QP and CQ rings (provider and kernel memory) follow the policy of the
+	 * thread that creates them: bind it to the rank's home node meanwhile. */
+	nm_numa_saved saved;
+	failed = nm_numa_bind_thread(j.home_node, &saved, err, sizeof err);
+	nm_boot_check(failed ? err : NULL, NM_EXIT_FAIL);
+	nm_numa_policy_str(j.qp_policy, sizeof j.qp_policy);
 	nm_mesh_create(&j.mesh, ctx->dev, &mc, &j.mr);
+	nm_numa_unbind_thread(&saved);
 
 	j.th = calloc((size_t)j.T, sizeof *j.th);
 	j.faa_sent = calloc((size_t)j.T * R, sizeof *j.faa_sent);
 	int *cpus = calloc((size_t)j.T, sizeof *cpus);
-	nm_workers_run(j.T, (int)nm_cfg_int(pt, "mem_node"), thread_setup, thread_body, &j, cpus);
+	nm_workers_run(j.T, j.thread_node, thread_setup, thread_body, &j, cpus);
+	nm_pages_census(j.mr.buf, j.mr.alloc_len, page_size(huge), j.mem_node, &j.census[1]);
+	bool place_ok = true;
+	char place_err[600];
+	json_t *placement = job_placement(ctx, &j, &place_ok, place_err, sizeof place_err);
 
 	/* Gather: counts, FAA totals per target, histograms, series. */
 	nm_hist h;
@@ -663,16 +925,21 @@ static void ops_run(nm_ctx *ctx, const json_t *pt, json_t *out)
 			nm_hist_merge(&total, &all[r]);
 		double secs = (double)max_elapsed / 1e9;
 		double ops_s = secs > 0 ? (double)sums[0] / secs : 0;
-		bool ok = sums[3] == 0 && !faa_bad && sums[0] > 0;
+		bool ok = sums[3] == 0 && !faa_bad && sums[0] > 0 && place_ok;
 		const char *first = "";
 		for (int r = 0; r < R && !*first; r++)
 			first = errs[r];
+		if (!*first && !place_ok)
+			first = place_err;
 		json_t *checks = json_pack("{s:{s:I, s:I, s:b}}", "data", "checked", (json_int_t)sums[2],
 					   "mismatches", (json_int_t)sums[3], "ok", sums[3] == 0);
 		if (j.op == NM_OP_FAA)
 			json_object_set_new(checks, "faa_counters",
 					    json_pack("{s:I, s:I, s:b}", "total_added", (json_int_t)faa_total,
 						      "targets_wrong", (json_int_t)faa_bad, "ok", !faa_bad));
+		json_object_set_new(checks, "placement",
+				    json_pack("{s:b, s:s?}", "ok", place_ok, "first_error",
+					      place_ok ? NULL : place_err));
 		if (*first)
 			json_object_set_new(checks, "first_error", json_string(first));
 		json_t *ser = json_array();
@@ -694,6 +961,7 @@ static void ops_run(nm_ctx *ctx, const json_t *pt, json_t *out)
 			"throughput_series", "interval_s", (double)j.interval_ns / 1e9,
 			"ops_per_sec", ser);
 		json_object_set_new(out, "valid", json_boolean(ok));
+		json_object_set_new(out, "placement", placement);
 		json_object_set_new(out, "checks", checks);
 		json_object_set_new(out, "metrics", metrics);
 		json_object_set_new(out, "effective",
@@ -729,6 +997,11 @@ static void ops_report(const json_t *pt, const json_t *res, bool first)
 	const json_t *mt = json_object_get(res, "metrics"), *lat = json_object_get(mt, "lat");
 	const json_t *eff = json_object_get(res, "effective");
 	bool bw = !strcmp(nm_cfg_str(pt, "mode"), "bw");
+	if (json_is_string(json_object_get(res, "skipped"))) {
+		printf(" %-5s skipped: %s\n", nm_cfg_str(pt, "op"),
+		       json_string_value(json_object_get(res, "skipped")));
+		return;
+	}
 	static int last_mode = -1;
 	first = first || last_mode != bw;
 	last_mode = bw;

@@ -6,52 +6,41 @@
 # (inside tests/vm/netmem-vm in CI).
 cd "$(dirname "$0")/../.." || exit 1
 . tests/lib.sh
-N=bin/netmem
-tmp=$(mktemp -d); trap 'rm -rf "$tmp"' EXIT
-export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
-MPI="mpirun --oversubscribe --bind-to none"
-Q="--progress=false"
+nm_setup barrier
 
-# run NAME NP ARGS...: runs netmem barrier into $tmp/NAME.json, keeps the status
-run() { name=$1; np=$2; shift 2; $MPI -np "$np" $N barrier $Q --output "$tmp/$name.json" "$@" \
-	>"$tmp/$name.out" 2>"$tmp/$name.err"; echo $? >"$tmp/$name.rc"; }
-rc() { cat "$tmp/$1.rc"; }
-jqf() { jq -e "$2" "$tmp/$1.json" >/dev/null 2>&1; }
-
-# 1. both impls at 2, 3 and 4 nodes inside one 4-rank job: 60 measured and
+# 1. both impls at 2, 3 and 4 nodes inside one 4-rank job: 40 measured and
 #    5 warm-up barriers per point, the epoch check after every one
-run sweep 4 --nodes 2,3,4 -n 60 --warmup 5
-check "4 ranks, nodes 2,3,4, sst and mpi: exit 0" [ "$(rc sweep)" = 0 ]
-check "sweep: valid JSON document with schema" jqf sweep '.schema == "netmem-result/1" and .experiment == "barrier"'
-check "sweep: 6 points, all valid" jqf sweep '(.points | length) == 6 and all(.points[]; .valid)'
-check "sweep: every participant measured every barrier (nodes x 60 samples)" \
-	jqf sweep 'all(.points[]; .metrics.samples == .params.nodes * 60 and .effective.nodes == .params.nodes)'
+nm_run sweep 4 --nodes 2,3,4 -n 40 --warmup 5
+check "4 ranks, nodes 2,3,4, sst and mpi: exit 0" [ "$(nm_rc sweep)" = 0 ]
+check "sweep: valid JSON document with schema" nm_jq sweep '.schema == "netmem-result/1" and .experiment == "barrier"'
+check "sweep: 6 points, all valid" nm_jq sweep '(.points | length) == 6 and all(.points[]; .valid)'
+check "sweep: every participant measured every barrier (nodes x 40 samples)" \
+	nm_jq sweep 'all(.points[]; .metrics.samples == .params.nodes * 40 and .effective.nodes == .params.nodes)'
 check "sweep: epoch check ran after every barrier on every participant, no violation" \
-	jqf sweep 'all(.points[]; .checks.epoch.ok and .checks.epoch.violations == 0 and .checks.epoch.checked == 65 * .params.nodes * (.params.nodes - 1))'
+	nm_jq sweep 'all(.points[]; .checks.epoch.ok and .checks.epoch.violations == 0 and .checks.epoch.checked == 45 * .params.nodes * (.params.nodes - 1))'
 check "sweep: every participant counted itself finished on rank 0's atomic_var" \
-	jqf sweep 'all(.points[]; .checks.finished.ok and .checks.finished.counted == .params.nodes)'
+	nm_jq sweep 'all(.points[]; .checks.finished.ok and .checks.finished.counted == .params.nodes)'
 check "sweep: percentiles ordered, one mean per participant" \
-	jqf sweep 'all(.points[]; .metrics.lat.min <= .metrics.lat.p50 and .metrics.lat.p50 <= .metrics.lat.p99 and .metrics.lat.p99 <= .metrics.lat.max and (.metrics.lat_mean_by_rank | length) == .params.nodes and (.metrics.lat_cdf | length) > 0)'
+	nm_jq sweep 'all(.points[]; .metrics.lat.min <= .metrics.lat.p50 and .metrics.lat.p50 <= .metrics.lat.p99 and .metrics.lat.p99 <= .metrics.lat.max and (.metrics.lat_mean_by_rank | length) == .params.nodes and (.metrics.lat_cdf | length) > 0)'
 check "sweep: SST barrier fences one QP per peer per episode (after the first)" \
-	jqf sweep 'all(.points[] | select(.params.impl == "sst"); .effective.fences_per_barrier > .params.nodes - 1.1 and .effective.fences_per_barrier <= .params.nodes - 1)'
+	nm_jq sweep 'all(.points[] | select(.params.impl == "sst"); .effective.fences_per_barrier > .params.nodes - 1.1 and .effective.fences_per_barrier <= .params.nodes - 1)'
 check "sweep: mpi points say MPI_Barrier ran over shared memory, not RDMA" \
-	jqf sweep 'all(.points[] | select(.params.impl == "mpi"); .effective.mpi_transport | test("shared memory"))'
-check "sweep: metadata marks the run emulated" jqf sweep '.meta.runs[0].emulated == true'
+	nm_jq sweep 'all(.points[] | select(.params.impl == "mpi"); .effective.mpi_transport | test("shared memory"))'
+check "sweep: metadata marks the run emulated" nm_jq sweep '.meta.runs[0].emulated == true'
 check "sweep: table on stdout, one row per point" sh -c "grep -q t_typical $tmp/sweep.out && [ \$(grep -c ' ok\$' $tmp/sweep.out) = 6 ]"
 
 # 2. a broken barrier (rank 0 does not wait) is caught: points invalid, exit 1
-run inj 2 --inject no-wait -n 30 --warmup 0
-check "injected no-wait: exit 1" [ "$(rc inj)" = 1 ]
+nm_run inj 2 --inject no-wait -n 30 --warmup 0
+check "injected no-wait: exit 1" [ "$(nm_rc inj)" = 1 ]
 check "injected no-wait: both points invalid with epoch violations named" \
-	jqf inj '(.points | length) == 2 and all(.points[]; .valid == false and .checks.epoch.violations > 0 and (.checks.first_error | test("left episode|entered episode")))'
+	nm_jq inj '(.points | length) == 2 and all(.points[]; .valid == false and .checks.epoch.violations > 0 and (.checks.first_error | test("left episode|entered episode")))'
 
 # 3. the quick config runs at the 2 ranks run_all.sh starts by default
 $MPI -np 2 $N run configs/quick/barrier.json $Q --iters 20 --output "$tmp/cfg.json" >/dev/null 2>"$tmp/cfg.err"
 echo $? >"$tmp/cfg.rc"
 check "configs/quick/barrier.json at 2 ranks: exit 0, all points valid" \
-	sh -c "[ \"$(rc cfg)\" = 0 ] && jq -e '(.points | length) > 0 and all(.points[]; .valid)' $tmp/cfg.json"
+	sh -c "[ \"$(nm_rc cfg)\" = 0 ] && jq -e '(.points | length) > 0 and all(.points[]; .valid)' $tmp/cfg.json"
 
-# 4. bad input, from rank 0 only
+# 4. bad input (more nodes than ranks): one line from rank 0, exit 2
 expect_usage "--nodes 5 with 4 ranks" $MPI -np 4 $N barrier --nodes 5 -n 10
-expect_usage "--threads 2 (one caller per rank)" $MPI -np 2 $N barrier -T 2 -n 10
 t_summary

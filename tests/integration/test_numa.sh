@@ -1,0 +1,110 @@
+#!/bin/sh
+# NUMA placement on real verbs (Soft-RoCE): netmem ops --buf-node/--cpu-node,
+# the move_pages verification, the placement record, bad input and skipped
+# sweep points, and netmem numa-info.
+#
+# It adapts to the guest: in the plain one-node VM (tests/integration/run-all.sh)
+# it checks the single-node behaviour (nic is node 0, other and node 1 are
+# refused) and SKIPs the two-node checks; under `tests/vm/netmem-vm --numa`
+# (tests/integration/numa/run.sh: cpu 0 on node 0, cpu 1 on node 1) it checks
+# that a buffer placed on node 1 is verified there and that threads run where
+# asked, and SKIPs the single-node ones.
+cd "$(dirname "$0")/../.." || exit 1
+. tests/lib.sh
+nm_setup ops
+
+nodes=$(ls -d /sys/devices/system/node/node[0-9]* 2>/dev/null | wc -l)
+[ "$nodes" -ge 1 ] || nodes=1
+skip() { T_N=$((T_N + 1)); echo "ok $T_N - # SKIP $*"; }
+# expect_refused "what" PATTERN NAME ARGS...: a placement this guest cannot
+# honour, found when the point runs: exit 2 and one error line matching
+# PATTERN from rank 0 (the Soft-RoCE note before it is not an error).
+expect_refused() {
+	what=$1; pat=$2; name=$3; shift 3
+	nm_run "$name" 2 "$@"
+	errs=$(grep '^netmem:' "$tmp/$name.err" | grep -v 'is Soft-RoCE (emulated)')
+	if [ "$(nm_rc "$name")" = 2 ] && [ "$(printf '%s\n' "$errs" | grep -c .)" -eq 1 ] &&
+		printf '%s\n' "$errs" | grep -q "$pat"; then
+		ok "$what: $errs"
+	else
+		notok "$what: exit $(nm_rc "$name"): $(head -c 600 "$tmp/$name.err" | tr '\n' '|')"
+	fi
+}
+echo "# guest has $nodes NUMA node(s)"
+P='.points[0].placement'
+
+# 1. the view: nodes, the NIC's node (rxe has none: assumed 0), what nic/other mean
+$N numa-info >"$tmp/info.json" 2>"$tmp/info.err"
+check "numa-info: valid JSON, $nodes node(s)" jq -e ".numa_nodes == $nodes and (.nodes | length) == $nodes" "$tmp/info.json"
+check "numa-info: rxe0 has no NUMA node, nic is assumed node 0, not NUMA-real" jq -e '.devices[0].device == "rxe0" and .devices[0].sysfs_numa_node == -1 and .devices[0].assumed and .devices[0].resolves.nic == 0 and .numa_real == false' "$tmp/info.json"
+check "numa-info: a one-line summary" jq -e '.summary | test("NUMA node")' "$tmp/info.json"
+
+# 2. nic on every rank: rank 1's buffer on node 0, rank 0's thread on node 0
+nm_run nic 2 --op read,write -n 50 --buf-node nic --cpu-node nic
+check "buf/cpu nic: exit 0, both points valid" sh -c "[ $(nm_rc nic) = 0 ] && jq -e '(.points | length) == 2 and all(.points[]; .valid and .checks.placement.ok)' $tmp/nic.json"
+check "buf/cpu nic: the NIC (rxe, numa_node -1) is taken as node 0 and the JSON says so" nm_jq nic "all($P.ranks[]; .nic.node == 0 and .nic.assumed and .nic.sysfs_numa_node == -1 and (.nic.note | test(\"no NUMA node\")))"
+check "buf/cpu nic: target's buffer meant for node 0, every page there after allocation and after the run" nm_jq nic "$P.ranks[1] | .role == \"target\" and .buffer.intended == 0 and .buffer.after_alloc.pages > 0 and .buffer.after_alloc.on_intended == .buffer.after_alloc.pages and .buffer.after_run.ok and .buffer.ok"
+check "buf/cpu nic: initiator thread on a node-0 CPU, QP/CQ created bound to node 0" nm_jq nic "$P.ranks[0] | .role == \"initiator\" and .threads[0].intended == 0 and .threads[0].cpu_node == 0 and .threads[0].ok and .qp_cq.bound_to == 0 and (.qp_cq.policy_at_creation | test(\"bind:0\"))"
+check "buf/cpu nic: numa_real false, because rxe is emulated" nm_jq nic "$P.numa_real == false and ($P.not_numa_real | map(test(\"emulated\")) | any)"
+
+# 3. no placement asked: reported, never failed
+nm_run any 2 --op read -n 50
+check "default placement (any): valid, buffer reported with no intended node" nm_jq any ".points[0].valid and $P.ranks[1].buffer.intended == null and $P.ranks[1].buffer.after_alloc.pages > 0 and $P.ok"
+
+# 4. bad input (before any device work)
+expect_usage "--buf-node with a word that is no placement" $MPI -np 2 $N ops $Q --buf-node nicc
+expect_usage "--cpu-node beyond 1023" $MPI -np 2 $N ops $Q --cpu-node 2000
+expect_usage "--mem-node together with --buf-node" $MPI -np 2 $N ops $Q --mem-node 0 --buf-node nic
+expect_usage "--inject misplace without --buf-node" $MPI -np 2 $N ops $Q --inject misplace
+
+# 5. a node this guest does not have: exit 2 for one value, a skipped point in a sweep
+expect_refused "--buf-node $nodes (no such node)" "NUMA node $nodes does not exist" missing_buf -n 20 --buf-node "$nodes"
+expect_refused "--cpu-node $nodes (no such node)" "NUMA node $nodes does not exist" missing_cpu -n 20 --cpu-node "$nodes"
+nm_run sweep_missing 2 --op read -n 30 --buf-node "nic,$nodes"
+check "sweep over nic,$nodes: exit 0, the missing node's point skipped with the reason" sh -c "[ $(nm_rc sweep_missing) = 0 ] && jq -e '(.points | length) == 2 and .points[0].valid and .points[0].metrics.ops == 30 and (.points[1].skipped | test(\"does not exist\")) and .points[1].placement.skipped_on[0].rank == 1' $tmp/sweep_missing.json"
+check "sweep: the skipped point is reported on stdout" grep -q 'skipped' "$tmp/sweep_missing.out"
+
+if [ "$nodes" -eq 1 ]; then
+	# 6. one node: other cannot exist
+	expect_refused "one node: --buf-node other" "one NUMA node" other_buf -n 20 --buf-node other
+	expect_refused "one node: --cpu-node other" "one NUMA node" other_cpu -n 20 --cpu-node other
+	nm_run sweep_other 2 --op read -n 30 --buf-node nic,other
+	check "one node: sweep nic,other runs nic and skips other" sh -c "[ $(nm_rc sweep_other) = 0 ] && jq -e '.points[0].valid and .points[0].metrics.ops == 30 and (.points[1].skipped | test(\"one NUMA node\")) and (.summary | length) == 2' $tmp/sweep_other.json"
+	expect_refused "one node: --inject misplace has nowhere to move a page" "needs a second NUMA node" misplace1 -n 20 --buf-node nic --inject misplace
+	check "one node: numa_real false, one node named as a reason" nm_jq nic "$P.not_numa_real | map(test(\"one NUMA node\")) | any"
+	for what in "buffer on node 1 verified there (move_pages)" "threads pinned to node 1 run on cpu 1" \
+		"sweep nic,other resolves other to node 1" "initiator memory follows --cpu-node" \
+		"loopback rank: buffer and threads on different nodes" "misplaced page marks the point invalid"; do
+		skip "two-node check ($what): this guest has one NUMA node; run tests/integration/numa/run.sh"
+	done
+else
+	for what in "--buf-node other refused" "--cpu-node other refused" "sweep nic,other skips other" \
+		"--inject misplace refused" "one node named in not_numa_real"; do
+		skip "one-node check ($what): this guest has $nodes NUMA nodes"
+	done
+	# 7. node 1: buffer pages and threads where asked, before and after the run
+	nm_run n1 2 --op read,write -n 50 --buf-node 1 --cpu-node 1
+	check "node 1: exit 0, both points valid" sh -c "[ $(nm_rc n1) = 0 ] && jq -e 'all(.points[]; .valid and .placement.ok)' $tmp/n1.json"
+	check "node 1: every page of the target's buffer on node 1 after allocation and after the run" nm_jq n1 "all(.points[]; .placement.ranks[1].buffer | .intended == 1 and .after_alloc.nodes == {\"1\": .after_alloc.pages} and .after_run.nodes == {\"1\": .after_run.pages} and .ok)"
+	check "node 1: the initiator thread pinned to cpu 1 (node 1) and ran there" nm_jq n1 "all(.points[]; .placement.ranks[0].threads[0] | .intended == 1 and .cpu == 1 and .cpu_node == 1 and .ran_on == [1, 1] and .ok)"
+	check "node 1: QP/CQ rings created bound to node 1 on the initiator" nm_jq n1 "$P.ranks[0].qp_cq.bound_to == 1 and ($P.ranks[0].qp_cq.policy_at_creation | test(\"bind:1\"))"
+	check "node 1: effective cpus list agrees" nm_jq n1 '.points[0].effective.cpus[0] == [1]'
+
+	# 8. the paper's two placements in one sweep
+	nm_run nicother 2 --op read -n 50 --buf-node nic,other --cpu-node nic
+	check "sweep nic,other: both run, buffer on node 0 then node 1" nm_jq nicother '(.points | length) == 2 and all(.points[]; .valid and (.skipped | not)) and .points[0].placement.ranks[1].buffer.after_alloc.nodes == {"0": .points[0].placement.ranks[1].buffer.after_alloc.pages} and .points[1].placement.ranks[1].buffer.after_alloc.nodes == {"1": .points[1].placement.ranks[1].buffer.after_alloc.pages}'
+	check "sweep nic,other: the initiator stays on node 0" nm_jq nicother 'all(.points[]; .placement.ranks[0].threads[0].cpu == 0)'
+
+	# 9. an initiator-only rank keeps its memory with its threads
+	nm_run split 2 --op write -n 50 --buf-node 1 --cpu-node 0
+	check "initiator memory follows --cpu-node (node 0), target's --buf-node (node 1)" nm_jq split "$P.ranks[0].buffer.intended == 0 and $P.ranks[0].buffer.ok and $P.ranks[1].buffer.intended == 1 and $P.ranks[1].buffer.ok and $P.ranks[0].threads[0].cpu == 0 and .points[0].valid"
+
+	# 10. one rank, loopback: buffer on node 1, its thread on node 0
+	nm_run self 1 --op read,write --targets self -n 50 --buf-node 1 --cpu-node 0
+	check "loopback rank: role both, buffer on node 1, thread on node 0, QP/CQ on node 0" nm_jq self "all(.points[]; .valid and .placement.ranks[0].role == \"both\" and .placement.ranks[0].buffer.intended == 1 and .placement.ranks[0].buffer.ok and .placement.ranks[0].threads[0].cpu_node == 0 and .placement.ranks[0].qp_cq.bound_to == 0)"
+
+	# 11. the check catches a page off its node
+	nm_run misplace 2 --op read -n 30 --buf-node 1 --inject misplace
+	check "misplaced page: exit 1, point invalid, the first error names the buffer and the node" sh -c "[ $(nm_rc misplace) = 1 ] && jq -e '.points[0].valid == false and .points[0].checks.placement.ok == false and (.points[0].checks.first_error | test(\"rank 1 buffer after allocation: 1 of [0-9]+ pages are not on the intended node 1\")) and .points[0].placement.ranks[1].buffer.injected_page_moved_to == 0 and .points[0].placement.ranks[1].buffer.after_alloc.nodes[\"0\"] == 1' $tmp/misplace.json"
+fi
+t_summary
