@@ -34,7 +34,7 @@ mkdir -p "$out"
 
 # config name -> plot script
 declare -A plot=([ops-lat]=ops_latency [ops-atomic-lat]=ops_atomic_latency [ops-bw]=ops_throughput
-	[barrier]=barrier)
+	[barrier]=barrier [loco-fig4a]=loco_fig4a)
 
 # Ranks for a config: its top-level "ranks" if it has one, else --np.
 ranks_for() {

@@ -61,8 +61,9 @@ typedef struct nm_lock_type {
 			       * data under the lock with CPU loads/stores (ALock's
 			       * local cohort); otherwise data goes through RDMA */
 	const char *stat_names[NM_LOCK_STATS];
-	/* Per rank, after memory is registered and zeroed, before the mesh is
-	 * connected; collective when uses_mpi. 0 or -1 with err filled. */
+	/* Per rank (every rank of the job, taking part or not), after memory is
+	 * registered and the mesh connected; collective when uses_mpi. 0 or -1
+	 * with err filled. */
 	int (*env_init)(nm_lock_env *e, char *err, size_t errlen);
 	void (*env_fini)(nm_lock_env *e);
 	void (*thread_init)(nm_lock_thread *t);

@@ -33,10 +33,14 @@
  * applied inside cs_rmw.
  *
  * Not an RDMA number in the Soft-RoCE VM: all ranks share one host there, so
- * OpenMPI moves this data through shared memory (btl vader / osc rdma or
- * pt2pt over it), not through rxe. Forcing UCX or openib over rxe0 did not
- * work in the VM (see tests/vm/README.md). On a cluster with one rank per
- * node it is the paper's OpenMPI-over-RoCE baseline. */
+ * OpenMPI 4.1 moves this data through shared memory (osc/rdma on the
+ * on-node btl; seen with --mca osc_base_verbose 100), not through rxe. No
+ * RDMA path for OpenMPI over rxe0 was found in the VM: pml+osc ucx with
+ * UCX_NET_DEVICES=rxe0:1 aborts in MPI_Win_lock ("UD endpoint ... unhandled
+ * timeout error"), UCX_TLS=rc_verbs,self fails in MPI_Init ("no auxiliary
+ * transport"), btl openib fails to initialise (rdmacm CPC unknown to this
+ * build). On a cluster with one rank per node it is the paper's
+ * OpenMPI-over-RoCE baseline. */
 #include "lock.h"
 #include <mpi.h>
 #include <stdio.h>

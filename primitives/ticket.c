@@ -25,15 +25,22 @@
  *
  * Decisions the paper leaves open (and why):
  * - Placement: both words in the lock's own 64-byte object, same cache line
- *   (lock_bytes 64). They are read and written only by the home's NIC, so
- *   there is no CPU cache line to bounce between cores; splitting them would
- *   double the table for no gain (the NIC serialises atomics per word, and
- *   READs of now_serving are not atomics). One line per lock also keeps
- *   large ALock-style tables compact.
- * - Waiting: poll now_serving with 8-byte RDMA READs, a pause instruction
- *   between polls, no proportional backoff and no push notification (LOCO
- *   names neither; polling keeps the algorithm the textbook one and the
- *   releaser's cost at one WRITE).
+ *   (lock_bytes 64). Only the home's NIC touches them, so there is no CPU
+ *   cache line bouncing between cores to avoid by splitting them, and a
+ *   second line per lock would double the table (ALock-style tables hold
+ *   many locks). Same line also lets one READ fetch both if a later variant
+ *   wants the queue length (next_ticket - now_serving).
+ * - Waiting: poll now_serving with 8-byte RDMA READs, a pause between
+ *   polls, and after 16 unsuccessful polls sched_yield between polls
+ *   (spin-then-yield; with a core per thread sched_yield returns at once, in
+ *   an oversubscribed VM it lets the holder or the next in line run). No
+ *   push notification and no proportional backoff: LOCO names neither, and
+ *   the backoff of the classic ticket lock it cites ([41], Mellor-Crummey &
+ *   Scott: pause proportional to ticket - now_serving) did not help in the
+ *   Soft-RoCE VM (tried: pause of 0.5 and 1 x (distance x last READ's
+ *   latency) per poll cut the READs 2-4x, throughput unchanged within the
+ *   VM's noise), because there the cost is scheduling the one process whose
+ *   turn it is, not poll traffic.
  * - Release: RDMA WRITE of ticket+1 (only the holder writes now_serving, so
  *   a WRITE is enough; an FAA would cost an atomic for nothing). The WRITE
  *   waits for its completion, like every lock helper.
@@ -45,9 +52,8 @@
  *   one RC QP are placed in order. A local hand-over needs no RDMA at all:
  *   the caller's fence made its data visible before release was called.
  * - Local lock: a FIFO CPU ticket lock per (rank, lock) (fair among local
- *   threads; all-zero is its initial state). A waiter that has spun 4096
- *   times yields the CPU between polls, so oversubscribed VMs still make
- *   progress; with a core per thread, sched_yield returns at once.
+ *   threads; all-zero is its initial state), on process memory only. A
+ *   waiter spins with pause 256 times, then yields between checks.
  * - Hand-over rule: hand over only when a local thread is already waiting
  *   (holds a later local ticket) and the count of consecutive hand-overs is
  *   below env->handover_max (netmem lock --handover-max, default 8; 0 turns
@@ -60,12 +66,18 @@
  * - Per-(rank, lock) local state is one 64-byte line per key, for all
  *   env->nlocks keys (threads take remote locks too); calloc's lazy zero
  *   pages keep untouched entries free for large tables.
+ * - Hang check: a waiter whose now_serving has not moved for --timeout
+ *   seconds ends the job naming the lock, its home and both values (a dead
+ *   or stuck holder would otherwise spin everyone forever).
  *
  * Statistics (summed over threads and ranks): global_acquires (tickets
  * taken), handovers (acquisitions by local hand-over), serving_polls (READs
  * of now_serving that were not our turn), handover_limit (global releases
  * forced by handover_max while a local thread was waiting). */
 #include "lock.h"
+#include "clock.h"
+#include "log.h"
+#include <inttypes.h>
 #include <sched.h>
 #include <stdatomic.h>
 #include <stdio.h>
@@ -146,8 +158,22 @@ static void ticket_acquire(nm_lock_thread *t, int key)
 	int home = nm_lock_home(e, key);
 	uint64_t tk = nm_lock_faa(t, home, nm_lock_addr(e, &nm_ticketlock, key, NEXT_OFF), 1);
 	uint64_t serving_addr = nm_lock_addr(e, &nm_ticketlock, key, SERVING_OFF);
-	for (uint32_t polls = 0; nm_lock_read64(t, home, serving_addr) != tk;) {
+	uint64_t seen = UINT64_MAX, since = 0, limit = nm_ns_to_ticks((uint64_t)(e->timeout * 1e9));
+	for (uint32_t polls = 0;;) {
+		uint64_t s = nm_lock_read64(t, home, serving_addr);
+		if (s == tk)
+			break;
 		t->stat[ST_POLLS]++;
+		/* Hang check: now_serving must keep moving while we queue. */
+		uint64_t now = nm_ticks();
+		if (s != seen) {
+			seen = s;
+			since = now;
+		} else if (now - since > limit) {
+			nm_fatal("ticket lock %d (home rank %d): now_serving stuck at %" PRIu64
+				 " for %.0f s while thread %d waits with ticket %" PRIu64,
+				 key, home, s, e->timeout, t->thread, tk);
+		}
 		if (polls < GLOBAL_POLLS) {
 			polls++;
 			nm_cpu_relax();

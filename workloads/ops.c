@@ -42,6 +42,8 @@
 #include "rdma.h"
 #include "stats.h"
 #include "workers.h"
+#include "../numa/hammer.h"
+#include "../numa/loadproc.h"
 #include "../numa/mem.h"
 #include "../numa/nodes.h"
 #include "../numa/pages.h"
@@ -85,6 +87,26 @@ static const nm_opt ops_opts[] = {
 	{"cpu-node", 0, NM_OPT_STR, "any", 0, 0, NULL, NM_OPT_LIST,
 	 "NUMA node whose cores run the initiator threads; on ranks that only initiate also the node "
 	 "of their memory and QP/CQ rings: nic, other, a node number, or any"},
+	{"packed", 0, NM_OPT_BOOL, "false", 0, 0, NULL, 0,
+	 "remote slots adjacent (stride = size) instead of one 64-byte line each: the NUMA paper's "
+	 "'disjoint but adjacent addresses' (8 connections x 8 B share one cache line)"},
+	{"server-workers", 0, NM_OPT_INT, "0", 0, 1024, NULL, NM_OPT_LIST,
+	 "CPU threads on every target rank hammering the slots clients access, pinned to the "
+	 "buffer's node, running while clients measure (NUMA Fig. 5)"},
+	{"server-op", 0, NM_OPT_ENUM, "mixed", 0, 0, NM_HAMMER_OPS, NM_OPT_LIST,
+	 "what server workers do: read, write, mixed (--server-write-ratio stores), cas or faa "
+	 "(CPU atomics); stores keep the values clients check"},
+	{"server-write-ratio", 0, NM_OPT_DOUBLE, "0.9", 0, 1, NULL, NM_OPT_LIST,
+	 "mixed: fraction of server-worker accesses that store"},
+	{"load-threads", 0, NM_OPT_INT, "0", 0, 4096, NULL, NM_OPT_LIST,
+	 "an independent load process (netmem numa-load) on every target rank while clients "
+	 "measure: its threads (NUMA section V-C)"},
+	{"load-node", 0, NM_OPT_STR, "any", 0, 0, NULL, NM_OPT_LIST,
+	 "its node: nic, other, a node number, or any (NUMA-agnostic: threads over every core, "
+	 "buffer interleaved over every node)"},
+	{"load-buf", 0, NM_OPT_SIZE, "64M", 8, 1ll << 44, NULL, NM_OPT_LIST, "its buffer size"},
+	{"load-mix", 0, NM_OPT_DOUBLE, "0.5", 0, 1, NULL, NM_OPT_LIST,
+	 "its fraction of accesses that store"},
 	{"inject", 0, NM_OPT_ENUM, "none", 0, 0, "none,corrupt,rkey,misplace", 0,
 	 "testing the checks: corrupt damages data after the run (the point must come out invalid); "
 	 "rkey posts with a wrong key (the job must stop, naming rank, peer and operation); "
@@ -162,7 +184,8 @@ static int build_matrix(const json_t *pt, int n, uint8_t *m, char *err, size_t l
 
 typedef struct layout {
 	size_t size;       /* bytes per op */
-	size_t slot;       /* size rounded to 64 */
+	size_t slot;       /* size rounded to 64: local buffers */
+	size_t stride;     /* distance between remote slots: slot, or size with --packed */
 	size_t data;       /* offset of remote slots */
 	size_t local;      /* offset of per-thread local areas */
 	size_t thread_area;
@@ -181,8 +204,9 @@ static void plan(layout *l, const json_t *pt, int nranks, int nconn)
 	l->size = atomic ? 8 : (size_t)nm_cfg_int(pt, "size");
 	l->slot = align64(l->size);
 	l->nslots = nranks * T * Q;
+	l->stride = nm_cfg_bool(pt, "packed") ? l->size : l->slot;
 	l->data = align64(CAS_BASE + 8 * (size_t)l->nslots);
-	l->local = l->data + l->slot * (size_t)l->nslots;
+	l->local = align64(l->data + l->stride * (size_t)l->nslots);
 	/* per thread: one buffer per connection, one to verify into, and a
 	 * result word per window entry for atomics */
 	l->thread_area = align64(l->slot * (size_t)(nconn + 1) + 8 * (size_t)(W + 1));
@@ -209,13 +233,14 @@ static int ops_validate(const json_t *pt, int nranks, char *err, size_t len)
 		plan(&l, pt, nranks, nranks * (int)nm_cfg_int(pt, "qp"));
 		if (l.local > (size_t)mr) {
 			snprintf(err, len, "--size %" PRId64 " does not fit --mr-size %" PRId64 ": %d writer "
-				 "slot(s) of %zu bytes need %zu bytes", size, mr, l.nslots, l.slot, l.local);
+				 "slot(s) of %zu bytes need %zu bytes", size, mr, l.nslots, l.stride, l.local);
 			return -1;
 		}
 	}
-	nm_place bp, cp;
+	nm_place bp, cp, lp;
 	if (nm_place_parse(nm_cfg_str(pt, "buf_node"), &bp, "--buf-node", err, len) ||
-	    nm_place_parse(nm_cfg_str(pt, "cpu_node"), &cp, "--cpu-node", err, len))
+	    nm_place_parse(nm_cfg_str(pt, "cpu_node"), &cp, "--cpu-node", err, len) ||
+	    nm_place_parse(nm_cfg_str(pt, "load_node"), &lp, "--load-node", err, len))
 		return -1;
 	if (nm_cfg_int(pt, "mem_node") >= 0 && (bp.kind != NM_PLACE_ANY || cp.kind != NM_PLACE_ANY)) {
 		snprintf(err, len, "--mem-node places every rank's memory and threads on one node; it "
@@ -317,6 +342,15 @@ struct ops_job {
 	nm_page_census census[2];
 	char qp_policy[128];
 	int misplaced_to;        /* --inject misplace: node the moved page went to */
+	/* local loads on target ranks (numa/hammer.h, numa/loadproc.h) */
+	int server_workers, server_op, worker_node;
+	double server_ratio;
+	nm_hammer hammer;
+	int load_threads, load_node;
+	int64_t load_buf;
+	double load_mix;
+	nm_loadproc load;
+	json_t *load_result;
 };
 
 static void mismatch(ops_thread *t, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
@@ -555,7 +589,7 @@ static void thread_setup(nm_worker *w)
 			int slot = slot_id(j->rank, ti, q, j->T, j->Q);
 			s->c = c;
 			s->buf = area + j->l.slot * (size_t)n;
-			s->raddr = c->rmr.addr + j->l.data + j->l.slot * (size_t)slot;
+			s->raddr = c->rmr.addr + j->l.data + j->l.stride * (size_t)slot;
 			s->cas_raddr = c->rmr.addr + CAS_BASE + 8 * (size_t)slot;
 			s->cap = (uint32_t)j->W + 2;
 			s->fifo = calloc(s->cap, sizeof *s->fifo);
@@ -611,6 +645,7 @@ static int ops_place(nm_ctx *ctx, const json_t *pt, ops_job *j, json_t *out)
 	nm_place_parse(nm_cfg_str(pt, "cpu_node"), &cp, "--cpu-node", e, sizeof e);
 	nm_numa_view_load(&j->view, ctx->dev->ctx->device, &j->nic);
 	j->buf_node = j->cpu_node = j->mem_node = j->home_node = j->thread_node = -1;
+	j->load_node = j->worker_node = -1;
 	j->misplaced_to = -1;
 	int harness_node = (int)nm_cfg_int(pt, "mem_node");
 	if (j->target && nm_place_resolve(&bp, &j->view, NM_NEED_MEMORY, &j->buf_node, "--buf-node",
@@ -622,6 +657,15 @@ static int ops_place(nm_ctx *ctx, const json_t *pt, ops_job *j, json_t *out)
 	if (!bad && j->initiator && !j->target && j->cpu_node >= 0 &&
 	    nm_place_resolve(&cp, &j->view, NM_NEED_MEMORY, &j->mem_node, "--cpu-node", why, sizeof why))
 		bad = "cpu_node";
+	if (!bad && j->target && j->load_threads > 0) {
+		nm_place lp;
+		int n2;
+		nm_place_parse(nm_cfg_str(pt, "load_node"), &lp, "--load-node", e, sizeof e);
+		if (nm_place_resolve(&lp, &j->view, NM_NEED_CPUS, &j->load_node, "--load-node", why,
+				     sizeof why) ||
+		    nm_place_resolve(&lp, &j->view, NM_NEED_MEMORY, &n2, "--load-node", why, sizeof why))
+			bad = "load_node";
+	}
 	if (!bad && j->inject == 3 && j->target && j->view.nnodes < 2) {
 		snprintf(why, sizeof why, "--inject misplace needs a second NUMA node to move a page to "
 			 "(%s has one)", j->view.hostname);
@@ -639,6 +683,7 @@ static int ops_place(nm_ctx *ctx, const json_t *pt, ops_job *j, json_t *out)
 	}
 	j->thread_node = j->cpu_node >= 0 ? j->cpu_node : harness_node;
 	j->home_node = j->initiator ? j->cpu_node : j->buf_node;
+	j->worker_node = j->buf_node >= 0 ? j->buf_node : harness_node;
 	return 0;
 }
 
@@ -714,6 +759,27 @@ static json_t *rank_placement(nm_ctx *ctx, ops_job *j, bool *ok, char *first, si
 			FAIL("%s", why);
 		}
 	}
+	json_t *workers = NULL, *load = NULL;
+	if (j->hammer.t) {
+		char what[64];
+		bool wok = true;
+		snprintf(what, sizeof what, "rank %d server worker", ctx->rank);
+		json_t *tp = nm_hammer_placement(&j->hammer, what, &wok, why, sizeof why);
+		workers = nm_hammer_json(&j->hammer);
+		json_object_set_new(workers, "intended",
+				    j->worker_node >= 0 ? json_integer(j->worker_node) : json_null());
+		json_object_set_new(workers, "cpus", tp);
+		if (!wok)
+			FAIL("%s", why);
+	}
+	if (j->load_result) {
+		load = json_deep_copy(json_object_get(j->load_result, "placement"));
+		json_object_set(load, "request", json_object_get(j->load_result, "request"));
+		json_object_set(load, "intended", json_object_get(j->load_result, "intended"));
+		if (!json_is_true(json_object_get(load, "ok")))
+			FAIL("rank %d %s", ctx->rank,
+			     json_string_value(json_object_get(j->load_result, "first_error")));
+	}
 	static const char *const when[2] = {"after allocation", "after the run"};
 	for (int k = 0; k < 2; k++)
 		if (!nm_census_ok(&j->census[k])) {
@@ -733,13 +799,18 @@ static json_t *rank_placement(nm_ctx *ctx, ops_job *j, bool *ok, char *first, si
 	json_t *nodes = json_array();
 	for (int i = 0; i < j->view.nnodes; i++)
 		json_array_append_new(nodes, json_integer(j->view.node[i].id));
-	return json_pack("{s:i, s:s, s:s, s:o, s:o, s:o, s:{s:o, s:s, s:b}, s:o, s:b, s:o, s:b}", "rank",
+	json_t *rec = json_pack("{s:i, s:s, s:s, s:o, s:o, s:o, s:{s:o, s:s, s:b}, s:o, s:b, s:o, s:b}", "rank",
 			 ctx->rank, "host", j->view.hostname, "role", role_name(j), "nodes", nodes, "nic",
 			 nm_nic_numa_json(&j->nic), "buffer", buffer, "qp_cq", "bound_to",
 			 j->home_node >= 0 ? json_integer(j->home_node) : json_null(),
 			 "policy_at_creation", j->qp_policy, "verified", 0, "threads", threads,
 			 "virtualized", nm_numa_virtualized(), "not_numa_real",
 			 nm_numa_unreal_reasons(&j->view, &j->nic, ctx->dev->emulated), "ok", *ok);
+	if (workers)
+		json_object_set_new(rec, "server_workers", workers);
+	if (load)
+		json_object_set_new(rec, "load", load);
+	return rec;
 }
 
 /* Gathers every rank's record at rank 0: {"numa_real", "not_numa_real":
@@ -812,6 +883,12 @@ static void ops_run(nm_ctx *ctx, const json_t *pt, json_t *out)
 	j.warmup = wu >= 0 ? (uint64_t)wu : j.duration > 0 ? 100 : (j.iters / 10 < 1000 ? j.iters / 10 : 1000);
 	j.timeout = nm_cfg_double(pt, "timeout");
 	j.interval_ns = (uint64_t)(nm_cfg_double(pt, "interval") * 1e9);
+	j.server_workers = (int)nm_cfg_int(pt, "server_workers");
+	j.server_op = nm_hammer_op(nm_cfg_str(pt, "server_op"));
+	j.server_ratio = nm_cfg_double(pt, "server_write_ratio");
+	j.load_threads = (int)nm_cfg_int(pt, "load_threads");
+	j.load_buf = nm_cfg_int(pt, "load_buf");
+	j.load_mix = nm_cfg_double(pt, "load_mix");
 	int targets = 0;
 	for (int p = 0; p < R; p++) {
 		targets += m[ctx->rank * R + p];
@@ -833,8 +910,15 @@ static void ops_run(nm_ctx *ctx, const json_t *pt, json_t *out)
 	nm_boot_check(failed ? err : NULL, NM_EXIT_FAIL);
 	if (j.op == NM_OP_READ)
 		for (int s = 0; s < j.l.nslots; s++)
-			fill_pattern((uint8_t *)j.mr.buf + j.l.data + j.l.slot * (size_t)s, j.l.size,
+			fill_pattern((uint8_t *)j.mr.buf + j.l.data + j.l.stride * (size_t)s, j.l.size,
 				     read_owner(ctx->rank, s));
+	/* With server workers, WRITE slots start out holding what the clients
+	 * will write, so the workers' stores (which write the content found
+	 * here) keep the clients' read-back checks exact (numa/hammer.h). */
+	if (j.op == NM_OP_WRITE && j.server_workers > 0)
+		for (int s = 0; s < j.l.nslots; s++)
+			fill_pattern((uint8_t *)j.mr.buf + j.l.data + j.l.stride * (size_t)s, j.l.size,
+				     write_owner(s));
 	nm_mesh_cfg mc = {.nthreads = j.T, .qps = j.Q, .initiates = m};
 	nm_point_qp_attr(pt, &mc.qp);
 	mc.qp.sq_depth = j.W + 2;
@@ -849,11 +933,52 @@ static void ops_run(nm_ctx *ctx, const json_t *pt, json_t *out)
 	nm_mesh_create(&j.mesh, ctx->dev, &mc, &j.mr);
 	nm_numa_unbind_thread(&saved);
 
+	/* Local loads on target ranks, running before the clients start and
+	 * until every rank has finished (the paper's workers and load process
+	 * run from server start-up). */
+	uint64_t seed = (uint64_t)nm_cfg_int(pt, "seed") * 1000003u + (uint64_t)ctx->rank;
+	failed = j.target && j.load_threads > 0 &&
+		 nm_loadproc_start(&j.load, j.load_threads, j.load_node, j.load_buf, j.load_mix, seed,
+				   err, sizeof err);
+	nm_boot_check(failed ? err : NULL, NM_EXIT_FAIL);
+	uint64_t *image = NULL;
+	failed = 0;
+	if (j.target && j.server_workers > 0) {
+		size_t len = j.l.local - j.l.data;
+		image = malloc(len);
+		memcpy(image, (uint8_t *)j.mr.buf + j.l.data, len);
+		nm_hammer_cfg hc = {.threads = j.server_workers, .op = j.server_op,
+				    .write_ratio = j.server_ratio, .node = j.worker_node,
+				    .cpu_offset = nm_local_rank() * j.T, .random = false,
+				    .area = (uint8_t *)j.mr.buf + j.l.data, .len = len, .image = image,
+				    .stride = j.l.stride, .seed = seed};
+		failed = nm_hammer_start(&j.hammer, &hc, err, sizeof err);
+	}
+	nm_boot_check(failed ? err : NULL, NM_EXIT_FAIL);
+
 	j.th = calloc((size_t)j.T, sizeof *j.th);
 	j.faa_sent = calloc((size_t)j.T * R, sizeof *j.faa_sent);
 	int *cpus = calloc((size_t)j.T, sizeof *cpus);
 	nm_workers_run(j.T, j.thread_node, thread_setup, thread_body, &j, cpus);
+	if (j.server_workers > 0 || j.load_threads > 0) {
+		nm_boot_barrier(); /* every initiator is done */
+		nm_hammer_stop(&j.hammer);
+		if (j.load.pid > 0 && !(j.load_result = nm_loadproc_stop(&j.load, err, sizeof err)))
+			failed = 1;
+		nm_boot_check(failed ? err : NULL, NM_EXIT_FAIL);
+	}
+	free(image);
 	nm_pages_census(j.mr.buf, j.mr.alloc_len, page_size(huge), j.mem_node, &j.census[1]);
+	/* server workers' and load's work, summed over target ranks */
+	double sw_secs = nm_hammer_seconds(&j.hammer);
+	uint64_t local_load[5] = {
+		nm_hammer_ops(&j.hammer),
+		sw_secs > 0 ? (uint64_t)((double)nm_hammer_ops(&j.hammer) / sw_secs) : 0,
+		(uint64_t)json_integer_value(json_object_get(j.load_result, "ops")),
+		(uint64_t)json_number_value(json_object_get(j.load_result, "ops_per_sec")),
+		j.target ? (uint64_t)j.server_workers : 0,
+	};
+	nm_boot_sum_u64_array(local_load, 5);
 	bool place_ok = true;
 	char place_err[600];
 	json_t *placement = job_placement(ctx, &j, &place_ok, place_err, sizeof place_err);
@@ -960,6 +1085,16 @@ static void ops_run(nm_ctx *ctx, const json_t *pt, json_t *out)
 			"lat", nm_hist_summary_json(&total), "lat_cdf", nm_hist_cdf_json(&total),
 			"throughput_series", "interval_s", (double)j.interval_ns / 1e9,
 			"ops_per_sec", ser);
+		if (j.server_workers > 0)
+			json_object_set_new(metrics, "server_workers",
+					    json_pack("{s:I, s:s, s:I, s:I}", "threads", (json_int_t)local_load[4],
+						      "op", nm_hammer_op_name(j.server_op), "ops",
+						      (json_int_t)local_load[0], "ops_per_sec",
+						      (json_int_t)local_load[1]));
+		if (j.load_threads > 0)
+			json_object_set_new(metrics, "load",
+					    json_pack("{s:I, s:I}", "ops", (json_int_t)local_load[2],
+						      "ops_per_sec", (json_int_t)local_load[3]));
 		json_object_set_new(out, "valid", json_boolean(ok));
 		json_object_set_new(out, "placement", placement);
 		json_object_set_new(out, "checks", checks);
@@ -970,6 +1105,8 @@ static void ops_run(nm_ctx *ctx, const json_t *pt, json_t *out)
 					      (json_int_t)j.l.size, "inline_size",
 					      (int)granted_inline, "cpus",
 					      cpus_by_rank));
+		json_object_set_new(json_object_get(out, "effective"), "slot_stride",
+				    json_integer((json_int_t)j.l.stride));
 		for (int r = 0; r < R; r++)
 			free(errs[r]);
 		free(errs);
@@ -983,6 +1120,8 @@ static void ops_run(nm_ctx *ctx, const json_t *pt, json_t *out)
 		nm_series_free(&j.th[t].series);
 	}
 	nm_series_free(&series);
+	nm_hammer_free(&j.hammer);
+	json_decref(j.load_result);
 	free(j.th);
 	free(j.faa_sent);
 	free(faa);

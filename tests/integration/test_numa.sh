@@ -64,8 +64,27 @@ nm_run sweep_missing 2 --op read -n 30 --buf-node "nic,$nodes"
 check "sweep over nic,$nodes: exit 0, the missing node's point skipped with the reason" sh -c "[ $(nm_rc sweep_missing) = 0 ] && jq -e '(.points | length) == 2 and .points[0].valid and .points[0].metrics.ops == 30 and (.points[1].skipped | test(\"does not exist\")) and .points[1].placement.skipped_on[0].rank == 1' $tmp/sweep_missing.json"
 check "sweep: the skipped point is reported on stdout" grep -q 'skipped' "$tmp/sweep_missing.out"
 
+# 6. server workers hammer the slots clients access (Fig. 5): every kind, data checks still exact
+nm_run sw 2 --op read,write --mode bw -s 8 --packed -t 8 -n 100 --buf-node nic --server-workers 1 --server-op read,write,mixed,cas,faa
+check "server workers: every kind under READ and WRITE clients, 10 points, all valid" sh -c "[ $(nm_rc sw) = 0 ] && jq -e '(.points | length) == 10 and all(.points[]; .valid and .checks.data.mismatches == 0 and .checks.data.checked > 0)' $tmp/sw.json"
+check "server workers: they worked, on packed slots 8 B apart" nm_jq sw 'all(.points[]; .metrics.server_workers.ops > 0 and .metrics.server_workers.threads == 1 and .effective.slot_stride == 8)'
+check "server workers: pinned to the buffer's node (0) on the target rank" nm_jq sw 'all(.points[]; .placement.ranks[1].server_workers | .intended == 0 and .cpus[0].cpu_node == 0 and .cpus[0].ok)'
+check "server workers: CPU CAS on the clients' words never failed (values kept)" nm_jq sw '[.points[] | select(.params.server_op == "cas") | .placement.ranks[1].server_workers.cas_failed] == [0, 0]'
+
+# 7. an independent load process on the target (section V-C)
+nm_run load 2 --op read -n 100 --load-threads 1 --load-buf 1M --load-node any,nic
+check "load process: both points valid, the load worked" sh -c "[ $(nm_rc load) = 0 ] && jq -e '(.points | length) == 2 and all(.points[]; .valid and .metrics.load.ops > 0)' $tmp/load.json"
+check "load any: buffer interleaved, threads on any core, nothing to fail" nm_jq load '.points[0].placement.ranks[1].load | .buffer.policy == "interleave" and .intended == null and .ok'
+check "load nic: buffer bound to node 0 and every page there, its thread on node 0" nm_jq load '.points[1].placement.ranks[1].load | .buffer.policy == "bind" and .intended == 0 and .buffer.after_alloc.nodes == {"0": .buffer.after_alloc.pages} and .buffer.after_run.ok and .threads[0].cpu_node == 0 and .ok'
+check "load: the process is gone after the run" sh -c "! pgrep -f 'numa-load --threads' >/dev/null"
+check "netmem numa-load on its own: JSON with its placement" sh -c "$N numa-load --threads 1 --buf 64k --node nic --duration 1 </dev/null | jq -e '.ops > 0 and .placement.ok and .intended == 0'"
+
 if [ "$nodes" -eq 1 ]; then
-	# 6. one node: other cannot exist
+	expect_refused "one node: --load-node other" "one NUMA node" load_other -n 20 --load-threads 1 --load-buf 64k --load-node other
+	nm_run load_sweep 2 --op read -n 30 --load-threads 1 --load-buf 64k --load-node nic,other
+	check "one node: load sweep nic,other runs nic and skips other" nm_jq load_sweep '.points[0].valid and .points[0].metrics.load.ops > 0 and (.points[1].skipped | test("--load-node other"))'
+
+	# 8. one node: other cannot exist
 	expect_refused "one node: --buf-node other" "one NUMA node" other_buf -n 20 --buf-node other
 	expect_refused "one node: --cpu-node other" "one NUMA node" other_cpu -n 20 --cpu-node other
 	nm_run sweep_other 2 --op read -n 30 --buf-node nic,other
@@ -74,15 +93,17 @@ if [ "$nodes" -eq 1 ]; then
 	check "one node: numa_real false, one node named as a reason" nm_jq nic "$P.not_numa_real | map(test(\"one NUMA node\")) | any"
 	for what in "buffer on node 1 verified there (move_pages)" "threads pinned to node 1 run on cpu 1" \
 		"sweep nic,other resolves other to node 1" "initiator memory follows --cpu-node" \
-		"loopback rank: buffer and threads on different nodes" "misplaced page marks the point invalid"; do
+		"loopback rank: buffer and threads on different nodes" "misplaced page marks the point invalid" \
+		"server workers and load on node 1"; do
 		skip "two-node check ($what): this guest has one NUMA node; run tests/integration/numa/run.sh"
 	done
 else
 	for what in "--buf-node other refused" "--cpu-node other refused" "sweep nic,other skips other" \
-		"--inject misplace refused" "one node named in not_numa_real"; do
+		"--inject misplace refused" "one node named in not_numa_real" "--load-node other refused" \
+		"load sweep skips other"; do
 		skip "one-node check ($what): this guest has $nodes NUMA nodes"
 	done
-	# 7. node 1: buffer pages and threads where asked, before and after the run
+	# 9. node 1: buffer pages and threads where asked, before and after the run
 	nm_run n1 2 --op read,write -n 50 --buf-node 1 --cpu-node 1
 	check "node 1: exit 0, both points valid" sh -c "[ $(nm_rc n1) = 0 ] && jq -e 'all(.points[]; .valid and .placement.ok)' $tmp/n1.json"
 	check "node 1: every page of the target's buffer on node 1 after allocation and after the run" nm_jq n1 "all(.points[]; .placement.ranks[1].buffer | .intended == 1 and .after_alloc.nodes == {\"1\": .after_alloc.pages} and .after_run.nodes == {\"1\": .after_run.pages} and .ok)"
@@ -90,20 +111,24 @@ else
 	check "node 1: QP/CQ rings created bound to node 1 on the initiator" nm_jq n1 "$P.ranks[0].qp_cq.bound_to == 1 and ($P.ranks[0].qp_cq.policy_at_creation | test(\"bind:1\"))"
 	check "node 1: effective cpus list agrees" nm_jq n1 '.points[0].effective.cpus[0] == [1]'
 
-	# 8. the paper's two placements in one sweep
+	# 10. the paper's two placements in one sweep
 	nm_run nicother 2 --op read -n 50 --buf-node nic,other --cpu-node nic
 	check "sweep nic,other: both run, buffer on node 0 then node 1" nm_jq nicother '(.points | length) == 2 and all(.points[]; .valid and (.skipped | not)) and .points[0].placement.ranks[1].buffer.after_alloc.nodes == {"0": .points[0].placement.ranks[1].buffer.after_alloc.pages} and .points[1].placement.ranks[1].buffer.after_alloc.nodes == {"1": .points[1].placement.ranks[1].buffer.after_alloc.pages}'
 	check "sweep nic,other: the initiator stays on node 0" nm_jq nicother 'all(.points[]; .placement.ranks[0].threads[0].cpu == 0)'
 
-	# 9. an initiator-only rank keeps its memory with its threads
+	# 11. an initiator-only rank keeps its memory with its threads
 	nm_run split 2 --op write -n 50 --buf-node 1 --cpu-node 0
 	check "initiator memory follows --cpu-node (node 0), target's --buf-node (node 1)" nm_jq split "$P.ranks[0].buffer.intended == 0 and $P.ranks[0].buffer.ok and $P.ranks[1].buffer.intended == 1 and $P.ranks[1].buffer.ok and $P.ranks[0].threads[0].cpu == 0 and .points[0].valid"
 
-	# 10. one rank, loopback: buffer on node 1, its thread on node 0
+	# 12. one rank, loopback: buffer on node 1, its thread on node 0
 	nm_run self 1 --op read,write --targets self -n 50 --buf-node 1 --cpu-node 0
 	check "loopback rank: role both, buffer on node 1, thread on node 0, QP/CQ on node 0" nm_jq self "all(.points[]; .valid and .placement.ranks[0].role == \"both\" and .placement.ranks[0].buffer.intended == 1 and .placement.ranks[0].buffer.ok and .placement.ranks[0].threads[0].cpu_node == 0 and .placement.ranks[0].qp_cq.bound_to == 0)"
 
-	# 11. the check catches a page off its node
+	# 13. server workers and the load process follow their nodes
+	nm_run local1 2 --op write --mode bw -s 8 --packed -t 8 -n 100 --buf-node 1 --server-workers 1 --load-threads 1 --load-buf 1M --load-node other
+	check "node 1: server worker on cpu 1, load (other = node 1) buffer and thread on node 1, point valid" nm_jq local1 "$P.ok and .points[0].valid and ($P.ranks[1] | .server_workers.intended == 1 and .server_workers.cpus[0].cpu == 1 and .load.intended == 1 and .load.buffer.after_alloc.nodes == {\"1\": .load.buffer.after_alloc.pages} and .load.threads[0].cpu == 1)"
+
+	# 14. the check catches a page off its node
 	nm_run misplace 2 --op read -n 30 --buf-node 1 --inject misplace
 	check "misplaced page: exit 1, point invalid, the first error names the buffer and the node" sh -c "[ $(nm_rc misplace) = 1 ] && jq -e '.points[0].valid == false and .points[0].checks.placement.ok == false and (.points[0].checks.first_error | test(\"rank 1 buffer after allocation: 1 of [0-9]+ pages are not on the intended node 1\")) and .points[0].placement.ranks[1].buffer.injected_page_moved_to == 0 and .points[0].placement.ranks[1].buffer.after_alloc.nodes[\"0\"] == 1' $tmp/misplace.json"
 fi
