@@ -34,7 +34,8 @@ mkdir -p "$out"
 
 # config name -> plot script
 declare -A plot=([ops-lat]=ops_latency [ops-atomic-lat]=ops_atomic_latency [ops-bw]=ops_throughput
-	[barrier]=barrier [loco-fig4a]=loco_fig4a)
+	[barrier]=barrier [loco-fig4a]=loco_fig4a [alock-fig1]=alock_fig1 [alock-fig4]=alock_fig4
+	[alock-fig5]=alock_fig5 [alock-fig6]=alock_fig6)
 
 # Ranks for a config: its top-level "ranks" if it has one, else --np.
 ranks_for() {

@@ -14,11 +14,14 @@ static void usage(FILE *out)
 {
 	fprintf(out,
 		"Usage: netmem table FILE.json... --x PARAM --y METRIC [--series PARAM] [--where PARAM=VALUE]...\n"
+		"       netmem table FILE.json --cdf METRIC [--series PARAM] [--where PARAM=VALUE]...\n"
 		"       netmem table FILE.json --describe\n\n"
 		"Prints one block per series value (blocks separated by two blank lines, for\n"
 		"gnuplot's `index`): a header row \"PARAM SERIES-VALUE\" (for gnuplot's\n"
 		"columnheader), then rows \"x y\" sorted by x, from the summary entries\n"
 		"(geometric means over repetitions) of the given result documents.\n"
+		"--cdf prints, per series value, the [value, fraction] pairs of the array metric\n"
+		"METRIC (e.g. lat_cdf) of the first valid point that matches.\n"
 		"--describe prints one line naming the hardware behind a document, marked\n"
 		"when it is Soft-RoCE (emulated), for figure titles.\n"
 		"METRIC is a dotted path into the metrics, e.g. lat.p50, mops, mib_per_sec.\n"
@@ -42,6 +45,59 @@ static int by_series_x(const void *a, const void *b)
 	const row *ra = a, *rb = b;
 	int c = strcmp(ra->series, rb->series);
 	return c ? c : (ra->x > rb->x) - (ra->x < rb->x);
+}
+
+static bool matches(json_t *params, const char *const *where, int nwhere);
+
+/* One block per series value: the CDF array of the first matching valid
+ * point (repetition 0 first in document order). */
+static int print_cdf(const char *path, const char *metric, const char *series,
+		     const char *const *where, int nwhere)
+{
+	json_error_t je;
+	json_t *doc = json_load_file(path, 0, &je);
+	if (!doc)
+		nm_usage_error("table: %s: line %d: %s", path, je.line, je.text);
+	json_t *seen = json_object();
+	size_t i, blocks = 0;
+	json_t *p;
+	json_array_foreach(json_object_get(doc, "points"), i, p) {
+		json_t *params = json_object_get(p, "params");
+		if (!json_is_true(json_object_get(p, "valid")) || !matches(params, where, nwhere))
+			continue;
+		char *sv = series ? value_str(json_object_get(params, series)) : strdup("all");
+		json_t *cdf = json_object_get(json_object_get(p, "metrics"), metric);
+		if (sv && json_is_array(cdf) && !json_object_get(seen, sv)) {
+			json_object_set_new(seen, sv, json_true());
+			printf("%s%s %s\n", blocks++ ? "\n\n" : "", metric, sv);
+			size_t k;
+			json_t *pair;
+			json_array_foreach(cdf, k, pair)
+				printf("%.10g %.10g\n", json_number_value(json_array_get(pair, 0)),
+				       json_number_value(json_array_get(pair, 1)));
+		}
+		free(sv);
+	}
+	if (!blocks)
+		fprintf(stderr, "netmem: table: no valid point with '%s' matched\n", metric);
+	json_decref(seen);
+	json_decref(doc);
+	return 0;
+}
+
+static bool matches(json_t *params, const char *const *where, int nwhere)
+{
+	for (int w = 0; w < nwhere; w++) {
+		const char *eq = strchr(where[w], '=');
+		char key[128];
+		snprintf(key, sizeof key, "%.*s", (int)(eq - where[w]), where[w]);
+		char *v = value_str(json_object_get(params, key));
+		bool ok = v && !strcmp(v, eq + 1);
+		free(v);
+		if (!ok)
+			return false;
+	}
+	return true;
 }
 
 static int describe(const char *path)
@@ -71,7 +127,7 @@ int nm_table_main(int argc, char **argv)
 	for (int i = 1; i + 1 < argc; i++)
 		if (!strcmp(argv[i + 1], "--describe"))
 			return describe(argv[i]);
-	const char *x = NULL, *y = NULL, *series = NULL, *where[MAX_WHERE];
+	const char *x = NULL, *y = NULL, *series = NULL, *cdf = NULL, *where[MAX_WHERE];
 	const char *files[256];
 	int nwhere = 0, nfiles = 0;
 	for (int i = 1; i < argc; i++) {
@@ -81,7 +137,7 @@ int nm_table_main(int argc, char **argv)
 			return 0;
 		}
 		bool takes = !strcmp(a, "--x") || !strcmp(a, "--y") || !strcmp(a, "--series") ||
-			     !strcmp(a, "--where");
+			     !strcmp(a, "--where") || !strcmp(a, "--cdf");
 		if (takes && i + 1 >= argc)
 			nm_usage_error("table: %s needs a value", a);
 		if (!strcmp(a, "--x"))
@@ -90,6 +146,8 @@ int nm_table_main(int argc, char **argv)
 			y = argv[++i];
 		else if (!strcmp(a, "--series"))
 			series = argv[++i];
+		else if (!strcmp(a, "--cdf"))
+			cdf = argv[++i];
 		else if (!strcmp(a, "--where")) {
 			if (nwhere == MAX_WHERE || !strchr(argv[i + 1], '='))
 				nm_usage_error("table: --where takes PARAM=VALUE (at most %d)", MAX_WHERE);
@@ -99,6 +157,8 @@ int nm_table_main(int argc, char **argv)
 		else if (nfiles < 256)
 			files[nfiles++] = a;
 	}
+	if (cdf && nfiles == 1)
+		return print_cdf(files[0], cdf, series, where, nwhere);
 	if (!x || !y || nfiles == 0)
 		nm_usage_error("table: needs FILE.json, --x and --y (see netmem table --help)");
 	size_t n = 0, cap = 64, invalid = 0;
@@ -112,15 +172,7 @@ int nm_table_main(int argc, char **argv)
 		json_t *s;
 		json_array_foreach(json_object_get(doc, "summary"), i, s) {
 			json_t *params = json_object_get(s, "params");
-			bool keep = true;
-			for (int w = 0; w < nwhere && keep; w++) {
-				const char *eq = strchr(where[w], '=');
-				char key[128];
-				snprintf(key, sizeof key, "%.*s", (int)(eq - where[w]), where[w]);
-				char *v = value_str(json_object_get(params, key));
-				keep = v && !strcmp(v, eq + 1);
-				free(v);
-			}
+			bool keep = matches(params, where, nwhere);
 			if (!keep)
 				continue;
 			if (!json_is_true(json_object_get(s, "valid"))) {

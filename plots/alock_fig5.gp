@@ -1,0 +1,22 @@
+# ALock Fig. 5: throughput vs threads per node; one panel per (nodes, locks),
+# lines per lock type, dash per locality. Set `nodes` and `locks` lists with -e
+# to match the config, e.g. -e "nodes='5 10 20'; locks='20 100 1000'".
+load "plots/common.gp"
+if (!exists("nodes")) nodes = system(netmem . " table " . in . " --x nodes --y ops_per_sec 2>/dev/null | awk 'NF==2 && $1+0==$1 {print $1}' | sort -nu | tr '\\n' ' '")
+if (!exists("locks")) locks = system(netmem . " table " . in . " --x locks --y ops_per_sec 2>/dev/null | awk 'NF==2 && $1+0==$1 {print $1}' | sort -nu | tr '\\n' ' '")
+if (!exists("locality")) locality = system(netmem . " table " . in . " --x p_local --y ops_per_sec 2>/dev/null | awk 'NF==2 && $1+0==$1 {print $1}' | sort -nu | tr '\\n' ' '")
+set terminal pngcairo size 420*words(locks),340*words(nodes) font ",9"
+set output out
+set multiplot layout words(nodes),words(locks) title "Lock-table throughput (ALock Fig. 5)\n{/*0.8 " . hw . "}"
+set xlabel "threads per node"
+set ylabel "ops/s"
+set key autotitle columnheader font ",7"
+do for [n in nodes] {
+  do for [k in locks] {
+    set title sprintf("%s nodes, %s locks", n, k)
+    plot for [l in locality] for [i=0:2] \
+      "< " . netmem . " table " . in . " --x threads --y ops_per_sec --series lock --where nodes=" . n . " --where locks=" . k . " --where p_local=" . l \
+      index i using 1:2 with linespoints lw 2 dt (l eq "100" ? 1 : (l eq "95" || l eq "50" ? 2 : 3)) title columnheader(2) . " " . l . "%"
+  }
+}
+unset multiplot
