@@ -6,6 +6,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 
 static int b_rank, b_size;
@@ -50,6 +51,23 @@ void nm_boot_finalize(void) { MPI_Finalize(); }
 int nm_boot_rank(void) { return b_rank; }
 int nm_boot_size(void) { return b_size; }
 void nm_boot_barrier(void) { MPI_Barrier(MPI_COMM_WORLD); }
+
+/* A barrier that sleeps while it waits: a rank with nothing to do (a target
+ * of one-sided operations) must not spin in MPI on a core the measuring
+ * threads need. */
+void nm_boot_barrier_idle(void)
+{
+	MPI_Request req;
+	int done = 0;
+	MPI_Ibarrier(MPI_COMM_WORLD, &req);
+	while (!done) {
+		MPI_Test(&req, &done, MPI_STATUS_IGNORE);
+		if (!done) {
+			struct timespec d = {0, 1000000};
+			nanosleep(&d, NULL);
+		}
+	}
+}
 
 void nm_boot_allgather(const void *mine, void *out, size_t len)
 {

@@ -11,6 +11,8 @@ void nm_boot_finalize(void);
 int nm_boot_rank(void);
 int nm_boot_size(void);
 void nm_boot_barrier(void);
+/* Barrier that sleeps between checks instead of spinning in MPI. */
+void nm_boot_barrier_idle(void);
 /* Every rank contributes len bytes; out receives nranks*len bytes, by rank. */
 void nm_boot_allgather(const void *mine, void *out, size_t len);
 /* Rank r sends send[p*len..] to rank p; recv[p*len..] holds what p sent. */

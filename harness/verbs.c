@@ -199,8 +199,10 @@ struct ibv_qp *nm_qp_create(nm_dev *d, struct ibv_cq *cq, const nm_qp_attr *a,
 			 strerror(errno));
 		return NULL;
 	}
+	/* A device may grant inline space nobody asked for (rxe gives 16
+	 * bytes for 0): -I 0 must still mean no inline sends. */
 	if (inline_out)
-		*inline_out = ia.cap.max_inline_data;
+		*inline_out = a->max_inline > 0 ? ia.cap.max_inline_data : 0;
 	struct ibv_qp_attr qa = {
 		.qp_state = IBV_QPS_INIT,
 		.pkey_index = 0,

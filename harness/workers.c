@@ -85,6 +85,15 @@ void nm_workers_run(int n, int numa_node, void (*setup)(nm_worker *), void (*bod
 		if (cpus)
 			cpus[i] = s[i].w.cpu;
 	}
+	/* Ranks finish at different times; whoever is done first waits here
+	 * asleep, not spinning in the collectives that follow. */
+	nm_boot_barrier_idle();
 	free(s);
 	free(tid);
+}
+
+void nm_workers_sit_out(void)
+{
+	nm_boot_barrier();       /* the start */
+	nm_boot_barrier_idle();  /* the end */
 }

@@ -22,4 +22,7 @@ int nm_local_rank(void);
  * each worker in cpus[] (size n) when cpus is not NULL. */
 void nm_workers_run(int n, int numa_node, void (*setup)(nm_worker *), void (*body)(nm_worker *),
 		    void *arg, int *cpus);
+/* For a rank that takes no part in a point: the same collective calls as
+ * nm_workers_run, with no threads. */
+void nm_workers_sit_out(void);
 #endif

@@ -300,7 +300,7 @@ static void lock_run(nm_ctx *ctx, const json_t *pt, json_t *out)
 	} else if (j.type->uses_mpi) {
 		nm_boot_barrier(); /* matches the participants' start barrier */
 	} else {
-		nm_boot_barrier(); /* matches nm_workers_run's start barrier */
+		nm_workers_sit_out();
 	}
 	/* MPI baseline: the window must outlive every rank's last operation. */
 	nm_boot_barrier();

@@ -440,8 +440,12 @@ static void run_bw(ops_job *j, ops_thread *t, nm_poller *pl)
 			end_ticks = start + nm_ns_to_ticks((uint64_t)(j->duration * 1e9));
 	}
 	while (!stop || outstanding > 0) {
-		while (!stop && outstanding + (uint64_t)j->batch <= (uint64_t)j->W) {
+		/* Refill the window as completions free it, as perftest does,
+		 * rather than waiting for room for a whole batch. */
+		while (!stop && outstanding < (uint64_t)j->W) {
 			uint64_t n = (uint64_t)j->batch;
+			if (n > (uint64_t)j->W - outstanding)
+				n = (uint64_t)j->W - outstanding;
 			if (j->duration <= 0 && total - posted < n)
 				n = total - posted;
 			conn_state *s = &t->cs[rr++ % (size_t)t->nconn];

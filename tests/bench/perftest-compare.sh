@@ -128,7 +128,9 @@ host_main() {
 	((force_vm)) && sr+=(--vm)
 	say "output: $dir"
 	local rc=0
-	"$repo/tests/vm/softroce-run" "${sr[@]}" -- bash "$self" --inner --run-dir "$dir" \
+	# perftest times with the TSC; so must netmem, even where a VM hides the
+	# invariant-TSC flags (netmem still checks the rate by calibration).
+	NETMEM_CLOCK=${NETMEM_CLOCK:-tsc} "$repo/tests/vm/softroce-run" "${sr[@]}" -- bash "$self" --inner --run-dir "$dir" \
 		--iters "$iters" --bw-iters "$bw_iters" --runs "$runs" --depth "$depth" \
 		--cq-mod "$cq_mod" --metrics "$metrics" --netmem-args "$netmem_args" || rc=$?
 	if [ -s "$dir/summary.json" ]; then
@@ -143,7 +145,7 @@ host_main() {
 # ---------------------------------------------------------------------------------------------
 # Inner side: runs where verbs work (inside the VM, or on the host), all runs of all metrics.
 # ---------------------------------------------------------------------------------------------
-RAW='' PORT=18700 FAILED=0 CMDLOG=/dev/null
+RAW='' PORT=18700 FAILED=0 CMDLOG=/dev/null SPID=''
 declare -A PT_SET=()  # settings read from perftest's printout, per metric: mtu, outs, inline
 
 # perftest latency table: "t_typical t_avg" of the first result line under the header.
@@ -179,11 +181,17 @@ pt_pair() {
 		echo "  perftest server: $* -p $port" >>"$CMDLOG"
 		timeout -k 5 "$tlimit" "$@" -p "$port" >"$file.server.txt" 2>&1 &
 		spid=$!
-		for ((i = 0; i < 100; i++)); do
-			ss -Hltn "sport = :$port" 2>/dev/null | grep -q . && break
-			kill -0 "$spid" 2>/dev/null || break
-			sleep 0.1
-		done
+		SPID=$spid
+		# Until the server listens (bounded); without ss, a fixed pause.
+		if command -v ss >/dev/null; then
+			for ((i = 0; i < 150; i++)); do
+				ss -Hltn "sport = :$port" 2>/dev/null | grep -q . && break
+				kill -0 "$spid" 2>/dev/null || break
+				sleep 0.1
+			done
+		else
+			sleep 2
+		fi
 		echo "  perftest client: $* -p $port 127.0.0.1" >>"$CMDLOG"
 		crc=0
 		timeout -k 5 "$tlimit" "$@" -p "$port" 127.0.0.1 >"$file.txt" 2>&1 || crc=$?
@@ -195,6 +203,7 @@ pt_pair() {
 		kill "$spid" 2>/dev/null
 		src=0
 		wait "$spid" || src=$?
+		SPID=''
 		if ((crc == 0)) && grep -q "$pat" "$file.txt"; then
 			((src == 0)) || say "note: $(basename "$file") server exited with status $src"
 			return 0
@@ -396,6 +405,9 @@ write_summary() {
 
 inner_main() {
 	cd "$repo" || exit 2
+	# An interrupted run must not leave a perftest server holding its port.
+	trap '[ -z "$SPID" ] || kill "$SPID" 2>/dev/null' EXIT
+	trap 'exit 130' INT TERM HUP
 	RAW=$run_dir/raw
 	mkdir -p "$RAW" || exit 2
 	: >"$run_dir/samples.jsonl"

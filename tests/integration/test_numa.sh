@@ -76,7 +76,7 @@ nm_run load 2 --op read -n 100 --load-threads 1 --load-buf 1M --load-node any,ni
 check "load process: both points valid, the load worked" sh -c "[ $(nm_rc load) = 0 ] && jq -e '(.points | length) == 2 and all(.points[]; .valid and .metrics.load.ops > 0)' $tmp/load.json"
 check "load any: buffer interleaved, threads on any core, nothing to fail" nm_jq load '.points[0].placement.ranks[1].load | .buffer.policy == "interleave" and .intended == null and .ok'
 check "load nic: buffer bound to node 0 and every page there, its thread on node 0" nm_jq load '.points[1].placement.ranks[1].load | .buffer.policy == "bind" and .intended == 0 and .buffer.after_alloc.nodes == {"0": .buffer.after_alloc.pages} and .buffer.after_run.ok and .threads[0].cpu_node == 0 and .ok'
-check "load: the process is gone after the run" sh -c "! pgrep -f 'numa-load --threads' >/dev/null"
+check "load: the process is gone after the run" sh -c "! pgrep -f '[n]uma-load --threads' >/dev/null"
 check "netmem numa-load on its own: JSON with its placement" sh -c "$N numa-load --threads 1 --buf 64k --node nic --duration 1 </dev/null | jq -e '.ops > 0 and .placement.ok and .intended == 0'"
 
 if [ "$nodes" -eq 1 ]; then
