@@ -169,6 +169,7 @@ json_t *nm_hammer_json(const nm_hammer *h)
 			      nm_hammer_op_name(h->c.op), "ops", (json_int_t)ops, "seconds", secs,
 			      "ops_per_sec", secs > 0 ? (double)ops / secs : 0.0, "oversubscribed",
 			      h->c.threads > h->ncores);
+	json_object_set_new(j, "bytes", json_integer((json_int_t)(h->c.len / 8 * 8)));
 	if (h->c.op == NM_HAMMER_MIXED)
 		json_object_set_new(j, "write_ratio", json_real(h->c.write_ratio));
 	if (h->c.op == NM_HAMMER_CAS)

@@ -31,6 +31,9 @@ else
 	echo "== integration tests (Soft-RoCE)"
 	tests/vm/softroce-run -- tests/integration/run-all.sh 2>&1 | tee "$log" | grep -E '^(not ok|#|[0-9]+ passed)|netmem-vm'
 	tally integration "$log"
+	echo "== NUMA integration tests (two NUMA nodes)"
+	tests/integration/numa/run.sh 2>&1 | tee "$log" | grep -E '^(not ok|[0-9]+ passed)|netmem-vm'
+	tally numa "$log"
 fi
 echo "$pass passed, $fail failed"
 [ "$fail" -eq 0 ]

@@ -48,6 +48,7 @@
 #include "../numa/nodes.h"
 #include "../numa/pages.h"
 #include "../numa/placement.h"
+#include "../numa/record.h"
 #include <errno.h>
 #include <inttypes.h>
 #include <math.h>
@@ -738,127 +739,28 @@ static const char *role_name(const ops_job *j)
 	return j->initiator && j->target ? "both" : j->initiator ? "initiator" : j->target ? "target" : "idle";
 }
 
-/* This rank's placement record; *ok false with first_error on a mismatch. */
-static json_t *rank_placement(nm_ctx *ctx, ops_job *j, bool *ok, char *first, size_t flen)
-{
-	char why[512];
-	*ok = true;
-	first[0] = 0;
-#define FAIL(...)                                                  \
-	do {                                                       \
-		if (*ok)                                           \
-			snprintf(first, flen, __VA_ARGS__);        \
-		*ok = false;                                       \
-	} while (0)
-	json_t *threads = json_array();
-	for (int t = 0; t < j->T; t++) {
-		const ops_thread *th = &j->th[t];
-		if (!th->nconn)
-			continue;
-		json_array_append_new(threads, nm_cpu_place_json(&th->cp, t));
-		if (!nm_cpu_place_ok(&th->cp)) {
-			char what[64];
-			snprintf(what, sizeof what, "rank %d thread %d", ctx->rank, t);
-			nm_cpu_place_why(&th->cp, what, why, sizeof why);
-			FAIL("%s", why);
-		}
-	}
-	json_t *workers = NULL, *load = NULL;
-	if (j->hammer.t) {
-		char what[64];
-		bool wok = true;
-		snprintf(what, sizeof what, "rank %d server worker", ctx->rank);
-		json_t *tp = nm_hammer_placement(&j->hammer, what, &wok, why, sizeof why);
-		workers = nm_hammer_json(&j->hammer);
-		json_object_set_new(workers, "intended",
-				    j->worker_node >= 0 ? json_integer(j->worker_node) : json_null());
-		json_object_set_new(workers, "cpus", tp);
-		if (!wok)
-			FAIL("%s", why);
-	}
-	if (j->load_result) {
-		load = json_deep_copy(json_object_get(j->load_result, "placement"));
-		json_object_set(load, "request", json_object_get(j->load_result, "request"));
-		json_object_set(load, "intended", json_object_get(j->load_result, "intended"));
-		if (!json_is_true(json_object_get(load, "ok")))
-			FAIL("rank %d %s", ctx->rank,
-			     json_string_value(json_object_get(j->load_result, "first_error")));
-	}
-	static const char *const when[2] = {"after allocation", "after the run"};
-	for (int k = 0; k < 2; k++)
-		if (!nm_census_ok(&j->census[k])) {
-			char what[96];
-			snprintf(what, sizeof what, "rank %d buffer %s", ctx->rank, when[k]);
-			nm_census_why(&j->census[k], what, why, sizeof why);
-			FAIL("%s", why);
-		}
-#undef FAIL
-	json_t *buffer = json_pack("{s:s, s:o, s:I, s:o, s:o, s:b}", "request", j->mem_request,
-				   "intended", j->mem_node >= 0 ? json_integer(j->mem_node) : json_null(),
-				   "bytes", (json_int_t)j->mr.alloc_len, "after_alloc",
-				   nm_census_json(&j->census[0]), "after_run", nm_census_json(&j->census[1]),
-				   "ok", nm_census_ok(&j->census[0]) && nm_census_ok(&j->census[1]));
-	if (j->misplaced_to >= 0)
-		json_object_set_new(buffer, "injected_page_moved_to", json_integer(j->misplaced_to));
-	json_t *nodes = json_array();
-	for (int i = 0; i < j->view.nnodes; i++)
-		json_array_append_new(nodes, json_integer(j->view.node[i].id));
-	json_t *rec = json_pack("{s:i, s:s, s:s, s:o, s:o, s:o, s:{s:o, s:s, s:b}, s:o, s:b, s:o, s:b}", "rank",
-			 ctx->rank, "host", j->view.hostname, "role", role_name(j), "nodes", nodes, "nic",
-			 nm_nic_numa_json(&j->nic), "buffer", buffer, "qp_cq", "bound_to",
-			 j->home_node >= 0 ? json_integer(j->home_node) : json_null(),
-			 "policy_at_creation", j->qp_policy, "verified", 0, "threads", threads,
-			 "virtualized", nm_numa_virtualized(), "not_numa_real",
-			 nm_numa_unreal_reasons(&j->view, &j->nic, ctx->dev->emulated), "ok", *ok);
-	if (workers)
-		json_object_set_new(rec, "server_workers", workers);
-	if (load)
-		json_object_set_new(rec, "load", load);
-	return rec;
-}
-
-/* Gathers every rank's record at rank 0: {"numa_real", "not_numa_real":
- * [reasons], "ok", "ranks": [...]}; *ok and first_error job-wide (rank 0). */
+/* Every rank's placement record, gathered at rank 0 (numa/record.h). */
 static json_t *job_placement(nm_ctx *ctx, ops_job *j, bool *ok, char *first, size_t flen)
 {
+	nm_cpu_place *cps = calloc((size_t)j->T, sizeof *cps);
+	int *ids = calloc((size_t)j->T, sizeof *ids), n = 0;
+	for (int t = 0; t < j->T; t++)
+		if (j->th[t].nconn) {
+			cps[n] = j->th[t].cp;
+			ids[n++] = t;
+		}
+	nm_rank_place rp = {.role = role_name(j), .view = &j->view, .nic = &j->nic,
+			    .emulated = ctx->dev->emulated, .mem_request = j->mem_request,
+			    .mem_node = j->mem_node, .mem_bytes = j->mr.alloc_len, .census = j->census,
+			    .misplaced_to = j->misplaced_to, .qp_node = j->home_node,
+			    .qp_policy = j->qp_policy, .threads = cps, .thread_ids = ids, .nthreads = n,
+			    .workers = &j->hammer, .worker_node = j->worker_node, .load = j->load_result};
 	bool mine_ok;
 	char mine_first[600];
-	json_t *mine = rank_placement(ctx, j, &mine_ok, mine_first, sizeof mine_first);
-	char *txt = json_dumps(mine, JSON_COMPACT);
-	json_decref(mine);
-	char **all = nm_boot_gather_str(txt, 0);
-	char **errs = nm_boot_gather_str(mine_first, 0);
-	free(txt);
-	if (ctx->rank != 0)
-		return NULL;
-	json_t *ranks = json_array(), *reasons = json_array();
-	*ok = true;
-	first[0] = 0;
-	for (int r = 0; r < ctx->nranks; r++) {
-		json_t *rec = json_loads(all[r], 0, NULL);
-		if (!json_is_true(json_object_get(rec, "ok"))) {
-			if (*ok)
-				snprintf(first, flen, "%s", errs[r]);
-			*ok = false;
-		}
-		size_t i;
-		json_t *why;
-		json_array_foreach(json_object_get(rec, "not_numa_real"), i, why) {
-			bool seen = false;
-			size_t k;
-			json_t *x;
-			json_array_foreach(reasons, k, x) seen |= json_equal(x, why);
-			if (!seen)
-				json_array_append(reasons, why);
-		}
-		json_array_append_new(ranks, rec);
-		free(all[r]);
-		free(errs[r]);
-	}
-	free(all);
-	free(errs);
-	return json_pack("{s:b, s:o, s:b, s:o}", "numa_real", json_array_size(reasons) == 0,
-			 "not_numa_real", reasons, "ok", *ok, "ranks", ranks);
+	json_t *mine = nm_rank_place_json(ctx->rank, &rp, &mine_ok, mine_first, sizeof mine_first);
+	free(cps);
+	free(ids);
+	return nm_job_place(ctx->rank, ctx->nranks, mine, mine_first, ok, first, flen);
 }
 
 static void ops_run(nm_ctx *ctx, const json_t *pt, json_t *out)
@@ -948,13 +850,28 @@ static void ops_run(nm_ctx *ctx, const json_t *pt, json_t *out)
 	uint64_t *image = NULL;
 	failed = 0;
 	if (j.target && j.server_workers > 0) {
-		size_t len = j.l.local - j.l.data;
+		/* the slots this rank's initiators access (for two ranks and
+		 * --packed 8 B x 8 connections: exactly one cache line, the
+		 * paper's 64 B buffer), in whole 8-byte words */
+		int first = R, last = -1;
+		for (int i = 0; i < R; i++)
+			if (m[i * R + ctx->rank]) {
+				first = first < i ? first : i;
+				last = i;
+			}
+		size_t per_rank = j.l.stride * (size_t)j.T * (size_t)j.Q;
+		size_t lo = ((size_t)first * per_rank) & ~(size_t)7;
+		size_t hi = ((size_t)(last + 1) * per_rank + 7) & ~(size_t)7;
+		if (hi > j.l.local - j.l.data)
+			hi = j.l.local - j.l.data;
+		size_t len = hi - lo;
+		uint8_t *area = (uint8_t *)j.mr.buf + j.l.data + lo;
 		image = malloc(len);
-		memcpy(image, (uint8_t *)j.mr.buf + j.l.data, len);
+		memcpy(image, area, len);
 		nm_hammer_cfg hc = {.threads = j.server_workers, .op = j.server_op,
 				    .write_ratio = j.server_ratio, .node = j.worker_node,
 				    .cpu_offset = nm_local_rank() * j.T, .random = false,
-				    .area = (uint8_t *)j.mr.buf + j.l.data, .len = len, .image = image,
+				    .area = area, .len = len, .image = image,
 				    .stride = j.l.stride, .seed = seed};
 		failed = nm_hammer_start(&j.hammer, &hc, err, sizeof err);
 	}
@@ -964,8 +881,8 @@ static void ops_run(nm_ctx *ctx, const json_t *pt, json_t *out)
 	j.faa_sent = calloc((size_t)j.T * R, sizeof *j.faa_sent);
 	int *cpus = calloc((size_t)j.T, sizeof *cpus);
 	nm_workers_run(j.T, j.thread_node, thread_setup, thread_body, &j, cpus);
+	/* nm_workers_run returns once every rank's threads are done */
 	if (j.server_workers > 0 || j.load_threads > 0) {
-		nm_boot_barrier(); /* every initiator is done */
 		nm_hammer_stop(&j.hammer);
 		if (j.load.pid > 0 && !(j.load_result = nm_loadproc_stop(&j.load, err, sizeof err)))
 			failed = 1;
@@ -1186,10 +1103,19 @@ static const nm_experiment ops_experiment = {
 		"keeps --tx-depth operations outstanding per thread, signaling every --cq-mod.\n"
 		"Every run checks its data: READ contents, WRITE read-back, CAS sequences and\n"
 		"exact FAA totals; a failed check marks the point invalid.\n\n"
+		"NUMA placement (numa/, Nelson and Palmieri): --buf-node places every target's\n"
+		"registered memory, --cpu-node the initiator threads, each resolved per rank\n"
+		"against its own NIC (nic, other, a node number, any); move_pages verifies every\n"
+		"page after allocation and after the run, and the point's \"placement\" record holds\n"
+		"intended and actual nodes (a mismatch marks the point invalid). --server-workers\n"
+		"and --load-threads add the paper's local loads on target ranks.\n\n"
 		"Examples:\n"
 		"  mpirun -np 2 netmem ops --op read -a            READ latency, 2 B..8 MiB\n"
 		"  mpirun -np 2 netmem ops --mode bw --op write -s 64 -t 1,8,64,128\n"
-		"  mpirun -np 4 netmem ops --op faa --initiators all --targets all -T 2",
+		"  mpirun -np 4 netmem ops --op faa --initiators all --targets all -T 2\n"
+		"  mpirun -np 2 netmem ops --op read,write -s 64 -T 1,8 --buf-node nic,other --cpu-node nic\n"
+		"  mpirun -np 2 netmem ops --mode bw -s 8 --packed -T 8 --buf-node nic,other \\\n"
+		"      --server-workers 0,8,48 --server-op mixed",
 	.opts = ops_opts,
 	.min_ranks = 1,
 	.validate = ops_validate,

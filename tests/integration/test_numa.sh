@@ -67,7 +67,7 @@ check "sweep: the skipped point is reported on stdout" grep -q 'skipped' "$tmp/s
 # 6. server workers hammer the slots clients access (Fig. 5): every kind, data checks still exact
 nm_run sw 2 --op read,write --mode bw -s 8 --packed -t 8 -n 100 --buf-node nic --server-workers 1 --server-op read,write,mixed,cas,faa
 check "server workers: every kind under READ and WRITE clients, 10 points, all valid" sh -c "[ $(nm_rc sw) = 0 ] && jq -e '(.points | length) == 10 and all(.points[]; .valid and .checks.data.mismatches == 0 and .checks.data.checked > 0)' $tmp/sw.json"
-check "server workers: they worked, on packed slots 8 B apart" nm_jq sw 'all(.points[]; .metrics.server_workers.ops > 0 and .metrics.server_workers.threads == 1 and .effective.slot_stride == 8)'
+check "server workers: they worked, on the one 8 B slot the client uses (packed)" nm_jq sw 'all(.points[]; .metrics.server_workers.ops > 0 and .metrics.server_workers.threads == 1 and .effective.slot_stride == 8 and .placement.ranks[1].server_workers.bytes == 8)'
 check "server workers: pinned to the buffer's node (0) on the target rank" nm_jq sw 'all(.points[]; .placement.ranks[1].server_workers | .intended == 0 and .cpus[0].cpu_node == 0 and .cpus[0].ok)'
 check "server workers: CPU CAS on the clients' words never failed (values kept)" nm_jq sw '[.points[] | select(.params.server_op == "cas") | .placement.ranks[1].server_workers.cas_failed] == [0, 0]'
 
@@ -79,7 +79,17 @@ check "load nic: buffer bound to node 0 and every page there, its thread on node
 check "load: the process is gone after the run" sh -c "! pgrep -f '[n]uma-load --threads' >/dev/null"
 check "netmem numa-load on its own: JSON with its placement" sh -c "$N numa-load --threads 1 --buf 64k --node nic --duration 1 </dev/null | jq -e '.ops > 0 and .placement.ok and .intended == 0'"
 
+# the memcached-like service (Fig. 6): GETs verified, PUTs applied exactly once
+N_KV="$MPI -np 2 $N numa-kv $Q"
+$N_KV --output "$tmp/kv.json" --scenario both-local -T 2 -n 200 --get-ratio 0.5 >"$tmp/kv.out" 2>"$tmp/kv.err"; echo $? >"$tmp/kv.rc"
+check "numa-kv both-local: exit 0, GETs verified, every acknowledged PUT applied, table consistent" sh -c "[ $(nm_rc kv) = 0 ] && jq -e '.points[0] | .valid and .checks.gets.checked > 0 and .checks.gets.mismatches == 0 and .checks.puts.applied > 0 and .checks.puts.acknowledged == .checks.puts.applied and .checks.table.ok and .metrics.ops == 400 and .metrics.ops_per_sec > 0' $tmp/kv.json"
+check "numa-kv both-local: server (rank 1) and client (rank 0) on node 0, one server thread, two client threads" nm_jq kv "$P.ok and ($P.ranks[1] | .role == \"server\" and .buffer.intended == 0 and .buffer.ok and (.threads | length) == 1 and .threads[0].cpu_node == 0) and ($P.ranks[0] | .role == \"client\" and (.threads | length) == 2)"
+check "numa-kv: a table row on stdout" grep -q 'both-local' "$tmp/kv.out"
+
 if [ "$nodes" -eq 1 ]; then
+	$N_KV --output "$tmp/kvs.json" --scenario both-local,client-local -n 100 >/dev/null 2>&1; echo $? >"$tmp/kvs.rc"
+	check "one node: numa-kv sweep runs both-local and skips client-local" sh -c "[ $(nm_rc kvs) = 0 ] && jq -e '.points[0].valid and (.points[1].skipped | test(\"one NUMA node\"))' $tmp/kvs.json"
+	expect_usage "numa-kv: value size not a multiple of 8" $N_KV --value-size 12
 	expect_refused "one node: --load-node other" "one NUMA node" load_other -n 20 --load-threads 1 --load-buf 64k --load-node other
 	nm_run load_sweep 2 --op read -n 30 --load-threads 1 --load-buf 64k --load-node nic,other
 	check "one node: load sweep nic,other runs nic and skips other" nm_jq load_sweep '.points[0].valid and .points[0].metrics.load.ops > 0 and (.points[1].skipped | test("--load-node other"))'
@@ -94,13 +104,13 @@ if [ "$nodes" -eq 1 ]; then
 	for what in "buffer on node 1 verified there (move_pages)" "threads pinned to node 1 run on cpu 1" \
 		"sweep nic,other resolves other to node 1" "initiator memory follows --cpu-node" \
 		"loopback rank: buffer and threads on different nodes" "misplaced page marks the point invalid" \
-		"server workers and load on node 1"; do
+		"server workers and load on node 1" "numa-kv client-local and both-remote"; do
 		skip "two-node check ($what): this guest has one NUMA node; run tests/integration/numa/run.sh"
 	done
 else
 	for what in "--buf-node other refused" "--cpu-node other refused" "sweep nic,other skips other" \
 		"--inject misplace refused" "one node named in not_numa_real" "--load-node other refused" \
-		"load sweep skips other"; do
+		"load sweep skips other" "numa-kv sweep skips client-local" "numa-kv value size"; do
 		skip "one-node check ($what): this guest has $nodes NUMA nodes"
 	done
 	# 9. node 1: buffer pages and threads where asked, before and after the run
@@ -127,6 +137,10 @@ else
 	# 13. server workers and the load process follow their nodes
 	nm_run local1 2 --op write --mode bw -s 8 --packed -t 8 -n 100 --buf-node 1 --server-workers 1 --load-threads 1 --load-buf 1M --load-node other
 	check "node 1: server worker on cpu 1, load (other = node 1) buffer and thread on node 1, point valid" nm_jq local1 "$P.ok and .points[0].valid and ($P.ranks[1] | .server_workers.intended == 1 and .server_workers.cpus[0].cpu == 1 and .load.intended == 1 and .load.buffer.after_alloc.nodes == {\"1\": .load.buffer.after_alloc.pages} and .load.threads[0].cpu == 1)"
+
+	# the paper's scenarios for the memcached-like service, with a load on the NIC's node
+	$N_KV --output "$tmp/kv2.json" --scenario client-local,both-remote -n 100 --get-ratio 0.5 --load-threads 1 --load-buf 1M --load-node nic >/dev/null 2>"$tmp/kv2.err"; echo $? >"$tmp/kv2.rc"
+	check "numa-kv client-local: client on node 0, server buffer and thread on node 1; both-remote: both on node 1; load on node 0" sh -c "[ $(nm_rc kv2) = 0 ] && jq -e '(.points | length) == 2 and all(.points[]; .valid and .placement.ok and .placement.ranks[1].load.intended == 0 and .metrics.load.ops > 0) and (.points[0].placement.ranks | .[0].buffer.intended == 0 and .[0].threads[0].cpu == 0 and .[1].buffer.intended == 1 and .[1].buffer.after_alloc.nodes == {\"1\": .[1].buffer.after_alloc.pages} and .[1].threads[0].cpu == 1) and (.points[1].placement.ranks | .[0].buffer.intended == 1 and .[0].threads[0].cpu == 1 and .[1].buffer.intended == 1)' $tmp/kv2.json"
 
 	# 14. the check catches a page off its node
 	nm_run misplace 2 --op read -n 30 --buf-node 1 --inject misplace

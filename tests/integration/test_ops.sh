@@ -47,7 +47,7 @@ check "wrong rkey: job fails naming rank, peer and op" sh -c "[ \"$(nm_rc rkey)\
 # 7. resume: finished points are kept and skipped
 nm_run res 2 --op read -s 8,16,32 -n 20
 jq 'del(.points[2]) | del(.summary[2])' "$tmp/res.json" >"$tmp/cut.json" && mv "$tmp/cut.json" "$tmp/res.json"
-$MPI -np 2 $N ops $Q --output "$tmp/res.json" --op read -s 8,16,32 -n 20 --resume >/dev/null 2>"$tmp/res2.err"
+$MPI -np 2 $N ops --output "$tmp/res.json" --op read -s 8,16,32 -n 20 --resume >/dev/null 2>"$tmp/res2.err"
 check "resume: reruns only the missing point" sh -c "grep -q '1 point(s) run, 2 resumed' $tmp/res2.err && jq -e '(.points | length) == 3 and (.meta.runs | length) == 2' $tmp/res.json"
 expect_usage "existing output without --resume" $MPI -np 2 $N ops $Q --output "$tmp/res.json" --op read -s 8,16,32 -n 20
 expect_usage "resume with another configuration" $MPI -np 2 $N ops $Q --output "$tmp/res.json" --op write -n 20 --resume
@@ -61,7 +61,7 @@ cat >"$tmp/sweep.json" <<JSON
 {"experiment": "ops", "description": "small sweep",
  "params": {"op": ["read", "faa"], "mode": ["lat", "bw"], "iters": 100, "output": "$tmp/cfg.json", "progress": false}}
 JSON
-$MPI -np 2 $N nm_run "$tmp/sweep.json" >/dev/null 2>"$tmp/cfg.err"
+$MPI -np 2 $N run "$tmp/sweep.json" >/dev/null 2>"$tmp/cfg.err"
 check "netmem nm_run CONFIG: 4 points, all valid" jq -e '(.points | length) == 4 and all(.points[]; .valid)' "$tmp/cfg.json"
 
 # 10. device-level bad input, from rank 0 only
