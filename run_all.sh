@@ -53,26 +53,53 @@ done
 
 mpi="mpirun --bind-to none"
 [ "$(id -u)" = 0 ] && mpi="$mpi --allow-run-as-root"
-script=$(mktemp); trap 'rm -f "$script"' EXIT
-{
-	echo "set -u; status=0"
-	for name in $jobs; do
-		if [ -n "$hostfile" ]; then
-			echo "$mpi --hostfile '$hostfile' --map-by node -np $(ranks_for "configs/$scale/$name.json") $extra bin/netmem run configs/$scale/$name.json --output '$out/$name.json' --resume || status=1"
-		else
-			echo "$mpi --oversubscribe -np $(ranks_for "configs/$scale/$name.json") $extra bin/netmem run configs/$scale/$name.json --output '$out/$name.json' --resume || status=1"
-		fi
-	done
-	echo 'exit $status'
-} >"$script"
+# script FILE NAMES...: the mpirun lines for these configs
+script() {
+	f=$1; shift
+	{
+		echo "set -u; status=0"
+		for name in "$@"; do
+			cfg=configs/$scale/$name.json
+			if [ -n "$hostfile" ]; then
+				echo "$mpi --hostfile '$hostfile' --map-by node -np $(ranks_for "$cfg") $extra bin/netmem run $cfg --output '$out/$name.json' --resume || status=1"
+			else
+				echo "$mpi --oversubscribe -np $(ranks_for "$cfg") $extra bin/netmem run $cfg --output '$out/$name.json' --resume || status=1"
+			fi
+		done
+		echo 'exit $status'
+	} >"$f"
+}
+plain="" numa=""
+for name in $jobs; do
+	case "$name" in numa-*) numa="$numa $name" ;; *) plain="$plain $name" ;; esac
+done
+s1=$(mktemp); s2=$(mktemp); trap 'rm -f "$s1" "$s2"' EXIT
+# shellcheck disable=SC2086
+script "$s1" $plain
+# shellcheck disable=SC2086
+script "$s2" $numa
 
 status=0
 if [ -n "$hostfile" ]; then
-	bash "$script" || status=1
+	bash "$s1" || status=1
+	[ -z "$numa" ] || bash "$s2" || status=1
 else
 	echo "run_all.sh: no hostfile: running the $scale configs on Soft-RoCE (emulated; timings are not hardware numbers)" >&2
-	tests/vm/softroce-run -- bash "$script" || status=1
+	[ -z "$plain" ] || tests/vm/softroce-run -- bash "$s1" || status=1
+	# NUMA placement needs two nodes: an emulated two-node guest when the host has one node
+	[ -z "$numa" ] || tests/vm/softroce-run --numa -- bash "$s2" || status=1
 fi
+
+# NUMA figures read several documents.
+np_plot() { gnuplot -e "$3; out='$out/$2.png'" "plots/$1.gp" 2>"$out/$2.gnuplot.log" &&
+	echo "run_all.sh: figure $out/$2.png" || { echo "run_all.sh: plotting $2 failed (see $out/$2.gnuplot.log)" >&2; status=1; }; }
+[ -s "$out/numa-fig3.json" ] && { np_plot numa_fig3a numa-fig3a "in='$out/numa-fig3.json'"; np_plot numa_fig3b numa-fig3b "in='$out/numa-fig3.json'"; }
+[ -s "$out/numa-fig4.json" ] && np_plot numa_fig4 numa-fig4 "in='$out/numa-fig4.json'"
+m=$(ls "$out"/numa-fig4.json "$out"/numa-fig4-mtu*.json 2>/dev/null | tr '\n' ' ')
+[ -n "$m" ] && np_plot numa_fig4_mtu numa-fig4-mtu "in='$m'"
+[ -s "$out/numa-fig5.json" ] && np_plot numa_fig5 numa-fig5 "in='$out/numa-fig5.json'"
+[ -s "$out/numa-vc.json" ] && np_plot numa_vc numa-vc "in='$out/numa-vc.json'; base='$out/numa-fig4.json'"
+[ -s "$out/numa-fig6.json" ] && np_plot numa_fig6 numa-fig6 "in='$out/numa-fig6.json'$( [ -s "$out/numa-fig6-load.json" ] && echo "; load='$out/numa-fig6-load.json'")"
 
 for name in $jobs; do
 	gp=${plot[$name]:-}
