@@ -35,10 +35,11 @@ check "injected no-wait: exit 1" [ "$(nm_rc inj)" = 1 ]
 check "injected no-wait: both points invalid with epoch violations named" \
 	nm_jq inj '(.points | length) == 2 and all(.points[]; .valid == false and .checks.epoch.violations > 0 and (.checks.first_error | test("left episode|entered episode")))'
 
-# 3. the quick config runs at the 2 ranks run_all.sh starts by default
-$MPI -np 2 $N run configs/quick/barrier.json $Q --iters 20 --output "$tmp/cfg.json" >/dev/null 2>"$tmp/cfg.err"
+# 3. the quick config runs with the ranks it names (what run_all.sh starts)
+np=$(sed -n 's/.*"ranks"[[:space:]]*:[[:space:]]*\([0-9][0-9]*\).*/\1/p' configs/quick/barrier.json)
+$MPI -np "${np:-2}" $N run configs/quick/barrier.json $Q --iters 20 --output "$tmp/cfg.json" >/dev/null 2>"$tmp/cfg.err"
 echo $? >"$tmp/cfg.rc"
-check "configs/quick/barrier.json at 2 ranks: exit 0, all points valid" \
+check "configs/quick/barrier.json with its ${np:-2} ranks: exit 0, all points valid" \
 	sh -c "[ \"$(nm_rc cfg)\" = 0 ] && jq -e '(.points | length) > 0 and all(.points[]; .valid)' $tmp/cfg.json"
 
 # 4. bad input (more nodes than ranks): one line from rank 0, exit 2
