@@ -4,8 +4,8 @@
 # kernel has it, else a throwaway VM). Ends with "N passed, N failed".
 cd "$(dirname "$0")/.." || exit 1
 pass=0; fail=0
-tally() { # tally NAME LOGFILE
-	line=$(grep -E '^[0-9]+ passed, [0-9]+ failed' "$2" | tail -1)
+tally() { # tally NAME LOGFILE [PREFIX]
+	line=$(grep -E "^${3:-}[0-9]+ passed, [0-9]+ failed" "$2" | tail -1 | sed "s/^${3:-}//")
 	if [ -z "$line" ]; then
 		echo "not ok - $1 produced no summary (crashed or could not start)"
 		fail=$((fail + 1))
@@ -29,10 +29,13 @@ if [ "${NETMEM_SKIP_VM:-0}" = 1 ]; then
 	echo "== integration tests skipped (NETMEM_SKIP_VM=1)"
 else
 	echo "== integration tests (Soft-RoCE)"
-	tests/vm/softroce-run -- tests/integration/run-all.sh 2>&1 | tee "$log" | grep -E '^(not ok|#|[0-9]+ passed)|netmem-vm'
-	tally integration "$log"
+	# Generous limits: the VM runs under emulation; a loaded host is slower.
+	tests/vm/softroce-run --timeout 3600 -- tests/integration/run-all.sh 2>&1 | tee "$log" |
+		grep -E '^(not ok|#|[0-9]+ passed|integration:)|netmem-vm'
+	tally integration "$log" "integration: "
 	echo "== NUMA integration tests (two NUMA nodes)"
-	tests/integration/numa/run.sh 2>&1 | tee "$log" | grep -E '^(not ok|[0-9]+ passed)|netmem-vm'
+	NETMEM_VM_TIMEOUT=1800 tests/integration/numa/run.sh 2>&1 | tee "$log" |
+		grep -E '^(not ok|[0-9]+ passed)|netmem-vm'
 	tally numa "$log"
 fi
 echo "$pass passed, $fail failed"

@@ -16,5 +16,7 @@ for t in tests/integration/test_*.sh; do
 	fi
 	rm -f "$out"
 done
-echo "$pass passed, $fail failed"
+# A distinct closing line: a run cut short (VM timeout) must not be mistaken
+# for the last test file's summary.
+echo "integration: $pass passed, $fail failed"
 [ "$fail" -eq 0 ]

@@ -5,4 +5,4 @@
 # test_numa.sh's "N passed, N failed". The plain integration run
 # (tests/integration/run-all.sh) runs the same test on one node.
 cd "$(dirname "$0")/../../.." || exit 1
-exec tests/vm/softroce-run --numa -- sh tests/integration/test_numa.sh
+exec tests/vm/softroce-run --numa --timeout "${NETMEM_VM_TIMEOUT:-1800}" -- sh tests/integration/test_numa.sh
