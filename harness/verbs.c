@@ -279,7 +279,9 @@ int nm_qp_connect(nm_dev *d, struct ibv_qp *qp, const nm_qp_attr *a, const nm_ep
 	}
 	memset(&qa, 0, sizeof qa);
 	qa.qp_state = IBV_QPS_RTS;
-	qa.timeout = (uint8_t)a->timeout;
+	/* Soft-RoCE under emulation can take longer than 67 ms (14) for a round
+	 * trip; a retransmitted atomic is then applied twice. */
+	qa.timeout = (uint8_t)(a->timeout >= 0 ? a->timeout : d->emulated ? 20 : 14);
 	qa.retry_cnt = (uint8_t)a->retry_cnt;
 	qa.rnr_retry = (uint8_t)a->rnr_retry;
 	qa.sq_psn = local->psn;
