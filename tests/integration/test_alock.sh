@@ -11,7 +11,11 @@ N=bin/netmem
 tmp=$(mktemp -d); trap 'rm -rf "$tmp"' EXIT
 export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
 MPI="mpirun --oversubscribe --bind-to none"
-Q="--progress=false"
+# -u 20: a 4 s ACK timeout instead of 67 ms. Under TCG, round trips beyond
+# 67 ms make rxe retransmit, and rxe does not execute retried RDMA atomics
+# exactly once (a spinlock was seen stuck holding its own releaser's id with
+# the duplicate_request counter rising); with -u 20 no retransmissions occur.
+Q="--progress=false -u 20"
 run() { name=$1; np=$2; shift 2; $MPI -np "$np" $N lock $Q --output "$tmp/$name.json" "$@" \
 	>"$tmp/$name.out" 2>"$tmp/$name.err"; echo $? >"$tmp/$name.rc"; }
 rc() { cat "$tmp/$1.rc"; }
