@@ -477,16 +477,17 @@ static void run_bw(ops_job *j, ops_thread *t, nm_poller *pl)
 			if (measuring) {
 				nm_hist_add(&t->hist, nm_ticks_to_ns(now - posted_at));
 				nm_series_add(&t->series, nm_ticks_to_ns(now - start), n);
+			} else if (done >= j->warmup) {
+				/* The measured interval starts at the completion that ends
+				 * the warm-up, even when later ones arrive in the same poll. */
+				measuring = true;
+				start = now;
+				measured_from = done;
+				if (j->duration > 0)
+					end_ticks = start + nm_ns_to_ticks((uint64_t)(j->duration * 1e9));
 			}
 		}
 		last = now;
-		if (!measuring && done >= j->warmup) {
-			measuring = true;
-			start = now;
-			measured_from = done;
-			if (j->duration > 0)
-				end_ticks = start + nm_ns_to_ticks((uint64_t)(j->duration * 1e9));
-		}
 	}
 	t->total = done;
 	t->measured = done - measured_from;
@@ -977,8 +978,10 @@ static void ops_run(nm_ctx *ctx, const json_t *pt, json_t *out)
 			first = errs[r];
 		if (!*first && !place_ok)
 			first = place_err;
-		json_t *checks = json_pack("{s:{s:I, s:I, s:b}}", "data", "checked", (json_int_t)sums[2],
-					   "mismatches", (json_int_t)sums[3], "ok", sums[3] == 0);
+		json_t *checks = json_pack("{s:{s:I, s:I, s:b}, s:{s:I, s:b}}", "data", "checked",
+					   (json_int_t)sums[2], "mismatches", (json_int_t)sums[3], "ok",
+					   sums[3] == 0, "measured", "ops", (json_int_t)sums[0], "ok",
+					   sums[0] > 0);
 		if (j.op == NM_OP_FAA)
 			json_object_set_new(checks, "faa_counters",
 					    json_pack("{s:I, s:I, s:b}", "total_added", (json_int_t)faa_total,

@@ -62,7 +62,7 @@ cat >"$tmp/sweep.json" <<JSON
  "params": {"op": ["read", "faa"], "mode": ["lat", "bw"], "iters": 100, "output": "$tmp/cfg.json", "progress": false}}
 JSON
 $MPI -np 2 $N run "$tmp/sweep.json" >/dev/null 2>"$tmp/cfg.err"
-check "netmem nm_run CONFIG: 4 points, all valid" jq -e '(.points | length) == 4 and all(.points[]; .valid)' "$tmp/cfg.json"
+check "netmem run CONFIG: 4 points, all valid" jq -e '(.points | length) == 4 and all(.points[]; .valid)' "$tmp/cfg.json"
 
 # 10. device-level bad input, from rank 0 only
 expect_usage "device that does not exist" $MPI -np 2 $N ops -d mlx9_9
