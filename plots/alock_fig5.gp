@@ -5,7 +5,7 @@ load "plots/common.gp"
 if (!exists("nodes")) nodes = system(netmem . " table " . in . " --x nodes --y ops_per_sec 2>/dev/null | awk 'NF==2 && $1+0==$1 {print $1}' | sort -nu | tr '\\n' ' '")
 if (!exists("locks")) locks = system(netmem . " table " . in . " --x locks --y ops_per_sec 2>/dev/null | awk 'NF==2 && $1+0==$1 {print $1}' | sort -nu | tr '\\n' ' '")
 if (!exists("locality")) locality = system(netmem . " table " . in . " --x p_local --y ops_per_sec 2>/dev/null | awk 'NF==2 && $1+0==$1 {print $1}' | sort -nu | tr '\\n' ' '")
-set terminal pngcairo size 420*words(locks),340*words(nodes) font ",9"
+set terminal pngcairo size (words(locks) < 2 ? 840 : 420*words(locks)),340*words(nodes) font ",9"
 set output out
 set multiplot layout words(nodes),words(locks) title "Lock-table throughput (ALock Fig. 5)\n{/*0.8 " . hw . "}"
 set xlabel "threads per node"
