@@ -11,12 +11,13 @@ set multiplot layout words(nodes),words(locks) title "Lock-table throughput (ALo
 set xlabel "threads per node"
 set ylabel "ops/s"
 set key autotitle columnheader font ",7"
+dash(l) = (l eq "100") ? 1 : ((l eq "95" || l eq "50") ? 2 : 3)
 do for [n in nodes] {
   do for [k in locks] {
     set title sprintf("%s nodes, %s locks", n, k)
     plot for [l in locality] for [i=0:2] \
       "< " . netmem . " table " . in . " --x threads --y ops_per_sec --series lock --where nodes=" . n . " --where locks=" . k . " --where p_local=" . l \
-      index i using 1:2 with linespoints lw 2 dt (l eq "100" ? 1 : (l eq "95" || l eq "50" ? 2 : 3)) title columnheader(2) . " " . l . "%"
+      index i using 1:2 with linespoints lw 2 dashtype dash(l) title columnheader(2) . " " . l . "%"
   }
 }
 unset multiplot
