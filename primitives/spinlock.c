@@ -18,7 +18,12 @@ static void spin_acquire(nm_lock_thread *t, int key)
 	int home = nm_lock_home(e, key);
 	uint64_t addr = nm_lock_addr(e, &nm_spinlock, key, 0);
 	uint64_t me = ((uint64_t)e->rank << 16 | (uint64_t)t->thread) + 1;
-	while (nm_lock_cas(t, home, addr, 0, me) != 0) {
+	uint64_t seen;
+	/* Seeing our own identity means we already hold the lock: only we
+	 * write it, so an earlier CAS of ours succeeded and this answer comes
+	 * from a retransmitted copy executed again (rxe does not execute
+	 * retried atomics exactly once). */
+	while ((seen = nm_lock_cas(t, home, addr, 0, me)) != 0 && seen != me) {
 		t->stat[SPIN_RETRIES]++;
 		nm_cpu_relax();
 	}
