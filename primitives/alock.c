@@ -127,25 +127,6 @@ static nm_alock_obj *local_lock(const nm_lock_thread *t, int key)
 	return a;
 }
 
-typedef struct {
-	uint64_t start;
-	uint32_t n;
-} alock_wait;
-
-static void alock_pause(nm_lock_thread *t, alock_wait *w, int key, const char *what)
-{
-	nm_cpu_relax();
-	if ((++w->n & 255) != 0)
-		return;
-	sched_yield();
-	uint64_t now = nm_ticks();
-	if (w->start == 0)
-		w->start = now;
-	else if (now - w->start > nm_ns_to_ticks((uint64_t)(t->env->timeout * 1e9)))
-		nm_fatal("alock: thread %d waited more than %g s %s (lock %d, home rank %d)", t->thread,
-			 t->env->timeout, what, key, nm_lock_home(t->env, key));
-}
-
 static void desc_reset(nm_alock_desc *d)
 {
 	__atomic_store_n(&d->budget, -1, __ATOMIC_RELAXED);
@@ -154,19 +135,19 @@ static void desc_reset(nm_alock_desc *d)
 
 static int64_t wait_budget(nm_lock_thread *t, nm_alock_desc *d, int key)
 {
-	alock_wait w = {0};
+	nm_lock_wait w = {0};
 	int64_t b;
 	while ((b = __atomic_load_n(&d->budget, __ATOMIC_ACQUIRE)) < 0)
-		alock_pause(t, &w, key, "for its cohort predecessor to pass the lock");
+		nm_lock_pause(t, &w, "alock", key, "for its cohort predecessor to pass the lock");
 	return b;
 }
 
 static uint64_t wait_next(nm_lock_thread *t, nm_alock_desc *d, int key)
 {
-	alock_wait w = {0};
+	nm_lock_wait w = {0};
 	uint64_t n;
 	while ((n = __atomic_load_n(&d->next, __ATOMIC_ACQUIRE)) == 0)
-		alock_pause(t, &w, key, "for its cohort successor to link itself");
+		nm_lock_pause(t, &w, "alock", key, "for its cohort successor to link itself");
 	return n;
 }
 
@@ -175,14 +156,14 @@ static uint64_t wait_next(nm_lock_thread *t, nm_alock_desc *d, int key)
 void nm_alock_plock_local(nm_lock_thread *t, int key)
 {
 	nm_alock_obj *a = local_lock(t, key);
-	alock_wait w = {0};
+	nm_lock_wait w = {0};
 	__atomic_store_n(&a->victim, NM_ALOCK_LOCAL_VICTIM, __ATOMIC_SEQ_CST);
 	for (;;) {
 		if (__atomic_load_n(&a->r_tail, __ATOMIC_SEQ_CST) == 0)
 			break;
 		if (__atomic_load_n(&a->victim, __ATOMIC_SEQ_CST) != NM_ALOCK_LOCAL_VICTIM)
 			break;
-		alock_pause(t, &w, key, "in Peterson for the remote cohort");
+		nm_lock_pause(t, &w, "alock", key, "in Peterson for the remote cohort");
 	}
 }
 
@@ -191,7 +172,7 @@ void nm_alock_plock_remote(nm_lock_thread *t, int key)
 	const nm_lock_env *e = t->env;
 	int home = nm_lock_home(e, key);
 	uint64_t lock = nm_lock_addr(e, &nm_alock, key, 0);
-	alock_wait w = {0};
+	nm_lock_wait w = {0};
 	/* Synchronous: completed, so placed at the home before the READs. */
 	nm_lock_write64(t, home, lock + NM_ALOCK_VICTIM, NM_ALOCK_REMOTE_VICTIM);
 	for (;;) {
@@ -200,7 +181,7 @@ void nm_alock_plock_remote(nm_lock_thread *t, int key)
 		if (a.l_tail == 0 || a.victim != NM_ALOCK_REMOTE_VICTIM)
 			break;
 		t->stat[NM_ALOCK_PETERSON_REREADS]++;
-		alock_pause(t, &w, key, "in Peterson for the local cohort");
+		nm_lock_pause(t, &w, "alock", key, "in Peterson for the local cohort");
 	}
 	__atomic_thread_fence(__ATOMIC_ACQUIRE);
 }

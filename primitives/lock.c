@@ -1,6 +1,7 @@
 /* Lock registry and the synchronous verbs helpers every lock uses. */
 #include "lock.h"
 #include "log.h"
+#include <sched.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -117,4 +118,18 @@ void nm_lock_write64(nm_lock_thread *t, int rank, uint64_t raddr, uint64_t value
 void nm_lock_fence(nm_lock_thread *t, int rank)
 {
 	nm_fence_wait(&t->poller, nm_lock_conn(t, rank));
+}
+
+void nm_lock_pause(nm_lock_thread *t, nm_lock_wait *w, const char *type, int key, const char *what)
+{
+	nm_cpu_relax();
+	if ((++w->n & 255) != 0)
+		return;
+	sched_yield();
+	uint64_t now = nm_ticks();
+	if (w->start == 0)
+		w->start = now;
+	else if (now - w->start > nm_ns_to_ticks((uint64_t)(t->env->timeout * 1e9)))
+		nm_fatal("%s: thread %d waited more than %g s %s (lock %d, home rank %d)", type, t->thread,
+			 t->env->timeout, what, key, nm_lock_home(t->env, key));
 }

@@ -128,6 +128,15 @@ void *nm_lock_read(nm_lock_thread *t, int rank, uint64_t raddr, uint32_t len);
 /* LOCO's fence towards `rank`: every earlier WRITE on the QP is placed. */
 void nm_lock_fence(nm_lock_thread *t, int rank);
 
+/* Waiting in a queue lock: pause, and every 256 rounds yield (oversubscribed
+ * hosts must let the holder run) and check the deadline env->timeout, ending
+ * the job with a message naming the lock type, key and what was awaited. */
+typedef struct nm_lock_wait {
+	uint64_t start;
+	uint32_t n;
+} nm_lock_wait;
+void nm_lock_pause(nm_lock_thread *t, nm_lock_wait *w, const char *type, int key, const char *what);
+
 static inline void nm_cpu_relax(void)
 {
 #if defined(__x86_64__) || defined(__i386__)

@@ -59,25 +59,6 @@ static uint64_t id_addr(const nm_lock_env *e, uint64_t id, size_t off)
 	return nm_lock_desc_addr(e, &nm_mcs, id_rank(id), id_thread(id)) + off;
 }
 
-typedef struct {
-	uint64_t start;
-	uint32_t n;
-} mcs_wait;
-
-static void mcs_pause(nm_lock_thread *t, mcs_wait *w, int key, const char *what)
-{
-	nm_cpu_relax();
-	if ((++w->n & 255) != 0)
-		return;
-	sched_yield();
-	uint64_t now = nm_ticks();
-	if (w->start == 0)
-		w->start = now;
-	else if (now - w->start > nm_ns_to_ticks((uint64_t)(t->env->timeout * 1e9)))
-		nm_fatal("mcs: thread %d waited more than %g s %s (lock %d, home rank %d)", t->thread,
-			 t->env->timeout, what, key, nm_lock_home(t->env, key));
-}
-
 static void mcs_acquire(nm_lock_thread *t, int key)
 {
 	const nm_lock_env *e = t->env;
@@ -95,9 +76,9 @@ static void mcs_acquire(nm_lock_thread *t, int key)
 	if (prev == 0)
 		return;
 	nm_lock_write64(t, id_rank(prev), id_addr(e, prev, MCS_NEXT), me);
-	mcs_wait w = {0};
+	nm_lock_wait w = {0};
 	while (__atomic_load_n(&d[MCS_LOCKED / 8], __ATOMIC_ACQUIRE) != 0)
-		mcs_pause(t, &w, key, "for the lock to be handed over");
+		nm_lock_pause(t, &w, "mcs", key, "for the lock to be handed over");
 	t->stat[MCS_HANDOFFS]++;
 }
 
@@ -109,11 +90,11 @@ static void mcs_release(nm_lock_thread *t, int key)
 	if (nm_lock_cas(t, home, tail, me, 0) == me)
 		return;
 	uint64_t *d = nm_lock_desc_local(e, &nm_mcs, t->thread), next;
-	mcs_wait w = {0};
+	nm_lock_wait w = {0};
 	if (__atomic_load_n(&d[MCS_NEXT / 8], __ATOMIC_ACQUIRE) == 0)
 		t->stat[MCS_RELEASE_WAITS]++;
 	while ((next = __atomic_load_n(&d[MCS_NEXT / 8], __ATOMIC_ACQUIRE)) == 0)
-		mcs_pause(t, &w, key, "for the successor to link itself");
+		nm_lock_pause(t, &w, "mcs", key, "for the successor to link itself");
 	nm_lock_write64(t, id_rank(next), id_addr(e, next, MCS_LOCKED), 0);
 }
 
