@@ -41,7 +41,7 @@ const char *nm_lock_names(void)
 
 uint64_t nm_lock_addr(const nm_lock_env *e, const nm_lock_type *lt, int key, size_t off)
 {
-	return e->mesh->rmr[nm_lock_home(e, key)].addr + e->table_off +
+	return e->mesh->rmr[nm_lock_world(e, nm_lock_home(e, key))].addr + e->table_off +
 	       (uint64_t)nm_lock_slot(e, key) * lt->lock_bytes + off;
 }
 
@@ -54,7 +54,7 @@ void *nm_lock_local(const nm_lock_env *e, const nm_lock_type *lt, int key)
 
 uint64_t nm_lock_desc_addr(const nm_lock_env *e, const nm_lock_type *lt, int rank, int thread)
 {
-	return e->mesh->rmr[rank].addr + e->desc_off + (uint64_t)thread * lt->desc_bytes;
+	return e->mesh->rmr[nm_lock_world(e, rank)].addr + e->desc_off + (uint64_t)thread * lt->desc_bytes;
 }
 
 void *nm_lock_desc_local(const nm_lock_env *e, const nm_lock_type *lt, int thread)
@@ -64,7 +64,7 @@ void *nm_lock_desc_local(const nm_lock_env *e, const nm_lock_type *lt, int threa
 
 nm_conn *nm_lock_conn(nm_lock_thread *t, int rank)
 {
-	return nm_mesh_conn(t->env->mesh, t->thread, rank, 0);
+	return nm_mesh_conn(t->env->mesh, t->thread, nm_lock_world(t->env, rank), 0);
 }
 
 static void wait_one(nm_lock_thread *t)

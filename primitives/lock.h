@@ -7,7 +7,8 @@
  * going to the last rank; with K < N, rank k owns key k), at the same offsets in every rank's registered
  * memory (nm_lock_raddr). Each worker thread owns one descriptor of
  * desc_bytes in its own rank's memory (for queue locks) and a scratch area
- * for RDMA results; it holds at most one lock at a time.
+ * for RDMA results; it holds at most one lock at a time (a worker that
+ * holds two locks at once, as a transfer does, uses two lock threads).
  *
  * Atomicity rule (ALock paper, Table 1; true on ConnectX and on rxe): a word
  * is read-modify-written either by RDMA atomics or by CPU atomics, never by
@@ -26,7 +27,10 @@
 typedef struct nm_lock_env {
 	nm_mesh *mesh;
 	nm_mr *mr;
-	int rank, nranks;     /* nranks: ranks taking part (the first k of the job) */
+	int rank, nranks;     /* participant index (-1 on a rank not taking part), and
+			       * how many take part */
+	const int *world;     /* participant index -> rank in the job (the mesh's
+			       * numbering); NULL: the first nranks ranks, in order */
 	int nthreads;
 	int nlocks;
 	uint64_t table_off;   /* lock objects, lock_bytes each, by slot */
@@ -37,7 +41,16 @@ typedef struct nm_lock_env {
 	double timeout;
 	void *priv;           /* the lock type's per-rank state */
 	void *mpi_comm;       /* MPI baseline: the communicator of the taking-part ranks */
+	/* MPI baseline: window w exposes [mpi_win_off + w*mpi_win_stride, +
+	 * mpi_win_len) of the registered buffer; mpi_win_len 0: every window
+	 * exposes the whole buffer. */
+	uint64_t mpi_win_off, mpi_win_stride, mpi_win_len;
 } nm_lock_env;
+
+static inline int nm_lock_world(const nm_lock_env *e, int p)
+{
+	return e->world ? e->world[p] : p;
+}
 
 #define NM_LOCK_SCRATCH 256
 
@@ -70,9 +83,14 @@ typedef struct nm_lock_type {
 	void (*thread_fini)(nm_lock_thread *t);
 	void (*acquire)(nm_lock_thread *t, int key);
 	void (*release)(nm_lock_thread *t, int key);
-	/* Optional: the critical section's read-modify-write of the lock's
-	 * counter when data cannot go through verbs (the MPI baseline). */
-	uint64_t (*cs_rmw)(nm_lock_thread *t, int key, uint64_t ctr_off);
+	/* Optional data path under a held lock, for lock types whose data
+	 * cannot go through verbs (the MPI baseline); `off` is an offset in the
+	 * home's registered buffer. cs_get starts reading the word at off into
+	 * *dst, which is valid after cs_wait(key); cs_put writes a word, done
+	 * by the lock's release at the latest. */
+	void (*cs_get)(nm_lock_thread *t, int key, uint64_t off, uint64_t *dst);
+	void (*cs_wait)(nm_lock_thread *t, int key);
+	void (*cs_put)(nm_lock_thread *t, int key, uint64_t off, uint64_t val);
 } nm_lock_type;
 
 void nm_lock_register(const nm_lock_type *t);

@@ -3,34 +3,36 @@
  * measured path goes through MPI instead of raw verbs.
  *
  *   acquire(k): MPI_Win_lock(MPI_LOCK_EXCLUSIVE, home(k), 0, win(k))
- *   cs_rmw(k):  MPI_Get the counter; MPI_Win_flush(home); MPI_Put counter+1
- *   release(k): MPI_Win_unlock(home(k), win(k))  (completes the Put at the
+ *   cs_get(k):  MPI_Get of a word under the lock; cs_wait(k): MPI_Win_flush
+ *   cs_put(k):  MPI_Put of a word
+ *   release(k): MPI_Win_unlock(home(k), win(k))  (completes the Puts at the
  *               target, so it plays the part of the release fence)
  *
- * Windows. env_init (collective over every rank of the job, as
- * workloads/lock.c calls it) splits the taking-part ranks (rank < nranks)
- * into their own communicator (env->mpi_comm) and creates, over it, W =
- * min(K, 341) windows with MPI_Win_create, each exposing the rank's whole
- * registered buffer (e->mr->buf, alloc_len bytes, disp_unit 1), so window
- * displacements are the same offsets verbs use (the counter the workload
- * checks at ctr_off + slot*64 is the memory MPI updates). An MPI lock is one
- * (window, rank) pair, so key k uses window k mod W at its home rank: with
- * K <= 341 every key has a lock of its own; beyond 341, keys homed on the
- * same rank whose numbers agree mod 341 share one MPI lock (false conflicts,
- * the same limit LOCO ran into: "341 windows ... 341 is the maximum
+ * Windows. env_init (collective over every rank of the job) splits the
+ * taking-part ranks into their own communicator (env->mpi_comm, ranked by
+ * participant index, so a lock's home is its rank there) and creates over
+ * it W = min(slots per home, 341) windows with MPI_Win_create. An MPI lock
+ * is one (window, rank) pair, so key k uses window slot(k) mod W at its home:
+ * with at most 341 keys per home every key has a lock of its own; beyond
+ * that, keys of one home whose slots agree mod 341 share one MPI lock (false
+ * conflicts, the limit LOCO ran into: "341 windows ... 341 is the maximum
  * supported", with LOCO capped at 341 locks per thread for fairness).
- * Overlapping windows are allowed by MPI; each counter is only ever accessed
- * through its key's window. lock_bytes is 64 and unused (the lock state
- * lives inside MPI).
+ * By default every window exposes the rank's whole registered buffer
+ * (disp_unit 1), so displacements are the offsets verbs use: the lock
+ * table's counters live there. A workload that owns the data layout can
+ * give each window its own slice instead (env->mpi_win_off/stride/len; the
+ * transfer benchmark puts each lock's accounts in its window, as the paper
+ * distributes accounts across windows). Overlapping windows are allowed by
+ * MPI; each word is only ever accessed through its key's window. lock_bytes
+ * is 64 and unused (the lock state lives inside MPI).
  *
  * Decisions the paper leaves open: MPI_Win_create over existing memory rather
- * than MPI_Win_allocate (the workload checks counters in the verbs buffer);
+ * than MPI_Win_allocate (the workloads check their data in the verbs buffer);
  * assert 0 on the lock; MPI_Win_flush between Get and Put (the Put depends on
- * the Get's value); no flush after the Put (unlock completes it; the Put's
- * origin buffer lives in per-rank state so it stays valid until then);
- * one rank per node and MPI_THREAD_FUNNELED (uses_mpi: the workload runs it
- * on the main thread only and refuses -T > 1). The --cs-ns busy wait is not
- * applied inside cs_rmw.
+ * the Get's value); no flush after the Put (unlock completes it; Put origin
+ * buffers live in per-rank state so they stay valid until then);
+ * one worker per rank and MPI_THREAD_FUNNELED (uses_mpi: workloads run it
+ * on the main thread only).
  *
  * Not an RDMA number in the Soft-RoCE VM: all ranks share one host there, so
  * OpenMPI 4.1 moves this data through shared memory (osc/rdma on the
@@ -42,6 +44,7 @@
  * build). On a cluster with one rank per node it is the paper's
  * OpenMPI-over-RoCE baseline. */
 #include "lock.h"
+#include "log.h"
 #include <mpi.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -52,13 +55,31 @@ typedef struct mpi_env {
 	MPI_Comm comm;          /* taking-part ranks; MPI_COMM_NULL on the others */
 	int nwin;
 	MPI_Win *win;
-	uint64_t get_val, put_val;  /* RMA origin buffers, valid until unlock */
+	uint64_t put_val[8];    /* Put origin buffers, valid until unlock */
+	unsigned nput;
 } mpi_env;
+
+static int key_w(const nm_lock_env *e, int key)
+{
+	const mpi_env *me = e->priv;
+	return nm_lock_slot(e, key) % me->nwin;
+}
 
 static MPI_Win key_win(const nm_lock_env *e, int key)
 {
 	const mpi_env *me = e->priv;
-	return me->win[key % me->nwin];
+	return me->win[key_w(e, key)];
+}
+
+/* Displacement of buffer offset `off` in key's window. */
+static MPI_Aint key_disp(const nm_lock_env *e, int key, uint64_t off)
+{
+	if (e->mpi_win_len == 0)
+		return (MPI_Aint)off;
+	uint64_t base = e->mpi_win_off + (uint64_t)key_w(e, key) * e->mpi_win_stride;
+	if (off < base || off + 8 > base + e->mpi_win_len)
+		nm_fatal("mpi lock: offset %llu is outside the window of lock %d", (unsigned long long)off, key);
+	return (MPI_Aint)(off - base);
 }
 
 static int mpi_err(char *err, size_t errlen, const char *what, int rc)
@@ -80,7 +101,7 @@ static int mpil_env_init(nm_lock_env *e, char *err, size_t errlen)
 	me->comm = MPI_COMM_NULL;
 	e->priv = me;
 	e->mpi_comm = &me->comm;
-	bool in = e->rank < e->nranks;
+	bool in = e->rank >= 0 && e->rank < e->nranks;
 	MPI_Comm_split(MPI_COMM_WORLD, in ? 0 : MPI_UNDEFINED, e->rank, &me->comm);
 	if (!in)
 		return 0;
@@ -89,7 +110,8 @@ static int mpil_env_init(nm_lock_env *e, char *err, size_t errlen)
 	 * collective check instead of aborting the job. */
 	MPI_Comm_set_errhandler(me->comm, MPI_ERRORS_RETURN);
 	int rc;
-	me->nwin = e->nlocks < MPI_MAX_WINDOWS ? e->nlocks : MPI_MAX_WINDOWS;
+	int slots = nm_lock_slots(e);
+	me->nwin = slots < MPI_MAX_WINDOWS ? slots : MPI_MAX_WINDOWS;
 	me->win = calloc((size_t)me->nwin, sizeof *me->win);
 	if (!me->win) {
 		snprintf(err, errlen, "mpi lock: out of memory");
@@ -98,8 +120,13 @@ static int mpil_env_init(nm_lock_env *e, char *err, size_t errlen)
 	for (int w = 0; w < me->nwin; w++)
 		me->win[w] = MPI_WIN_NULL;
 	for (int w = 0; w < me->nwin; w++) {
-		rc = MPI_Win_create(e->mr->buf, (MPI_Aint)e->mr->alloc_len, 1, MPI_INFO_NULL, me->comm,
-				    &me->win[w]);
+		void *base = e->mr->buf;
+		MPI_Aint len = (MPI_Aint)e->mr->alloc_len;
+		if (e->mpi_win_len) {
+			base = (uint8_t *)e->mr->buf + e->mpi_win_off + (uint64_t)w * e->mpi_win_stride;
+			len = (MPI_Aint)e->mpi_win_len;
+		}
+		rc = MPI_Win_create(base, len, 1, MPI_INFO_NULL, me->comm, &me->win[w]);
 		if (rc != MPI_SUCCESS) {
 			char what[64];
 			snprintf(what, sizeof what, "MPI_Win_create (window %d of %d)", w + 1, me->nwin);
@@ -136,23 +163,32 @@ static void mpil_release(nm_lock_thread *t, int key)
 	MPI_Win_unlock(nm_lock_home(t->env, key), key_win(t->env, key));
 }
 
-static uint64_t mpil_cs_rmw(nm_lock_thread *t, int key, uint64_t ctr_off)
+static void mpil_cs_get(nm_lock_thread *t, int key, uint64_t off, uint64_t *dst)
 {
-	nm_lock_env *e = t->env;
-	mpi_env *me = e->priv;
-	int home = nm_lock_home(e, key);
-	MPI_Win win = key_win(e, key);
-	MPI_Get(&me->get_val, 1, MPI_UINT64_T, home, (MPI_Aint)ctr_off, 1, MPI_UINT64_T, win);
-	MPI_Win_flush(home, win);
-	me->put_val = me->get_val + 1;
-	MPI_Put(&me->put_val, 1, MPI_UINT64_T, home, (MPI_Aint)ctr_off, 1, MPI_UINT64_T, win);
-	return me->get_val;
+	MPI_Get(dst, 1, MPI_UINT64_T, nm_lock_home(t->env, key), key_disp(t->env, key, off), 1,
+		MPI_UINT64_T, key_win(t->env, key));
+}
+
+static void mpil_cs_wait(nm_lock_thread *t, int key)
+{
+	MPI_Win_flush(nm_lock_home(t->env, key), key_win(t->env, key));
+}
+
+static void mpil_cs_put(nm_lock_thread *t, int key, uint64_t off, uint64_t val)
+{
+	mpi_env *me = t->env->priv;
+	/* A ring of origin buffers: a critical section puts a few words, each
+	 * must stay untouched until the unlock that completes it. */
+	uint64_t *src = &me->put_val[me->nput++ % 8];
+	*src = val;
+	MPI_Put(src, 1, MPI_UINT64_T, nm_lock_home(t->env, key), key_disp(t->env, key, off), 1,
+		MPI_UINT64_T, key_win(t->env, key));
 }
 
 const nm_lock_type nm_mpilock = {
 	.name = "mpi",
 	.summary = "MPI passive-target RMA lock (MPI_Win_lock exclusive; Get, flush, Put; unlock), "
-		   "one lock per (window, rank), min(K, 341) windows; in a one-host VM OpenMPI uses "
+		   "one lock per (window, rank), min(locks per rank, 341) windows; in a one-host VM OpenMPI uses "
 		   "shared memory, not RDMA",
 	.lock_bytes = 64,
 	.uses_mpi = true,
@@ -160,6 +196,8 @@ const nm_lock_type nm_mpilock = {
 	.env_fini = mpil_env_fini,
 	.acquire = mpil_acquire,
 	.release = mpil_release,
-	.cs_rmw = mpil_cs_rmw,
+	.cs_get = mpil_cs_get,
+	.cs_wait = mpil_cs_wait,
+	.cs_put = mpil_cs_put,
 };
 NM_LOCK_TYPE(nm_mpilock)

@@ -149,8 +149,11 @@ static void critical_section(lock_job *j, lock_thr *t, int key)
 	nm_lock_env *e = &j->env;
 	int home = nm_lock_home(e, key);
 	uint64_t off = j->ctr_off + (uint64_t)nm_lock_slot(e, key) * 64;
-	if (j->type->cs_rmw) {
-		j->type->cs_rmw(&t->lt, key, off);
+	if (j->type->cs_get) {
+		uint64_t v;
+		j->type->cs_get(&t->lt, key, off, &v);
+		j->type->cs_wait(&t->lt, key);
+		j->type->cs_put(&t->lt, key, off, v + 1);
 		return;
 	}
 	if (home == e->rank && j->type->cpu_local) {
@@ -246,7 +249,7 @@ static void lock_run(nm_ctx *ctx, const json_t *pt, json_t *out)
 	j.seed = (uint64_t)nm_cfg_int(pt, "seed");
 
 	nm_lock_env *e = &j.env;
-	e->rank = ctx->rank;
+	e->rank = in ? ctx->rank : -1;
 	e->nranks = N;
 	e->nthreads = T;
 	e->nlocks = (int)nm_cfg_int(pt, "locks");

@@ -1,0 +1,58 @@
+/* Grouping ranks into nodes by host name (hosts.h). */
+#include "hosts.h"
+#include <stdio.h>
+#include <unistd.h>
+
+uint64_t nm_host_id(void)
+{
+	char name[256] = "";
+	gethostname(name, sizeof name - 1);
+	uint64_t h = 0xcbf29ce484222325ull;  /* FNV-1a */
+	for (const char *c = name; *c; c++)
+		h = (h ^ (uint8_t)*c) * 0x100000001b3ull;
+	return h;
+}
+
+int nm_hosts_group(const uint64_t *host, int nranks, int want, nm_hosts *out, char *err,
+		   size_t errlen)
+{
+	int P = want;
+	if (P <= 0) {
+		P = 0;
+		for (int r = 0; r < nranks; r++)
+			P += host[r] == host[0];
+		if (nranks % P != 0) {
+			snprintf(err, errlen, "%d ranks do not fill nodes of %d ranks each (rank 0's host "
+				 "has %d): start the same number of ranks on every node, or give "
+				 "--ranks-per-node", nranks, P, P);
+			return -1;
+		}
+	}
+	if (P > nranks) {
+		snprintf(err, errlen, "--ranks-per-node %d is more than the job's %d ranks", P, nranks);
+		return -1;
+	}
+	out->per_node = P;
+	out->nodes = nranks / P;
+	out->emulated = false;
+	for (int n = 0; n < out->nodes; n++) {
+		for (int r = n * P; r < (n + 1) * P; r++)
+			if (host[r] != host[n * P]) {
+				snprintf(err, errlen, "ranks %d and %d should share node %d but run on different "
+					 "hosts: place ranks node by node (mpirun --map-by ppr:%d:node)",
+					 n * P, r, n, P);
+				return -1;
+			}
+		for (int m = 0; m < n; m++)
+			if (host[m * P] == host[n * P]) {
+				if (want <= 0) {
+					snprintf(err, errlen, "ranks %d and %d share a host but fall in different "
+						 "nodes of %d ranks: place ranks node by node (mpirun "
+						 "--map-by ppr:%d:node)", m * P, n * P, P, P);
+					return -1;
+				}
+				out->emulated = true;
+			}
+	}
+	return 0;
+}

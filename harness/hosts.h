@@ -1,0 +1,25 @@
+/* Which ranks make up a node. mpirun places ranks node by node (--map-by
+ * slot, or ppr:P:node), so node n holds ranks [n*P, (n+1)*P). Experiments
+ * that compare threads in one rank with one rank per worker (LOCO's
+ * transactions against MPI) need to know P. On one host, nodes can be
+ * emulated by naming P: groups of P ranks then stand for nodes. */
+#ifndef NM_HOSTS_H
+#define NM_HOSTS_H
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+typedef struct nm_hosts {
+	int per_node;   /* P */
+	int nodes;      /* whole groups of P ranks */
+	bool emulated;  /* two groups share a host: nodes are stand-ins */
+} nm_hosts;
+
+/* host[r] identifies rank r's host (a hash of its name). want > 0 asks for
+ * groups of `want` ranks; 0 takes P from the hosts (ranks on rank 0's host).
+ * Returns 0, or -1 with one line in err. */
+int nm_hosts_group(const uint64_t *host, int nranks, int want, nm_hosts *out, char *err,
+		   size_t errlen);
+/* A hash of this machine's host name. */
+uint64_t nm_host_id(void);
+#endif
