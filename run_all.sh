@@ -35,12 +35,19 @@ mkdir -p "$out"
 # config name -> plot script
 declare -A plot=([ops-lat]=ops_latency [ops-atomic-lat]=ops_atomic_latency [ops-bw]=ops_throughput
 	[barrier]=barrier [loco-fig4a]=loco_fig4a [alock-fig1]=alock_fig1 [alock-fig4]=alock_fig4
-	[alock-fig5]=alock_fig5 [alock-fig6]=alock_fig6)
+	[alock-fig5]=alock_fig5 [alock-fig6]=alock_fig6 [loco-fig4b]=loco_fig4b [txn-locks]=loco_fig4b)
 
 # Ranks for a config: its top-level "ranks" if it has one, else --np.
 ranks_for() {
 	r=$(sed -n 's/.*"ranks"[[:space:]]*:[[:space:]]*\([0-9][0-9]*\).*/\1/p' "$1" | head -1)
 	echo "${r:-$np}"
+}
+
+# Placement on a cluster: configs naming "ranks_per_node" (nodes are groups of
+# consecutive ranks) get that many ranks per host, the others one.
+map_for() {
+	p=$(sed -n 's/.*"ranks_per_node"[[:space:]]*:[[:space:]]*\([0-9][0-9]*\).*/\1/p' "$1" | head -1)
+	if [ -n "$p" ]; then echo "--map-by ppr:$p:node"; else echo "--map-by node"; fi
 }
 
 jobs=""
@@ -61,7 +68,7 @@ script() {
 		for name in "$@"; do
 			cfg=configs/$scale/$name.json
 			if [ -n "$hostfile" ]; then
-				echo "$mpi --hostfile '$hostfile' --map-by node -np $(ranks_for "$cfg") $extra bin/netmem run $cfg --output '$out/$name.json' --resume || status=1"
+				echo "$mpi --hostfile '$hostfile' $(map_for "$cfg") -np $(ranks_for "$cfg") $extra bin/netmem run $cfg --output '$out/$name.json' --resume || status=1"
 			else
 				echo "$mpi --oversubscribe -np $(ranks_for "$cfg") $extra bin/netmem run $cfg --output '$out/$name.json' --resume || status=1"
 			fi

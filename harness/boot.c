@@ -1,4 +1,5 @@
 #include "boot.h"
+#include "hosts.h"
 #include "log.h"
 #include <mpi.h>
 #include <pthread.h>
@@ -27,6 +28,8 @@ static void abort_hook(int code)
 
 int nm_boot_fatal_pending(void) { return atomic_load(&fatal_code); }
 
+static uint64_t *b_hosts;
+
 void nm_boot_init(int *argc, char ***argv)
 {
 	int provided;
@@ -45,7 +48,14 @@ void nm_boot_init(int *argc, char ***argv)
 	MPI_Comm_size(MPI_COMM_WORLD, &b_size);
 	nm_log_set_rank(b_rank);
 	nm_log_set_abort(abort_hook);
+	/* Which host every rank runs on, for experiments that group ranks into
+	 * nodes (hosts.h); once, so their checks of a point need no MPI. */
+	b_hosts = calloc((size_t)b_size, sizeof *b_hosts);
+	uint64_t me = nm_host_id();
+	MPI_Allgather(&me, 1, MPI_UINT64_T, b_hosts, 1, MPI_UINT64_T, MPI_COMM_WORLD);
 }
+
+const uint64_t *nm_boot_hosts(void) { return b_hosts; }
 
 void nm_boot_finalize(void) { MPI_Finalize(); }
 int nm_boot_rank(void) { return b_rank; }

@@ -10,6 +10,8 @@ void nm_boot_init(int *argc, char ***argv);
 void nm_boot_finalize(void);
 int nm_boot_rank(void);
 int nm_boot_size(void);
+/* Host identity (nm_host_id) of every rank, by rank. */
+const uint64_t *nm_boot_hosts(void);
 void nm_boot_barrier(void);
 /* Barrier that sleeps between checks instead of spinning in MPI. */
 void nm_boot_barrier_idle(void);

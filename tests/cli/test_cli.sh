@@ -30,6 +30,9 @@ expect_usage "lat mode with a window" $N ops --mode lat -t 8 --targets self
 expect_usage "size beyond --mr-size" $N ops -s 64k --mr-size 4k --targets self
 expect_usage "target rank that does not exist" $N ops --targets 3
 expect_usage "fewer ranks than needed" $N ops
+expect_usage "txn: mpi with more than 341 locks per thread" $N txn --lock mpi --locks-per-thread 342
+expect_usage "txn: more ranks per node than ranks" $N txn --ranks-per-node 2
+expect_usage "txn: bank too large for 64-bit sums" $N txn -A 10000000000 --balance 1000000000000
 expect_usage "info on a missing device" $N info -d nosuchdev0
 expect_usage "no RDMA device at all" $N ops --targets self
 expect_usage "table without --y" $N table x.json --x size
@@ -55,6 +58,10 @@ check "valid config fails only for want of a device" sh -c "$N run $tmp/ok.json 
 if command -v mpirun >/dev/null; then
 	expect_usage "bad input under mpirun -np 3 is reported once" mpirun -np 3 $N ops --szie 8
 	expect_usage "missing device under mpirun -np 2 is reported once" mpirun -np 2 $N ops
+	expect_usage "txn: mpi with more workers than ranks per node" mpirun -np 4 $N txn --lock mpi -T 3 --ranks-per-node 2
+	check "txn: ... and the line says so" sh -c "mpirun -np 4 $N txn --lock mpi -T 3 --ranks-per-node 2 2>&1 | grep -q 'needs --ranks-per-node >= 3'"
+	expect_usage "txn: more nodes than the job has" mpirun -np 4 $N txn --nodes 3 --ranks-per-node 2
+	check "txn: ... and the line says so" sh -c "mpirun -np 4 $N txn --nodes 3 --ranks-per-node 2 2>&1 | grep -q 'needs 6 ranks'"
 fi
 
 # table: columns from a hand-made result document
