@@ -30,8 +30,8 @@ static void *trampoline(void *p)
 	return NULL;
 }
 
-/* Ranks that share a host must not pin their threads onto the same cores:
- * offset by the node-local rank the launcher exports. */
+/* The node-local rank the launcher exports (single-threaded ranks pin by
+ * it; worker threads use first_core below). */
 int nm_local_rank(void)
 {
 	static const char *vars[] = {"OMPI_COMM_WORLD_LOCAL_RANK", "MPI_LOCALRANKID",
@@ -42,6 +42,26 @@ int nm_local_rank(void)
 			return atoi(v);
 	}
 	return 0;
+}
+
+/* The first core for this rank's n workers: after the workers of the ranks
+ * before it on the same host, counting only ranks that run workers in this
+ * call (collective: every rank calls nm_workers_run or nm_workers_sit_out).
+ * With every rank running n workers this is local rank x n; when some ranks
+ * sit out (nodes emulated on one host), the others still get distinct cores. */
+static int first_core(int n)
+{
+	int R = nm_boot_size(), me = nm_boot_rank(), first = 0;
+	int *all = calloc((size_t)R, sizeof *all);
+	if (!all)
+		nm_fatal("out of memory");
+	nm_boot_allgather(&n, all, sizeof n);
+	const uint64_t *host = nm_boot_hosts();
+	for (int r = 0; r < me; r++)
+		if (host[r] == host[me])
+			first += all[r];
+	free(all);
+	return first;
 }
 
 static void nap(long ns)
@@ -56,7 +76,7 @@ void nm_workers_run(int n, int numa_node, void (*setup)(nm_worker *), void (*bod
 	slot *s = calloc((size_t)n, sizeof *s);
 	pthread_t *tid = calloc((size_t)n, sizeof *tid);
 	atomic_int ready = 0, go = 0, done = 0;
-	int first = nm_local_rank() * n;
+	int first = first_core(n);
 	if (!s || !tid)
 		nm_fatal("out of memory");
 	for (int i = 0; i < n; i++) {
@@ -94,6 +114,7 @@ void nm_workers_run(int n, int numa_node, void (*setup)(nm_worker *), void (*bod
 
 void nm_workers_sit_out(void)
 {
+	first_core(0);
 	nm_boot_barrier();       /* the start */
 	nm_boot_barrier_idle();  /* the end */
 }

@@ -10,10 +10,11 @@ set multiplot layout 1,words(nodes) title "Two-lock transfer transactions (LOCO 
 set xlabel "workers per node (threads; ranks for mpi)"
 set ylabel "transactions/s"
 set yrange [0:*]
+set xtics ()   # only the measured worker counts (xticlabels below)
 set key autotitle columnheader
 do for [n in nodes] {
   set title sprintf("%s nodes", n)
   plot for [i=0:*] "< " . netmem . " table " . in . " --x threads --y txns_per_sec --series lock --where nodes=" . n \
-    index i using 1:2 with linespoints lw 2 title columnheader(2)
+    index i using 1:2:xticlabels(1) with linespoints lw 2 title columnheader(2)
 }
 unset multiplot

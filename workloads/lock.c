@@ -306,7 +306,9 @@ static void lock_run(nm_ctx *ctx, const json_t *pt, json_t *out)
 		nm_workers_sit_out();
 	}
 	/* MPI baseline: the window must outlive every rank's last operation. */
-	nm_boot_barrier();
+	/* Asleep: ranks that are done or sit out must not spin on the cores of
+	 * those still working. */
+	nm_boot_barrier_idle();
 
 	/* Gather: acquisitions per key, totals, histograms. */
 	uint64_t *count = calloc((size_t)e->nlocks, sizeof *count);

@@ -431,7 +431,9 @@ static void txn_run(nm_ctx *ctx, const json_t *pt, json_t *out)
 		nm_workers_sit_out();
 	}
 	/* Every transfer is done (and MPI windows stay until then). */
-	nm_boot_barrier();
+	/* Asleep: ranks that are done or sit out must not spin on the cores of
+	 * those still working. */
+	nm_boot_barrier_idle();
 
 	/* Each home scans its accounts: tags, sum, weighted sum. */
 	enum { S_MEASURED, S_TOTAL, S_SAME, S_TORN_READS, S_WDELTA, S_TORN, S_SUM, S_WMOVED, S_FIRST_TORN,
