@@ -1,4 +1,5 @@
 #include "hammer.h"
+#include "rng.h"
 #include "clock.h"
 #include "topo.h"
 #include <stdio.h>
@@ -17,16 +18,6 @@ int nm_hammer_op(const char *name)
 }
 
 const char *nm_hammer_op_name(int op) { return op >= 0 && op < 5 ? op_names[op] : "?"; }
-
-static inline uint64_t xorshift(uint64_t *s)
-{
-	uint64_t x = *s;
-	x ^= x >> 12;
-	x ^= x << 25;
-	x ^= x >> 27;
-	*s = x;
-	return x * 0x2545f4914f6cdd1dull;
-}
 
 #define BURST 256
 
@@ -51,7 +42,7 @@ static void *hammer_main(void *arg)
 		for (int k = 0; k < BURST; k++) {
 			uint64_t r = 0;
 			if (c->random || op == NM_HAMMER_MIXED)
-				r = xorshift(&s);
+				r = nm_xorshift(&s);
 			if (c->random)
 				i = (size_t)((r >> 17) % n);
 			volatile uint64_t *p = &w[i];

@@ -1,13 +1,6 @@
 /* Account layout and balance words (accounts.h). */
 #include "accounts.h"
-
-static uint64_t mix(uint64_t z)
-{
-	z += 0x9e3779b97f4a7c15ull;
-	z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
-	z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
-	return z ^ (z >> 31);
-}
+#include "rng.h"
 
 void nm_accounts_init(nm_accounts *a, uint64_t n, int homes, int locks_per_home)
 {
@@ -24,7 +17,7 @@ void nm_accounts_init(nm_accounts *a, uint64_t n, int homes, int locks_per_home)
 
 static uint64_t tag(uint64_t account, uint64_t low)
 {
-	return mix(account * 0xd6e8feb86659fd93ull ^ low) >> 48;
+	return nm_mix64(account * 0xd6e8feb86659fd93ull ^ low) >> 48;
 }
 
 uint64_t nm_acct_encode(uint64_t account, int64_t balance)
@@ -45,5 +38,5 @@ bool nm_acct_decode(uint64_t account, uint64_t word, int64_t *balance)
 
 uint64_t nm_acct_weight(uint64_t account)
 {
-	return mix(account ^ 0x5851f42d4c957f2dull) | 1;
+	return nm_mix64(account ^ 0x5851f42d4c957f2dull) | 1;
 }

@@ -62,6 +62,16 @@ void *nm_lock_desc_local(const nm_lock_env *e, const nm_lock_type *lt, int threa
 	return (uint8_t *)e->mr->buf + e->desc_off + (size_t)thread * lt->desc_bytes;
 }
 
+void nm_lock_thread_init(nm_lock_thread *t, const nm_lock_type *lt, nm_lock_env *e, int thread)
+{
+	t->env = e;
+	t->thread = thread;
+	t->scratch = (uint64_t *)((uint8_t *)e->mr->buf + e->scratch_off + (size_t)thread * NM_LOCK_SCRATCH);
+	nm_poller_init(&t->poller, e->mesh, thread, e->timeout);
+	if (lt->thread_init)
+		lt->thread_init(t);
+}
+
 nm_conn *nm_lock_conn(nm_lock_thread *t, int rank)
 {
 	return nm_mesh_conn(t->env->mesh, t->thread, nm_lock_world(t->env, rank), 0);

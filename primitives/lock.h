@@ -133,6 +133,10 @@ void *nm_lock_local(const nm_lock_env *e, const nm_lock_type *lt, int key);
 uint64_t nm_lock_desc_addr(const nm_lock_env *e, const nm_lock_type *lt, int rank, int thread);
 void *nm_lock_desc_local(const nm_lock_env *e, const nm_lock_type *lt, int thread);
 
+/* Sets up lock thread `thread` of this rank (0 .. e->nthreads-1): its
+ * scratch, its CQ's poller, the type's per-thread state. */
+void nm_lock_thread_init(nm_lock_thread *t, const nm_lock_type *lt, nm_lock_env *e, int thread);
+
 /* Synchronous one-sided operations for lock code: post one signaled
  * operation on the thread's QP to `rank` (loopback when rank is our own) and
  * wait for it. Results land in the thread's scratch. */

@@ -28,6 +28,7 @@
 #include "experiment.h"
 #include "lock.h"
 #include "log.h"
+#include "rng.h"
 #include "stats.h"
 #include "workers.h"
 #include <inttypes.h>
@@ -112,23 +113,13 @@ struct lock_job {
 	bool race;
 };
 
-static uint64_t xorshift(uint64_t *s)
-{
-	uint64_t x = *s;
-	x ^= x >> 12;
-	x ^= x << 25;
-	x ^= x >> 27;
-	*s = x;
-	return x * 0x2545f4914f6cdd1dull;
-}
-
 static int pick_key(lock_job *j, lock_thr *t)
 {
 	int K = j->env.nlocks, own = j->key_hi - j->key_lo;
-	uint64_t r = xorshift(&t->rng);
+	uint64_t r = nm_xorshift(&t->rng);
 	/* A rank that homes no lock (fewer locks than ranks) always goes remote. */
 	bool local = own > 0 && ((int)(r % 100) < j->p_local || own == K);
-	uint64_t r2 = xorshift(&t->rng);
+	uint64_t r2 = nm_xorshift(&t->rng);
 	if (local)
 		return j->key_lo + (int)(r2 % (uint64_t)own);
 	/* uniform over the other ranks' keys: skip over our own range */
@@ -180,21 +171,10 @@ static void thr_setup(nm_worker *w)
 	lock_job *j = w->arg;
 	lock_thr *t = &j->th[w->index];
 	t->job = j;
-	/* splitmix64 of (seed, rank, thread): distinct, never-zero streams */
-	uint64_t z = j->seed ^ ((uint64_t)j->env.rank << 32) ^ ((uint64_t)w->index << 16);
-	z += 0x9e3779b97f4a7c15ull;
-	z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
-	z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
-	t->rng = (z ^ (z >> 31)) | 1;
+	t->rng = nm_rng_stream(j->seed, j->env.rank, w->index);
 	nm_hist_init(&t->hist);
 	t->count = calloc((size_t)j->env.nlocks, sizeof *t->count);
-	t->lt.env = &j->env;
-	t->lt.thread = w->index;
-	t->lt.scratch = (uint64_t *)((uint8_t *)j->mr.buf + j->env.scratch_off +
-				     (size_t)w->index * NM_LOCK_SCRATCH);
-	nm_poller_init(&t->lt.poller, &j->mesh, w->index, j->env.timeout);
-	if (j->type->thread_init)
-		j->type->thread_init(&t->lt);
+	nm_lock_thread_init(&t->lt, j->type, &j->env, w->index);
 }
 
 static void thr_body(nm_worker *w)

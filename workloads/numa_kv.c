@@ -44,6 +44,7 @@
 #include "clock.h"
 #include "experiment.h"
 #include "log.h"
+#include "rng.h"
 #include "mesh.h"
 #include "rdma.h"
 #include "stats.h"
@@ -125,20 +126,12 @@ struct kv_job {
 	json_t *load_result;
 };
 
-static uint64_t mix64(uint64_t x)
-{
-	x += 0x9e3779b97f4a7c15ull;
-	x = (x ^ (x >> 30)) * 0xbf58476d1ce4e5b9ull;
-	x = (x ^ (x >> 27)) * 0x94d049bb133111ebull;
-	return x ^ (x >> 31);
-}
-
 static uint64_t rec_sum(const uint8_t *r, size_t vsize)
 {
 	uint64_t h = 0x51ed270b27a3f1c5ull, w;
 	for (size_t i = 0; i < HDR + vsize; i += 8) {
 		memcpy(&w, r + i, 8);
-		h = mix64(h ^ w);
+		h = nm_mix64(h ^ w);
 	}
 	return h;
 }
@@ -158,7 +151,7 @@ static uint64_t key_word(int k)
 static void fill_value(uint8_t *v, size_t len, int key, uint64_t tag)
 {
 	for (size_t i = 0; i < len; i += 8) {
-		uint64_t w = mix64(((uint64_t)key << 40) ^ tag ^ (i * 0x100000001b3ull));
+		uint64_t w = nm_mix64(((uint64_t)key << 40) ^ tag ^ (i * 0x100000001b3ull));
 		memcpy(v + i, &w, 8);
 	}
 }
@@ -166,7 +159,7 @@ static void fill_value(uint8_t *v, size_t len, int key, uint64_t tag)
 static bool value_ok(const uint8_t *v, size_t len, int key, uint64_t tag)
 {
 	for (size_t i = 0; i < len; i += 8) {
-		uint64_t w = mix64(((uint64_t)key << 40) ^ tag ^ (i * 0x100000001b3ull)), x;
+		uint64_t w = nm_mix64(((uint64_t)key << 40) ^ tag ^ (i * 0x100000001b3ull)), x;
 		memcpy(&x, v + i, 8);
 		if (x != w)
 			return false;
@@ -330,7 +323,7 @@ static void client(kv_job *j, kv_thread *t, int ti, nm_poller *pl)
 	uint8_t *getb = area, *putb = area + j->rec;
 	volatile uint64_t *ack = (volatile uint64_t *)(area + 2 * j->rec);
 	int conn = j->rank * j->T + ti;
-	uint64_t rng = mix64(j->seed ^ ((uint64_t)conn << 20)) | 1, seq = 0, start = 0, end_ticks = 0;
+	uint64_t rng = nm_mix64(j->seed ^ ((uint64_t)conn << 20)) | 1, seq = 0, start = 0, end_ticks = 0;
 	uint32_t get_thresh = j->get_ratio >= 1 ? UINT32_MAX : (uint32_t)(j->get_ratio * 4294967296.0);
 	uint64_t timeout = nm_ns_to_ticks((uint64_t)(j->timeout * 1e9));
 	struct ibv_wc wc;

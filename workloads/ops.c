@@ -38,6 +38,7 @@
 #include "clock.h"
 #include "experiment.h"
 #include "log.h"
+#include "rng.h"
 #include "mesh.h"
 #include "rdma.h"
 #include "stats.h"
@@ -261,18 +262,10 @@ static int ops_validate(const json_t *pt, int nranks, char *err, size_t len)
 }
 
 /* Pattern words: distinct per (owner, word index), cheap to regenerate. */
-static uint64_t mix(uint64_t x)
-{
-	x += 0x9e3779b97f4a7c15ull;
-	x = (x ^ (x >> 30)) * 0xbf58476d1ce4e5b9ull;
-	x = (x ^ (x >> 27)) * 0x94d049bb133111ebull;
-	return x ^ (x >> 31);
-}
-
 static void fill_pattern(uint8_t *p, size_t len, uint64_t owner)
 {
 	for (size_t i = 0; i < len; i += 8) {
-		uint64_t w = mix(owner * 0x100000001b3ull + i / 8);
+		uint64_t w = nm_mix64(owner * 0x100000001b3ull + i / 8);
 		memcpy(p + i, &w, len - i < 8 ? len - i : 8);
 	}
 }
@@ -281,7 +274,7 @@ static void fill_pattern(uint8_t *p, size_t len, uint64_t owner)
 static long check_pattern(const uint8_t *p, size_t len, uint64_t owner)
 {
 	for (size_t i = 0; i < len; i += 8) {
-		uint64_t w = mix(owner * 0x100000001b3ull + i / 8);
+		uint64_t w = nm_mix64(owner * 0x100000001b3ull + i / 8);
 		if (memcmp(p + i, &w, len - i < 8 ? len - i : 8) != 0)
 			return (long)i;
 	}

@@ -43,6 +43,7 @@
 #include "hosts.h"
 #include "lock.h"
 #include "log.h"
+#include "rng.h"
 #include "stats.h"
 #include "workers.h"
 #include <inttypes.h>
@@ -142,16 +143,6 @@ struct txn_job {
 	double duration;
 	int inject;               /* 0 none, 1 lost, 2 torn */
 };
-
-static uint64_t xorshift(uint64_t *s)
-{
-	uint64_t x = *s;
-	x ^= x >> 12;
-	x ^= x << 25;
-	x ^= x >> 27;
-	*s = x;
-	return x * 0x2545f4914f6cdd1dull;
-}
 
 /* One side of a transfer: where the account's word is and how to reach it. */
 typedef struct side {
@@ -267,22 +258,10 @@ static void thr_setup(nm_worker *w)
 	txn_job *j = w->arg;
 	txn_thr *t = &j->th[w->index];
 	t->job = j;
-	uint64_t z = j->seed ^ ((uint64_t)j->env.rank << 32) ^ ((uint64_t)w->index << 16);
-	z += 0x9e3779b97f4a7c15ull;
-	z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
-	z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
-	t->rng = (z ^ (z >> 31)) | 1;
+	t->rng = nm_rng_stream(j->seed, j->env.rank, w->index);
 	nm_hist_init(&t->hist);
-	for (int h = 0; h < 2; h++) {
-		nm_lock_thread *l = &t->lt[h];
-		l->env = &j->env;
-		l->thread = 2 * w->index + h;
-		l->scratch = (uint64_t *)((uint8_t *)j->mr.buf + j->env.scratch_off +
-					  (size_t)l->thread * NM_LOCK_SCRATCH);
-		nm_poller_init(&l->poller, &j->mesh, l->thread, j->env.timeout);
-		if (j->type->thread_init)
-			j->type->thread_init(l);
-	}
+	for (int h = 0; h < 2; h++)
+		nm_lock_thread_init(&t->lt[h], j->type, &j->env, 2 * w->index + h);
 }
 
 static void thr_body(nm_worker *w)
@@ -300,10 +279,10 @@ static void thr_body(nm_worker *w)
 		}
 		if (j->duration > 0 ? (i >= j->warmup && nm_ticks() >= end) : i >= n)
 			break;
-		uint64_t from = xorshift(&t->rng) % A, to = xorshift(&t->rng) % (A - 1);
+		uint64_t from = nm_xorshift(&t->rng) % A, to = nm_xorshift(&t->rng) % (A - 1);
 		if (to >= from)
 			to++;
-		uint64_t amt = 1 + xorshift(&t->rng) % j->max_amount;
+		uint64_t amt = 1 + nm_xorshift(&t->rng) % j->max_amount;
 		side s[2];
 		side_init(j, t, &s[0], from, 0);
 		side_init(j, t, &s[1], to, 1);
