@@ -2,7 +2,9 @@
 # second, all ranks together) vs nodes, one line per lock (ticket, mpi).
 #   gnuplot -e "in='results/quick/loco-fig4a.json'; out='results/quick/loco-fig4a.png'" plots/loco_fig4a.gp
 load "plots/common.gp"
-set title "Single contended lock: throughput vs nodes (LOCO Fig. 4a)\n{/*0.8 " . hw . "}"
+# On one host (the Soft-RoCE VM) OpenMPI moves RMA through shared memory.
+vm = strstrt(hw, "SOFT-ROCE") > 0 ? "\n{/*0.8 mpi here: OpenMPI over shared memory on one host, not RDMA}" : ""
+set title "Single contended lock: throughput vs nodes (LOCO Fig. 4a)\n{/*0.8 " . hw . "}" . vm
 set xlabel "nodes (ranks, one thread each)"
 set ylabel "throughput (lock-protected RMWs/s)"
 set xtics ()   # only the measured node counts (xticlabels below)
