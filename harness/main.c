@@ -5,6 +5,7 @@
 #include "info.h"
 #include "log.h"
 #include "meta.h"
+#include "nic_counters.h"
 #include "points.h"
 #include "progress.h"
 #include "result.h"
@@ -263,6 +264,49 @@ static void default_output(const char *exp, char *buf, size_t len)
 	snprintf(buf, len, "results/%s-%s.json", exp, ts);
 }
 
+/* Collective: the counter deltas of every host's NIC over a point, summed
+ * by name, at rank 0 (NULL elsewhere). */
+static json_t *point_nic_counters(bool reader, const char *dir, const nm_nic_counters *before)
+{
+	static nm_nic_counters after;
+	char *mine = NULL;
+	if (reader) {
+		nm_nic_counters_read_dir(dir, &after);
+		json_t *d = nm_nic_counters_delta(before, &after);
+		mine = json_dumps(d, JSON_COMPACT);
+		json_decref(d);
+	}
+	char **all = nm_boot_gather_str(mine ? mine : "", 0);
+	free(mine);
+	if (!all)
+		return NULL;
+	json_t *sum = json_object();
+	for (int r = 0; r < nm_boot_size(); r++) {
+		json_t *o = *all[r] ? json_loads(all[r], 0, NULL) : NULL;
+		if (o)
+			nm_nic_counters_merge(sum, o);
+		json_decref(o);
+		free(all[r]);
+	}
+	free(all);
+	return sum;
+}
+
+/* "nic_counters" and, when any of them is a retry counter that moved,
+ * "nic_retransmissions": true (takes the reference to nic). */
+static void point_add_nic(json_t *rec, json_t *nic)
+{
+	if (!nic)
+		return;
+	bool retry = false;
+	const char *k;
+	json_t *v;
+	json_object_foreach(nic, k, v)
+		retry |= nm_nic_counter_is_retry(k) && json_integer_value(v) > 0;
+	json_object_set_new(rec, "nic_counters", nic);
+	json_object_set_new(rec, "nic_retransmissions", json_boolean(retry));
+}
+
 static char *point_label(const json_t *spec, const json_t *pt, int rep, int reps)
 {
 	json_t *axes = nm_point_axes(spec, pt);
@@ -355,6 +399,14 @@ static int run_experiment(const nm_experiment *e, json_t *config_params, const c
 		      .npoints = (int)npoints};
 	uint64_t invalid = 0;
 	bool first_row = true;
+	/* One rank per host reads its NIC's counters (ranks on a host share it). */
+	static nm_nic_counters nic_before;
+	char nic_dir[512];
+	nm_nic_counters_dir(dev.name, dev.port, nic_dir, sizeof nic_dir);
+	bool nic_reader = true;
+	for (int r = 0; r < rank; r++)
+		if (nm_boot_hosts()[r] == nm_boot_hosts()[rank])
+			nic_reader = false;
 	json_array_foreach(points, i, pt) {
 		for (int rep = 0; rep < reps; rep++) {
 			char *key = nm_point_key(pt, rep);
@@ -373,9 +425,12 @@ static int run_experiment(const nm_experiment *e, json_t *config_params, const c
 			char *t0 = nm_iso8601_now();
 			uint64_t s0 = nm_now_ns();
 			json_t *out = json_object();
+			if (nic_reader)
+				nm_nic_counters_read_dir(nic_dir, &nic_before);
 			nm_boot_barrier();
 			e->run(&ctx, pt, out);
 			nm_boot_barrier();
+			json_t *nic = point_nic_counters(nic_reader, nic_dir, &nic_before);
 			double secs = (double)(nm_now_ns() - s0) / 1e9;
 			nm_progress_done(&prog, secs);
 			if (rank == 0) {
@@ -384,6 +439,7 @@ static int run_experiment(const nm_experiment *e, json_t *config_params, const c
 							"params", pt, "rep", rep, "started", t0,
 							"finished", t1, "seconds", secs);
 				json_object_update(rec, out);
+				point_add_nic(rec, nic);
 				if (!json_is_true(json_object_get(rec, "valid"))) {
 					json_object_set_new(rec, "valid", json_false());
 					invalid++;

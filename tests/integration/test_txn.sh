@@ -19,6 +19,7 @@ check "ticket,mpi: 6 workers x 44 transfers committed each" nm_jq tm 'all(.point
 check "ticket: LOCO style, 3 ranks x 2 threads" nm_jq tm '.points[] | select(.params.lock == "ticket") | .effective | .style == "loco" and .ranks_taking_part == 3 and .workers == 6 and .nodes_emulated'
 check "mpi: one rank per worker, 6 ranks" nm_jq tm '.points[] | select(.params.lock == "mpi") | .effective | .style == "mpi" and .ranks_taking_part == 6 and .workers == 6'
 check "ticket,mpi: 1000 accounts get a lock each (at most one empty lock per home)" nm_jq tm 'all(.points[]; .effective.locks >= 1000 and .effective.locks - 1000 < .effective.ranks_taking_part and .effective.accounts_per_lock == 1)'
+check "every point records its NIC counters (rxe: packets sent) and whether it retransmitted" nm_jq tm 'all(.points[]; (.nic_retransmissions | type) == "boolean") and (.points[] | select(.params.lock == "ticket") | .nic_counters.sent_pkts > 0)'
 check "ticket,mpi: sum of balances is accounts x 1,000,000" nm_jq tm 'all(.points[]; .checks.conservation.sum == 1000000000)'
 
 # 2. every lock under heavy contention: 12 accounts, one lock per worker, so
