@@ -80,6 +80,8 @@
  *   local_budget and remote_budget come from the env (--local-budget,
  *   --remote-budget; the paper settles on 5 and 20).
  * - Unlock is CAS-first (Alg. 3 / TLA+), for both cohorts.
+ * - A retransmitted rCAS (rxe) answering our own id on enqueue, or 0 on
+ *   unlock, already succeeded (as in mcs.c).
  * - Descriptors are reset (budget -1, next 0) before the enqueue, and also
  *   set so at thread_init (Fig. 2 frame 2). Remote descriptor ids are
  *   ((rank + 1) << 16 | thread), never 0; l_tail holds a virtual address.
@@ -197,7 +199,9 @@ bool nm_alock_qlock_remote(nm_lock_thread *t, int key)
 	desc_reset(d);
 	__atomic_thread_fence(__ATOMIC_SEQ_CST);
 	uint64_t prev = 0, old;
-	while ((old = nm_lock_cas(t, home, tail, prev, me)) != prev)
+	/* Our own id as the answer: this CAS already succeeded once and a
+	 * retransmitted copy ran again (see mcs.c). */
+	while ((old = nm_lock_cas(t, home, tail, prev, me)) != prev && old != me)
 		prev = old;
 	if (prev == 0) {
 		__atomic_store_n(&d->budget, (int64_t)e->remote_budget, __ATOMIC_RELAXED);
@@ -241,7 +245,8 @@ void nm_alock_qunlock_remote(nm_lock_thread *t, int key)
 	const nm_lock_env *e = t->env;
 	int home = nm_lock_home(e, key);
 	uint64_t tail = nm_lock_addr(e, &nm_alock, key, NM_ALOCK_R_TAIL), me = nm_alock_rid(e->rank, t->thread);
-	if (nm_lock_cas(t, home, tail, me, 0) == me)
+	uint64_t seen = nm_lock_cas(t, home, tail, me, 0);
+	if (seen == me || seen == 0)  /* 0: a re-executed copy of our release (mcs.c) */
 		return;
 	nm_alock_desc *d = nm_alock_rdesc(t);
 	uint64_t next = wait_next(t, d, key);

@@ -36,6 +36,11 @@
  * - Data under the lock goes through RDMA (cpu_local = false); the workload
  *   fences its critical-section WRITEs before calling unlock, so the
  *   hand-off WRITE (on another QP) cannot overtake them.
+ * - A CAS that rxe retransmitted can execute twice and answer the second
+ *   execution's value. An acquire swap answering our own id, or a release
+ *   answering 0, therefore counts as done: neither value is possible
+ *   otherwise. A duplicated release that answers a later waiter's id cannot
+ *   be told apart and is not covered (points record nic_retransmissions).
  * - Waiting: pause, and every 256 polls a sched_yield() and a deadline check
  *   (--timeout without progress ends the job naming the lock): the VM runs
  *   more threads than vCPUs and a waiter must not starve the holder; on
@@ -69,7 +74,11 @@ static void mcs_acquire(nm_lock_thread *t, int key)
 	__atomic_store_n(&d[MCS_NEXT / 8], 0, __ATOMIC_RELAXED);
 	__atomic_thread_fence(__ATOMIC_SEQ_CST);
 	uint64_t prev = 0, old;
-	while ((old = nm_lock_cas(t, home, tail, prev, me)) != prev) {
+	/* An answer of our own id means this CAS (compare = prev) already
+	 * succeeded: the tail cannot hold us before we enqueue, so the answer
+	 * comes from a retransmitted copy executed again (rxe does not run
+	 * retried atomics exactly once). */
+	while ((old = nm_lock_cas(t, home, tail, prev, me)) != prev && old != me) {
 		prev = old;
 		t->stat[MCS_SWAP_RETRIES]++;
 	}
@@ -87,7 +96,10 @@ static void mcs_release(nm_lock_thread *t, int key)
 	const nm_lock_env *e = t->env;
 	int home = nm_lock_home(e, key);
 	uint64_t tail = nm_lock_addr(e, &nm_mcs, key, 0), me = mcs_id(e->rank, t->thread);
-	if (nm_lock_cas(t, home, tail, me, 0) == me)
+	/* 0 cannot be the tail while we hold the lock: our CAS already ran
+	 * once, and this is a retransmitted copy's answer (as in acquire). */
+	uint64_t seen = nm_lock_cas(t, home, tail, me, 0);
+	if (seen == me || seen == 0)
 		return;
 	uint64_t *d = nm_lock_desc_local(e, &nm_mcs, t->thread), next;
 	nm_lock_wait w = {0};

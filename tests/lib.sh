@@ -4,7 +4,12 @@ T_PASS=0; T_FAIL=0; T_N=0
 ok() { T_N=$((T_N + 1)); T_PASS=$((T_PASS + 1)); echo "ok $T_N - $*"; }
 notok() { T_N=$((T_N + 1)); T_FAIL=$((T_FAIL + 1)); echo "not ok $T_N - $*"; }
 # check "what" command...: passes when the command succeeds
-check() { what=$1; shift; if "$@" >/dev/null 2>&1; then ok "$what"; else notok "$what"; fi; }
+# (a failed nm_jq check also prints why, as TAP comments: see nm_diag)
+check() {
+	what=$1; shift
+	if "$@" >/dev/null 2>&1; then ok "$what"; else notok "$what"; [ "$1" = nm_jq ] && nm_diag "$2"; fi
+	return 0
+}
 t_summary() { echo "$T_PASS passed, $T_FAIL failed"; [ "$T_FAIL" -eq 0 ]; }
 
 # expect_usage "what" cmd...: exit status 2, exactly one line on stderr that
@@ -42,3 +47,10 @@ nm_run() {
 }
 nm_rc() { cat "$tmp/$1.rc"; }
 nm_jq() { jq -e "$2" "$tmp/$1.json" >/dev/null 2>&1; }
+# nm_diag NAME: what a run left behind, as TAP comments (exit status, the
+# last netmem lines on stderr, each point's parameters and verdict).
+nm_diag() {
+	echo "#   $1: exit $(cat "$tmp/$1.rc" 2>/dev/null)"
+	grep '^netmem:' "$tmp/$1.err" 2>/dev/null | tail -3 | sed 's/^/#   /'
+	jq -c '.points[] | {params, valid, checks, nic_retransmissions}' "$tmp/$1.json" 2>/dev/null | cut -c1-400 | sed 's/^/#   /'
+}
