@@ -397,7 +397,7 @@ static int run_experiment(const nm_experiment *e, json_t *config_params, const c
 	nm_progress_init(&prog, (int)npoints * reps, rank == 0 && show_progress);
 	nm_ctx ctx = {.rank = rank, .nranks = nranks, .dev = &dev, .spec = spec,
 		      .npoints = (int)npoints};
-	uint64_t invalid = 0;
+	uint64_t invalid = 0, skipped = 0;  /* skipped: points this host cannot honour */
 	bool first_row = true;
 	/* One rank per host reads its NIC's counters (ranks on a host share it). */
 	static nm_nic_counters nic_before;
@@ -440,6 +440,8 @@ static int run_experiment(const nm_experiment *e, json_t *config_params, const c
 							"finished", t1, "seconds", secs);
 				json_object_update(rec, out);
 				point_add_nic(rec, nic);
+				if (json_is_string(json_object_get(rec, "skipped")))
+					skipped++;
 				if (!json_is_true(json_object_get(rec, "valid"))) {
 					json_object_set_new(rec, "valid", json_false());
 					invalid++;
@@ -471,6 +473,9 @@ static int run_experiment(const nm_experiment *e, json_t *config_params, const c
 		if (nm_result_save(&res) != 0)
 			nm_fatal("cannot write %s: %s", path, strerror(errno));
 		fprintf(stderr, "netmem: results in %s\n", path);
+		if (skipped)
+			fprintf(stderr, "netmem: %llu point(s) skipped: this host cannot honour them "
+				"(\"skipped\" says why in %s)\n", (unsigned long long)skipped, path);
 		if (invalid)
 			fprintf(stderr, "netmem: %llu point(s) FAILED their correctness checks "
 				"(\"valid\": false in %s)\n", (unsigned long long)invalid, path);
