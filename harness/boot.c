@@ -1,6 +1,7 @@
 #include "boot.h"
 #include "hosts.h"
 #include "log.h"
+#include "stats.h"
 #include <mpi.h>
 #include <pthread.h>
 #include <stdatomic.h>
@@ -159,6 +160,20 @@ uint64_t nm_boot_max_u64(uint64_t v)
 void nm_boot_sum_u64_array(uint64_t *v, size_t n)
 {
 	MPI_Allreduce(MPI_IN_PLACE, v, (int)n, MPI_UINT64_T, MPI_SUM, MPI_COMM_WORLD);
+}
+
+void nm_boot_hist_merge(nm_hist *h)
+{
+	nm_hist *all = b_rank == 0 ? calloc((size_t)b_size, sizeof *all) : NULL;
+	if (b_rank == 0 && !all)
+		nm_fatal("out of memory");
+	MPI_Gather(h, (int)sizeof *h, MPI_BYTE, all, (int)sizeof *h, MPI_BYTE, 0, MPI_COMM_WORLD);
+	if (b_rank != 0)
+		return;
+	nm_hist_init(h);
+	for (int r = 0; r < b_size; r++)
+		nm_hist_merge(h, &all[r]);
+	free(all);
 }
 
 void nm_boot_check(const char *msg, int code)

@@ -1,6 +1,8 @@
 /* Lock registry and the synchronous verbs helpers every lock uses. */
 #include "lock.h"
+#include "boot.h"
 #include "log.h"
+#include "workers.h"
 #include <sched.h>
 #include <stdlib.h>
 #include <string.h>
@@ -60,6 +62,51 @@ uint64_t nm_lock_desc_addr(const nm_lock_env *e, const nm_lock_type *lt, int ran
 void *nm_lock_desc_local(const nm_lock_env *e, const nm_lock_type *lt, int thread)
 {
 	return (uint8_t *)e->mr->buf + e->desc_off + (size_t)thread * lt->desc_bytes;
+}
+
+void nm_lock_env_connect(nm_lock_env *e, const nm_lock_type *lt, nm_dev *d, nm_mesh *mesh, nm_mr *mr,
+			 const nm_qp_attr *qp)
+{
+	char err[512] = "";
+	int R = nm_boot_size();
+	uint8_t *m = calloc((size_t)R * R, 1);
+	if (!m)
+		nm_fatal("out of memory");
+	for (int a = 0; a < e->nranks && !lt->uses_mpi; a++)
+		for (int b = 0; b < e->nranks; b++)
+			m[nm_lock_world(e, a) * R + nm_lock_world(e, b)] = 1;
+	nm_mesh_cfg mc = {.nthreads = e->nthreads, .qps = 1, .initiates = m, .qp = *qp};
+	mc.qp.sq_depth = 8;  /* a few operations in flight per lock thread, plus fences */
+	e->mr = mr;
+	e->mesh = mesh;
+	nm_mesh_create(mesh, d, &mc, mr);
+	free(m);
+	/* After the mesh: lock types may need every rank's memory address. */
+	int failed = lt->env_init ? lt->env_init(e, err, sizeof err) : 0;
+	nm_boot_check(failed ? err : NULL, NM_EXIT_FAIL);
+	nm_boot_barrier();
+}
+
+void nm_lock_run(const nm_lock_env *e, const nm_lock_type *lt, int workers, int mem_node,
+		 void (*setup)(nm_worker *), void (*body)(nm_worker *), void *arg)
+{
+	bool in = e->rank >= 0;
+	if (in && lt->uses_mpi) {
+		nm_worker w = {.index = 0, .cpu = -1, .arg = arg};
+		setup(&w);
+		nm_boot_barrier();
+		body(&w);
+	} else if (in) {
+		nm_workers_run(workers, mem_node, setup, body, arg, NULL);
+	} else if (lt->uses_mpi) {
+		nm_boot_barrier(); /* matches the participants' start barrier */
+	} else {
+		nm_workers_sit_out();
+	}
+	/* Asleep: ranks that are done or sit out must not spin on the cores of
+	 * those still working (an MPI lock's windows also outlive every rank's
+	 * last operation this way). */
+	nm_boot_barrier_idle();
 }
 
 void nm_lock_thread_init(nm_lock_thread *t, const nm_lock_type *lt, nm_lock_env *e, int thread)

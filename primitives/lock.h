@@ -133,6 +133,22 @@ void *nm_lock_local(const nm_lock_env *e, const nm_lock_type *lt, int key);
 uint64_t nm_lock_desc_addr(const nm_lock_env *e, const nm_lock_type *lt, int rank, int thread);
 void *nm_lock_desc_local(const nm_lock_env *e, const nm_lock_type *lt, int thread);
 
+/* Collective over every rank of the job, once e's fields are set: connects
+ * the taking-part ranks (e->world, or the first e->nranks) with one RC QP per
+ * (lock thread, peer), loopback included, none for a type that goes through
+ * MPI; then runs the type's env_init. Ends the job with the failing rank's
+ * message if either fails. */
+void nm_lock_env_connect(nm_lock_env *e, const nm_lock_type *lt, nm_dev *d, nm_mesh *mesh, nm_mr *mr,
+			 const nm_qp_attr *qp);
+
+struct nm_worker;
+/* Collective: one measured round. A taking-part rank (e->rank >= 0) runs
+ * `workers` pinned threads, or, for a type that goes through MPI, one worker
+ * on its main thread; the other ranks sit it out. Every rank returns after
+ * all are done, waiting asleep. */
+void nm_lock_run(const nm_lock_env *e, const nm_lock_type *lt, int workers, int mem_node,
+		 void (*setup)(struct nm_worker *), void (*body)(struct nm_worker *), void *arg);
+
 /* Sets up lock thread `thread` of this rank (0 .. e->nthreads-1): its
  * scratch, its CQ's poller, the type's per-thread state. */
 void nm_lock_thread_init(nm_lock_thread *t, const nm_lock_type *lt, nm_lock_env *e, int thread);

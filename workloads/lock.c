@@ -257,38 +257,12 @@ static void lock_run(nm_ctx *ctx, const json_t *pt, json_t *out)
 	int failed = nm_mr_alloc(ctx->dev, &j.mr, total, nm_cfg_bool(pt, "hugepages"),
 				 (int)nm_cfg_int(pt, "mem_node"), err, sizeof err);
 	nm_boot_check(failed ? err : NULL, NM_EXIT_FAIL);
-	e->mr = &j.mr;
-	e->mesh = &j.mesh;
-	uint8_t *m = calloc((size_t)R * R, 1);
-	for (int a = 0; a < N; a++)
-		for (int b = 0; b < N; b++)
-			m[a * R + b] = 1;
-	nm_mesh_cfg mc = {.nthreads = T, .qps = 1, .initiates = m};
-	nm_point_qp_attr(pt, &mc.qp);
-	mc.qp.sq_depth = 8;
-	nm_mesh_create(&j.mesh, ctx->dev, &mc, &j.mr);
-	/* After the mesh: lock types may need every rank's memory address. */
-	failed = j.type->env_init ? j.type->env_init(e, err, sizeof err) : 0;
-	nm_boot_check(failed ? err : NULL, NM_EXIT_FAIL);
-	nm_boot_barrier();
+	nm_qp_attr qa = {0};
+	nm_point_qp_attr(pt, &qa);
+	nm_lock_env_connect(e, j.type, ctx->dev, &j.mesh, &j.mr, &qa);
 
 	j.th = calloc((size_t)T, sizeof *j.th);
-	if (in && j.type->uses_mpi) {
-		nm_worker w = {.index = 0, .cpu = -1, .arg = &j};
-		thr_setup(&w);
-		nm_boot_barrier();
-		thr_body(&w);
-	} else if (in) {
-		nm_workers_run(T, (int)nm_cfg_int(pt, "mem_node"), thr_setup, thr_body, &j, NULL);
-	} else if (j.type->uses_mpi) {
-		nm_boot_barrier(); /* matches the participants' start barrier */
-	} else {
-		nm_workers_sit_out();
-	}
-	/* MPI baseline: the window must outlive every rank's last operation. */
-	/* Asleep: ranks that are done or sit out must not spin on the cores of
-	 * those still working. */
-	nm_boot_barrier_idle();
+	nm_lock_run(e, j.type, T, (int)nm_cfg_int(pt, "mem_node"), thr_setup, thr_body, &j);
 
 	/* Gather: acquisitions per key, totals, histograms. */
 	uint64_t *count = calloc((size_t)e->nlocks, sizeof *count);
@@ -324,14 +298,9 @@ static void lock_run(nm_ctx *ctx, const json_t *pt, json_t *out)
 	sums[1] = bad;
 	nm_boot_sum_u64_array(sums, 2 + NM_LOCK_STATS);
 	max_elapsed = nm_boot_max_u64(max_elapsed);
-	nm_hist *all = calloc((size_t)R, sizeof *all);
-	nm_boot_allgather(&h, all, sizeof h);
+	nm_boot_hist_merge(&h);
 
 	if (ctx->rank == 0) {
-		nm_hist merged;
-		nm_hist_init(&merged);
-		for (int r = 0; r < R; r++)
-			nm_hist_merge(&merged, &all[r]);
 		double secs = (double)max_elapsed / 1e9, ops_s = secs > 0 ? (double)sums[0] / secs : 0;
 		json_t *stats = json_object();
 		for (int s = 0; s < NM_LOCK_STATS; s++)
@@ -348,8 +317,8 @@ static void lock_run(nm_ctx *ctx, const json_t *pt, json_t *out)
 		json_object_set_new(out, "metrics",
 				    json_pack("{s:I, s:f, s:f, s:f, s:o, s:o, s:o}", "ops", (json_int_t)sums[0],
 					      "seconds", secs, "ops_per_sec", ops_s, "mops", ops_s / 1e6,
-					      "lat", nm_hist_summary_json(&merged), "lat_cdf",
-					      nm_hist_cdf_json(&merged), "lock_stats", stats));
+					      "lat", nm_hist_summary_json(&h), "lat_cdf",
+					      nm_hist_cdf_json(&h), "lock_stats", stats));
 		json_object_set_new(out, "effective",
 				    json_pack("{s:i, s:I, s:s}", "nodes", N, "warmup", (json_int_t)j.warmup,
 					      "lock_summary", j.type->summary));
@@ -359,9 +328,7 @@ static void lock_run(nm_ctx *ctx, const json_t *pt, json_t *out)
 	for (int t = 0; t < T; t++)
 		free(j.th[t].count);
 	free(j.th);
-	free(all);
 	free(count);
-	free(m);
 	nm_mesh_destroy(&j.mesh);
 	nm_mr_free(&j.mr);
 }

@@ -563,13 +563,8 @@ static void kv_run(nm_ctx *ctx, const json_t *pt, json_t *out)
 	nm_boot_sum_u64_array(v, 13);
 	max_el = nm_boot_max_u64(max_el);
 	char **errs = nm_boot_gather_str(first, 0);
-	nm_hist *all = calloc((size_t)R, sizeof *all);
-	nm_boot_allgather(&h, all, sizeof h);
+	nm_boot_hist_merge(&h);
 	if (ctx->rank == 0) {
-		nm_hist tot;
-		nm_hist_init(&tot);
-		for (int r = 0; r < R; r++)
-			nm_hist_merge(&tot, &all[r]);
 		const char *fe = "";
 		for (int r = 0; r < R && !*fe; r++)
 			fe = errs[r];
@@ -592,7 +587,7 @@ static void kv_run(nm_ctx *ctx, const json_t *pt, json_t *out)
 			(json_int_t)v[1], "puts", (json_int_t)v[2], "seconds", secs, "ops_per_sec", ops_s, "mops",
 			ops_s / 1e6, "get_retries", (json_int_t)v[3], "get_lat_mean_us",
 			v[1] ? (double)v[6] / (double)v[1] / 1e3 : 0.0, "put_lat_mean_us",
-			v[2] ? (double)v[7] / (double)v[2] / 1e3 : 0.0, "lat", nm_hist_summary_json(&tot));
+			v[2] ? (double)v[7] / (double)v[2] / 1e3 : 0.0, "lat", nm_hist_summary_json(&h));
 		if (j.load_threads > 0)
 			json_object_set_new(metrics, "load", json_pack("{s:I, s:I}", "ops", (json_int_t)v[11],
 								       "ops_per_sec", (json_int_t)v[12]));
@@ -608,7 +603,6 @@ static void kv_run(nm_ctx *ctx, const json_t *pt, json_t *out)
 			free(errs[r]);
 		free(errs);
 	}
-	free(all);
 	json_decref(j.load_result);
 	free(j.th);
 	free(m);

@@ -936,16 +936,7 @@ static void ops_run(nm_ctx *ctx, const json_t *pt, json_t *out)
 	nm_boot_sum_u64_array(series.ops, SERIES_CAP);
 	series.used = (size_t)nm_boot_max_u64(series.used);
 	char **errs = nm_boot_gather_str(first_error, 0);
-	/* Histograms travel whole: fixed size, exact merge at rank 0. */
-	nm_hist *all = ctx->rank == 0 ? calloc((size_t)R, sizeof *all) : NULL;
-	{
-		/* allgather is simplest here; the struct is ~30 KiB per rank */
-		nm_hist *tmp = calloc((size_t)R, sizeof *tmp);
-		nm_boot_allgather(&h, tmp, sizeof h);
-		if (all)
-			memcpy(all, tmp, (size_t)R * sizeof *tmp);
-		free(tmp);
-	}
+	nm_boot_hist_merge(&h);
 	uint32_t granted_inline = 0;
 	for (int t = 0; t < j.T && !granted_inline; t++)
 		for (int i = 0; i < j.th[t].nconn; i++)
@@ -959,10 +950,6 @@ static void ops_run(nm_ctx *ctx, const json_t *pt, json_t *out)
 	json_decref(cpu_json);
 
 	if (ctx->rank == 0) {
-		nm_hist total;
-		nm_hist_init(&total);
-		for (int r = 0; r < R; r++)
-			nm_hist_merge(&total, &all[r]);
 		double secs = (double)max_elapsed / 1e9;
 		double ops_s = secs > 0 ? (double)sums[0] / secs : 0;
 		bool ok = sums[3] == 0 && !faa_bad && sums[0] > 0 && place_ok;
@@ -999,7 +986,7 @@ static void ops_run(nm_ctx *ctx, const json_t *pt, json_t *out)
 			"seconds", secs, "ops_per_sec", ops_s, "mops", ops_s / 1e6,
 			"mib_per_sec", ops_s * (double)j.l.size / 1048576.0,
 			"gbit_per_sec", ops_s * (double)j.l.size * 8 / 1e9,
-			"lat", nm_hist_summary_json(&total), "lat_cdf", nm_hist_cdf_json(&total),
+			"lat", nm_hist_summary_json(&h), "lat_cdf", nm_hist_cdf_json(&h),
 			"throughput_series", "interval_s", (double)j.interval_ns / 1e9,
 			"ops_per_sec", ser);
 		if (j.server_workers > 0)
@@ -1028,7 +1015,6 @@ static void ops_run(nm_ctx *ctx, const json_t *pt, json_t *out)
 			free(errs[r]);
 		free(errs);
 		free(cpu_all);
-		free(all);
 	}
 	for (int t = 0; t < j.T; t++) {
 		for (int i = 0; i < j.th[t].nconn; i++)

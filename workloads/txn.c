@@ -382,40 +382,15 @@ static void txn_run(nm_ctx *ctx, const json_t *pt, json_t *out)
 		acct[x] = nm_acct_encode(i, init);
 		winit += nm_acct_weight(i) * (uint64_t)init;
 	}
-	e->mr = &j.mr;
-	e->mesh = &j.mesh;
-	uint8_t *m = calloc((size_t)R * R, 1);
-	for (int a = 0; a < H && !mpi; a++)
-		for (int b = 0; b < H; b++)
-			m[j.world[a] * R + j.world[b]] = 1;
-	nm_mesh_cfg mc = {.nthreads = e->nthreads, .qps = 1, .initiates = m};
-	nm_point_qp_attr(pt, &mc.qp);
-	mc.qp.sq_depth = 8;
-	nm_mesh_create(&j.mesh, ctx->dev, &mc, &j.mr);
-	failed = j.type->env_init ? j.type->env_init(e, err, sizeof err) : 0;
-	nm_boot_check(failed ? err : NULL, NM_EXIT_FAIL);
-	nm_boot_barrier();
+	nm_qp_attr qa = {0};
+	nm_point_qp_attr(pt, &qa);
+	nm_lock_env_connect(e, j.type, ctx->dev, &j.mesh, &j.mr, &qa);
 
 	j.th = calloc((size_t)Tp, sizeof *j.th);
-	if (in && mpi) {
-		nm_worker w = {.index = 0, .cpu = -1, .arg = &j};
-		thr_setup(&w);
-		nm_boot_barrier();
-		thr_body(&w);
-	} else if (in) {
-		nm_workers_run(Tp, (int)nm_cfg_int(pt, "mem_node"), thr_setup, thr_body, &j, NULL);
-	} else if (mpi) {
-		nm_boot_barrier(); /* matches the participants' start barrier */
-	} else {
-		nm_workers_sit_out();
-	}
-	/* Every transfer is done (and MPI windows stay until then). */
-	/* Asleep: ranks that are done or sit out must not spin on the cores of
-	 * those still working. */
-	nm_boot_barrier_idle();
+	nm_lock_run(e, j.type, Tp, (int)nm_cfg_int(pt, "mem_node"), thr_setup, thr_body, &j);
 
 	/* Each home scans its accounts: tags, sum, weighted sum. */
-	enum { S_MEASURED, S_TOTAL, S_SAME, S_TORN_READS, S_WDELTA, S_TORN, S_SUM, S_WMOVED, S_FIRST_TORN,
+	enum { S_MEASURED, S_TOTAL, S_SAME, S_TORN_READS, S_WDELTA, S_TORN, S_SUM, S_WMOVED,
 	       S_STAT, S_N = S_STAT + NM_LOCK_STATS };
 	uint64_t sums[S_N] = {0}, max_elapsed = 0, wfinal = 0, first_torn = UINT64_MAX;
 	int64_t sum = 0;
@@ -452,14 +427,9 @@ static void txn_run(nm_ctx *ctx, const json_t *pt, json_t *out)
 	max_elapsed = nm_boot_max_u64(max_elapsed);
 	/* lowest torn account over the ranks: max of its complement */
 	first_torn = UINT64_MAX - nm_boot_max_u64(UINT64_MAX - first_torn);
-	nm_hist *all = calloc((size_t)R, sizeof *all);
-	nm_boot_allgather(&h, all, sizeof h);
+	nm_boot_hist_merge(&h);
 
 	if (ctx->rank == 0) {
-		nm_hist merged;
-		nm_hist_init(&merged);
-		for (int r = 0; r < R; r++)
-			nm_hist_merge(&merged, &all[r]);
 		int64_t expect = (int64_t)j.bank.n * init;
 		bool sum_ok = sums[S_TORN] == 0 && (int64_t)sums[S_SUM] == expect;
 		bool w_ok = sums[S_TORN] == 0 && sums[S_WMOVED] == sums[S_WDELTA];
@@ -485,7 +455,7 @@ static void txn_run(nm_ctx *ctx, const json_t *pt, json_t *out)
 				    json_pack("{s:I, s:f, s:f, s:f, s:I, s:o, s:o, s:o}", "txns",
 					      (json_int_t)sums[S_MEASURED], "seconds", secs, "txns_per_sec", rate,
 					      "mtxns", rate / 1e6, "same_lock", (json_int_t)sums[S_SAME], "lat",
-					      nm_hist_summary_json(&merged), "lat_cdf", nm_hist_cdf_json(&merged),
+					      nm_hist_summary_json(&h), "lat_cdf", nm_hist_cdf_json(&h),
 					      "lock_stats", stats));
 		json_object_set_new(
 			out, "effective",
@@ -499,8 +469,6 @@ static void txn_run(nm_ctx *ctx, const json_t *pt, json_t *out)
 	if (j.type->env_fini)
 		j.type->env_fini(e);
 	free(j.th);
-	free(all);
-	free(m);
 	free(j.world);
 	nm_mesh_destroy(&j.mesh);
 	nm_mr_free(&j.mr);
