@@ -10,13 +10,28 @@
 #include <jansson.h>
 #include <stdbool.h>
 #include <stddef.h>
+#include "measure.h"
 #include "opt.h"
 #include "verbs.h"
+
+/* The harness's options of one point, decoded once for every experiment. */
+typedef struct nm_base {
+	int nranks;
+	int threads;             /* -T: worker threads per rank */
+	uint64_t seed;
+	double timeout;          /* seconds without progress before a wait gives up */
+	int mem_node;            /* --mem-node, -1: the kernel's policy */
+	bool hugepages;
+	nm_qp_attr qp;           /* QP attributes (sq_depth is the workload's) */
+	nm_measure_cfg measure;  /* --iters, --duration, --warmup where declared */
+} nm_base;
 
 typedef struct nm_ctx {
 	int rank, nranks;
 	nm_dev *dev;          /* opened once per job */
 	const json_t *spec;   /* whole specification (sweep axes as arrays) */
+	const json_t *pt;     /* this point's parameters */
+	nm_base base;         /* and the harness's options among them, decoded */
 	int point_index, npoints, rep;
 } nm_ctx;
 
@@ -26,14 +41,20 @@ typedef struct nm_experiment {
 	const char *details;   /* paragraph after the option list, may be NULL */
 	const nm_opt *opts;
 	int min_ranks;
-	/* Checks one point; all ranks reach the same verdict. Writes one line
-	 * into err and returns -1 when the point cannot run. */
-	int (*validate)(const json_t *pt, int nranks, char *err, size_t errlen);
+	/* The workload's typed point: decode reads one point's options once
+	 * into a struct of point_size bytes (enums for modes, resolved
+	 * defaults) and checks it; all ranks reach the same verdict. It writes
+	 * one line into err and returns -1 when the point cannot run. The
+	 * harness decodes every point before the first runs and hands the same
+	 * struct to run. point_free, optional, releases what decode allocated. */
+	size_t point_size;
+	int (*decode)(const json_t *pt, const nm_base *base, void *point, char *err, size_t errlen);
+	void (*point_free)(void *point);
 	/* Runs one point on every rank (collective). Rank 0 fills `out` with
 	 * {"valid": bool, "checks": {...}, "metrics": {...}}; other ranks may
 	 * leave it empty. A correctness failure is reported through "valid",
 	 * never by aborting, so the point is still recorded. */
-	void (*run)(nm_ctx *ctx, const json_t *pt, json_t *out);
+	void (*run)(nm_ctx *ctx, const void *point, json_t *out);
 	/* Prints a human-readable row for a finished point on stdout (rank 0);
 	 * `first` is set for the first row printed in this job. May be NULL. */
 	void (*report)(const json_t *pt, const json_t *res, bool first);
@@ -58,7 +79,8 @@ const nm_experiment *nm_experiment_at(size_t i);
 #endif
 
 /* Harness options every experiment's points carry (device, QP attributes,
- * threads, output...), and helpers to read the common ones. */
+ * threads, output...). */
 extern const nm_opt nm_harness_opts[];
-/* QP attributes from a point (mtu, max_rd_atomic, timeout, retries, inline). */
-void nm_point_qp_attr(const json_t *pt, nm_qp_attr *a);
+/* Decodes them (and --iters/--duration/--warmup where the experiment
+ * declares them) from a point. */
+void nm_base_decode(const json_t *pt, int nranks, nm_base *b);

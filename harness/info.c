@@ -1,4 +1,5 @@
 #include "info.h"
+#include "experiment.h"
 #include "clock.h"
 #include "log.h"
 #include "meta.h"
@@ -125,7 +126,7 @@ static json_t *device_json(struct ibv_device *dev)
 	return d;
 }
 
-int nm_info_main(int argc, char **argv)
+static int info_main(int argc, char **argv)
 {
 	const char *want = NULL;
 	for (int i = 1; i < argc; i++) {
@@ -208,3 +209,10 @@ int nm_info_main(int argc, char **argv)
 	}
 	return 0;
 }
+
+static const nm_experiment info_tool = {
+	.name = "info",
+	.summary = "devices, ports, GIDs, NIC NUMA node and CPU topology as JSON",
+	.tool_main = info_main,
+};
+NM_EXPERIMENT(info_tool)

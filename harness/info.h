@@ -9,8 +9,7 @@
 	"load rdma_rxe and run `rdma link add rxe0 type rxe netdev <if>`, or run " \
 	"under tests/vm/netmem-vm (Soft-RoCE in a VM)"
 
-/* argv[0] is the subcommand ("info"); options start at argv[1]. Returns the
- * exit status (0, or 1 if stdout cannot be written); bad usage exits 2. Does
- * not call MPI_Init. */
-int nm_info_main(int argc, char **argv);
+/* The command itself registers like any other (NM_EXPERIMENT, a tool that
+ * needs no MPI): it returns 0, or 1 if stdout cannot be written; bad usage
+ * exits 2. */
 #endif

@@ -2,7 +2,7 @@
 #include "boot.h"
 #include "clock.h"
 #include "experiment.h"
-#include "info.h"
+#include "alloc.h"
 #include "log.h"
 #include "meta.h"
 #include "nic_counters.h"
@@ -15,8 +15,6 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
-
-int nm_table_main(int argc, char **argv);
 
 const nm_opt nm_harness_opts[] = {
 	{"ib-dev", 'd', NM_OPT_STR, "", 0, 0, NULL, 0, "RDMA device (default: first with an active port)"},
@@ -50,15 +48,31 @@ const nm_opt nm_harness_opts[] = {
 	NM_OPT_END,
 };
 
-void nm_point_qp_attr(const json_t *pt, nm_qp_attr *a)
+void nm_base_decode(const json_t *pt, int nranks, nm_base *b)
 {
-	a->mtu = (int)nm_cfg_int(pt, "mtu");
-	a->max_rd_atomic = (int)nm_cfg_int(pt, "max_rd_atomic");
-	a->timeout = (int)nm_cfg_int(pt, "qp_timeout");
-	a->retry_cnt = (int)nm_cfg_int(pt, "retry_cnt");
-	a->rnr_retry = (int)nm_cfg_int(pt, "rnr_retry");
-	a->max_inline = (int)nm_cfg_int(pt, "inline_size");
-	a->sq_depth = 128;
+	*b = (nm_base){
+		.nranks = nranks,
+		.threads = (int)nm_cfg_int(pt, "threads"),
+		.seed = (uint64_t)nm_cfg_int(pt, "seed"),
+		.timeout = nm_cfg_double(pt, "timeout"),
+		.mem_node = (int)nm_cfg_int(pt, "mem_node"),
+		.hugepages = nm_cfg_bool(pt, "hugepages"),
+		.qp = {.mtu = (int)nm_cfg_int(pt, "mtu"),
+		       .max_rd_atomic = (int)nm_cfg_int(pt, "max_rd_atomic"),
+		       .timeout = (int)nm_cfg_int(pt, "qp_timeout"),
+		       .retry_cnt = (int)nm_cfg_int(pt, "retry_cnt"),
+		       .rnr_retry = (int)nm_cfg_int(pt, "rnr_retry"),
+		       .max_inline = (int)nm_cfg_int(pt, "inline_size"),
+		       .sq_depth = 128},
+	};
+	/* The measurement options exist where the experiment declares them. */
+	nm_measure_cfg *m = &b->measure;
+	if (json_object_get(pt, "iters"))
+		m->iters = (uint64_t)nm_cfg_int(pt, "iters");
+	if (json_object_get(pt, "duration"))
+		m->duration = nm_cfg_double(pt, "duration");
+	m->warmup = nm_warmup_default(json_object_get(pt, "warmup") ? nm_cfg_int(pt, "warmup") : -1,
+				      m->iters, m->duration);
 }
 
 static void usage(FILE *out)
@@ -69,15 +83,17 @@ static void usage(FILE *out)
 		"Experiments:\n", NM_VERSION);
 	for (size_t i = 0; i < nm_experiment_count(); i++) {
 		const nm_experiment *e = nm_experiment_at(i);
-		fprintf(out, "  %-10s %s\n", e->name, e->summary);
+		if (!e->tool_main)
+			fprintf(out, "  %-10s %s\n", e->name, e->summary);
 	}
-	fprintf(out,
-		"\nOther commands:\n"
-		"  %-10s %s\n  %-10s %s\n  %-10s %s\n\n"
-		"`netmem <command> --help` lists a command's options.\n",
-		"run", "run CONFIG.json: a whole sweep inside one mpirun job",
-		"info", "devices, ports, GIDs, NIC NUMA node and CPU topology as JSON",
-		"table", "extract columns from result documents for plotting");
+	fprintf(out, "\nOther commands:\n  %-10s %s\n", "run",
+		"run CONFIG.json: a whole sweep inside one mpirun job");
+	for (size_t i = 0; i < nm_experiment_count(); i++) {
+		const nm_experiment *e = nm_experiment_at(i);
+		if (e->tool_main)
+			fprintf(out, "  %-10s %s\n", e->name, e->summary);
+	}
+	fprintf(out, "\n`netmem <command> --help` lists a command's options.\n");
 }
 
 static void exp_usage(const nm_experiment *e)
@@ -355,10 +371,15 @@ static int run_experiment(const nm_experiment *e, json_t *config_params, const c
 	size_t npoints = json_array_size(points);
 	if (npoints == 0)
 		bad_input("the sweep has no points (an option was given an empty list)");
-	size_t i;
+	/* Every point decoded and checked before the first runs: bad input in
+	 * the last point of a sweep is found at once, not hours later. */
+	size_t i, psize = e->point_size ? e->point_size : 1;
 	json_t *pt;
+	nm_base *bases = nm_calloc(npoints, sizeof *bases);
+	uint8_t *decoded = nm_calloc(npoints, psize);
 	json_array_foreach(points, i, pt) {
-		if (e->validate && e->validate(pt, nranks, err, sizeof err) != 0)
+		nm_base_decode(pt, nranks, &bases[i]);
+		if (e->decode && e->decode(pt, &bases[i], decoded + i * psize, err, sizeof err) != 0)
 			bad_input(err);
 	}
 
@@ -422,13 +443,15 @@ static int run_experiment(const nm_experiment *e, json_t *config_params, const c
 			free(label);
 			ctx.point_index = (int)i;
 			ctx.rep = rep;
+			ctx.pt = pt;
+			ctx.base = bases[i];
 			char *t0 = nm_iso8601_now();
 			uint64_t s0 = nm_now_ns();
 			json_t *out = json_object();
 			if (nic_reader)
 				nm_nic_counters_read_dir(nic_dir, &nic_before);
 			nm_boot_barrier();
-			e->run(&ctx, pt, out);
+			e->run(&ctx, decoded + i * psize, out);
 			nm_boot_barrier();
 			json_t *nic = point_nic_counters(nic_reader, nic_dir, &nic_before);
 			double secs = (double)(nm_now_ns() - s0) / 1e9;
@@ -482,6 +505,10 @@ static int run_experiment(const nm_experiment *e, json_t *config_params, const c
 		nm_result_close(&res);
 	}
 	free(path);
+	for (i = 0; e->point_free && i < npoints; i++)
+		e->point_free(decoded + i * psize);
+	free(decoded);
+	free(bases);
 	json_decref(points);
 	json_decref(spec);
 	nm_dev_close(&dev);
@@ -501,12 +528,6 @@ int main(int argc, char **argv)
 		printf("netmem %s (%s)\n", NM_VERSION, NM_GIT);
 		return 0;
 	}
-	/* Commands that need no job: no MPI, so they work anywhere. */
-	if (!strcmp(argv[1], "info"))
-		return nm_info_main(argc - 1, argv + 1);
-	if (!strcmp(argv[1], "table"))
-		return nm_table_main(argc - 1, argv + 1);
-
 	const nm_experiment *e = NULL;
 	bool is_run = !strcmp(argv[1], "run");
 	if (!is_run) {

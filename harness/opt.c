@@ -188,6 +188,11 @@ static int parse_bool(const char *s)
 	return -1;
 }
 
+static const char *opt_choices(const nm_opt *o)
+{
+	return o->choices_fn ? o->choices_fn() : o->choices;
+}
+
 static bool enum_has(const char *choices, const char *s)
 {
 	size_t n = strlen(s);
@@ -250,9 +255,9 @@ static json_t *parse_scalar(const nm_opt *o, const char *s, const char *what, st
 		fail(e, "%s: '%s' is not valid UTF-8", what, s);
 		return NULL;
 	case NM_OPT_ENUM:
-		if (enum_has(o->choices, s))
+		if (enum_has(opt_choices(o), s))
 			return json_string(s);
-		enum_list(o->choices, list, sizeof list);
+		enum_list(opt_choices(o), list, sizeof list);
 		fail(e, "%s: '%s' is not one of %s", what, s, list);
 		return NULL;
 	}
@@ -398,7 +403,7 @@ static const char *expected(const nm_opt *o, char *buf, size_t len)
 	case NM_OPT_STR: return "a string";
 	case NM_OPT_ENUM: {
 		char list[400];
-		enum_list(o->choices, list, sizeof list);
+		enum_list(opt_choices(o), list, sizeof list);
 		snprintf(buf, len, "one of %s", list);
 		return buf;
 	}
@@ -706,7 +711,7 @@ static void usage_left(const nm_opt *o, char *buf, size_t len)
 	case NM_OPT_DOUBLE: meta = "X"; break;
 	case NM_OPT_STR: meta = "STR"; break;
 	case NM_OPT_ENUM:
-		snprintf(choices, sizeof choices, "%s", o->choices ? o->choices : "");
+		snprintf(choices, sizeof choices, "%s", opt_choices(o) ? opt_choices(o) : "");
 		for (char *p = choices; *p; p++)
 			if (*p == ',')
 				*p = '|';

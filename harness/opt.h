@@ -40,6 +40,9 @@ typedef struct nm_opt {
 	unsigned flags;
 	const char *help;
 	const char *alias_of, *alias_value;
+	/* ENUM whose choices come from a registry (the lock types): called
+	 * instead of reading `choices`. */
+	const char *(*choices_fn)(void);
 } nm_opt;
 
 /* Option tables end with an entry whose name is NULL. */

@@ -1,6 +1,7 @@
 /* netmem table: turns result documents into whitespace-separated columns
  * that gnuplot reads, one block per series (gnuplot `index`). It reads the
  * "summary" entries, i.e. the geometric mean over repetitions. */
+#include "experiment.h"
 #include "log.h"
 #include <jansson.h>
 #include <stdbool.h>
@@ -122,7 +123,7 @@ static int describe(const char *path)
 	return 0;
 }
 
-int nm_table_main(int argc, char **argv)
+static int table_main(int argc, char **argv)
 {
 	for (int i = 1; i + 1 < argc; i++)
 		if (!strcmp(argv[i + 1], "--describe"))
@@ -212,3 +213,10 @@ int nm_table_main(int argc, char **argv)
 	free(rows);
 	return 0;
 }
+
+static const nm_experiment table_tool = {
+	.name = "table",
+	.summary = "extract columns from result documents for plotting",
+	.tool_main = table_main,
+};
+NM_EXPERIMENT(table_tool)

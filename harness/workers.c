@@ -1,6 +1,8 @@
 #include "workers.h"
 #include "boot.h"
 #include "log.h"
+#include "measure.h"
+#include "alloc.h"
 #include "topo.h"
 #include <pthread.h>
 #include <stdlib.h>
@@ -26,6 +28,13 @@ static void *trampoline(void *p)
 	while (!atomic_load_explicit(s->go, memory_order_acquire))
 		;
 	s->body(&s->w);
+	/* A worker that never reached the common start (it has nothing to
+	 * measure) must not hold up the others. */
+	if (s->w.meter) {
+		if (s->w.meter->measuring)
+			nm_meter_end(s->w.meter, nm_ticks());
+		nm_measure_arrive(s->w.meter);
+	}
 	atomic_fetch_add(s->done, 1);
 	return NULL;
 }
@@ -52,9 +61,7 @@ int nm_local_rank(void)
 static int first_core(int n)
 {
 	int R = nm_boot_size(), me = nm_boot_rank(), first = 0;
-	int *all = calloc((size_t)R, sizeof *all);
-	if (!all)
-		nm_fatal("out of memory");
+	int *all = nm_calloc((size_t)R, sizeof *all);
 	nm_boot_allgather(&n, all, sizeof n);
 	const uint64_t *host = nm_boot_hosts();
 	for (int r = 0; r < me; r++)
@@ -70,19 +77,18 @@ static void nap(long ns)
 	nanosleep(&d, NULL);
 }
 
-void nm_workers_run(int n, int numa_node, void (*setup)(nm_worker *), void (*body)(nm_worker *),
-		    void *arg, int *cpus)
+void nm_workers_run(const nm_round *r)
 {
-	slot *s = calloc((size_t)n, sizeof *s);
-	pthread_t *tid = calloc((size_t)n, sizeof *tid);
+	int n = r->workers;
+	slot *s = nm_calloc((size_t)n, sizeof *s);
+	pthread_t *tid = nm_calloc((size_t)n, sizeof *tid);
 	atomic_int ready = 0, go = 0, done = 0;
 	int first = first_core(n);
-	if (!s || !tid)
-		nm_fatal("out of memory");
 	for (int i = 0; i < n; i++) {
-		s[i] = (slot){.w = {.index = i, .cpu = nm_topo_pick_cpu(first + i, numa_node), .arg = arg},
-			      .setup = setup, .body = body, .ready = &ready, .go = &go,
-			      .done = &done, .numa_node = numa_node};
+		s[i] = (slot){.w = {.index = i, .cpu = nm_topo_pick_cpu(first + i, r->numa_node), .arg = r->arg,
+				    .meter = r->measure ? nm_meter_of(r->measure, i) : NULL},
+			      .setup = r->setup, .body = r->body, .ready = &ready, .go = &go,
+			      .done = &done, .numa_node = r->numa_node};
 		if (pthread_create(&tid[i], NULL, trampoline, &s[i]) != 0)
 			nm_fatal("cannot start worker thread %d", i);
 	}
@@ -94,16 +100,18 @@ void nm_workers_run(int n, int numa_node, void (*setup)(nm_worker *), void (*bod
 	nm_boot_barrier();
 	atomic_store_explicit(&go, 1, memory_order_release);
 	/* The main thread sleeps rather than spins: on small machines it would
-	 * otherwise take a core from the workers. */
-	while (atomic_load(&done) < n) {
+	 * otherwise take a core from the workers. It also starts the measured
+	 * interval (a collective) once every worker has arrived at it. */
+	while (atomic_load(&done) < n || (r->measure && !r->measure->started)) {
 		if (nm_boot_fatal_pending())
 			nm_boot_abort(nm_boot_fatal_pending());
-		nap(1000000);
+		nm_measure_poll(r->measure, n);
+		nap(r->measure && !r->measure->started ? 50000 : 1000000);
 	}
 	for (int i = 0; i < n; i++) {
 		pthread_join(tid[i], NULL);
-		if (cpus)
-			cpus[i] = s[i].w.cpu;
+		if (r->cpus)
+			r->cpus[i] = s[i].w.cpu;
 	}
 	/* Ranks finish at different times; whoever is done first waits here
 	 * asleep, not spinning in the collectives that follow. */
@@ -112,9 +120,10 @@ void nm_workers_run(int n, int numa_node, void (*setup)(nm_worker *), void (*bod
 	free(tid);
 }
 
-void nm_workers_sit_out(void)
+void nm_workers_sit_out(nm_measure *ms)
 {
 	first_core(0);
 	nm_boot_barrier();       /* the start */
+	nm_measure_sit_out(ms);  /* the measured interval's start */
 	nm_boot_barrier_idle();  /* the end */
 }

@@ -5,24 +5,37 @@
 #define NM_WORKERS_H
 #include <stdatomic.h>
 
+struct nm_measure;
+struct nm_meter;
+
 typedef struct nm_worker {
 	int index;
 	int cpu;       /* OS CPU it is pinned to, -1 if pinning failed */
 	void *arg;
+	struct nm_meter *meter;  /* this worker's meter in a measured round, else NULL */
 } nm_worker;
+
+/* One round of workers on every rank (collective). */
+typedef struct nm_round {
+	int workers;              /* threads on this rank */
+	int numa_node;            /* >= 0: pin to that node's cores */
+	void (*setup)(nm_worker *);   /* before the job-wide start (allocate, touch memory) */
+	void (*body)(nm_worker *);
+	void *arg;
+	struct nm_measure *measure;   /* a measured round (measure.h), or NULL */
+	int *cpus;                /* out, optional: the CPU of each worker */
+} nm_round;
 
 /* This process's index among the ranks on its host (from the launcher's
  * environment; 0 when unknown), so ranks sharing a host can use distinct cores. */
 int nm_local_rank(void);
 
-/* setup(w) runs on every worker before the barrier (allocate, touch memory),
- * body(w) after the release. The calling (main) thread takes part in the
- * job-wide barrier, then waits, ending the job if a worker fails fatally.
- * numa_node >= 0 restricts pinning to that node's cores. Returns the CPU of
- * each worker in cpus[] (size n) when cpus is not NULL. */
-void nm_workers_run(int n, int numa_node, void (*setup)(nm_worker *), void (*body)(nm_worker *),
-		    void *arg, int *cpus);
-/* For a rank that takes no part in a point: the same collective calls as
- * nm_workers_run, with no threads. */
-void nm_workers_sit_out(void);
+/* setup(w) runs on every worker before the barrier, body(w) after the
+ * release. The calling (main) thread takes part in the job-wide barrier,
+ * starts the common measured interval once every worker has arrived at it
+ * (measure.h), then waits asleep, ending the job if a worker fails fatally. */
+void nm_workers_run(const nm_round *r);
+/* For a rank that takes no part in a round: the same collective calls as
+ * nm_workers_run, with no threads (ms: the round's measure, or NULL). */
+void nm_workers_sit_out(struct nm_measure *ms);
 #endif

@@ -301,6 +301,7 @@ _Static_assert(sizeof(nm_alock_desc) == 64, "ALock descriptor is 64 B");
 
 const nm_lock_type nm_alock = {
 	.name = "alock",
+	.order = 4,
 	.summary = "ALock: RDMA MCS remote cohort + CPU MCS local cohort, Peterson between them",
 	.lock_bytes = 64,
 	.desc_bytes = 128,

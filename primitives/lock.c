@@ -1,7 +1,9 @@
 /* Lock registry and the synchronous verbs helpers every lock uses. */
 #include "lock.h"
+#include "alloc.h"
 #include "boot.h"
 #include "log.h"
+#include "measure.h"
 #include "workers.h"
 #include <sched.h>
 #include <stdlib.h>
@@ -11,11 +13,18 @@
 static const nm_lock_type *types[MAX_TYPES];
 static size_t ntypes;
 
+/* Runs from constructors: kept sorted by order, so listings need no list of
+ * their own. */
 void nm_lock_register(const nm_lock_type *t)
 {
 	if (ntypes == MAX_TYPES)
 		abort();
-	types[ntypes++] = t;
+	size_t i = ntypes++;
+	while (i > 0 && types[i - 1]->order > t->order) {
+		types[i] = types[i - 1];
+		i--;
+	}
+	types[i] = t;
 }
 
 const nm_lock_type *nm_lock_find(const char *name)
@@ -28,16 +37,13 @@ const nm_lock_type *nm_lock_find(const char *name)
 
 const char *nm_lock_names(void)
 {
-	/* Fixed presentation order; only registered types appear. */
 	static char buf[128];
-	static const char *order[] = {"spin", "mcs", "ticket", "alock", "mpi"};
 	buf[0] = 0;
-	for (size_t i = 0; i < sizeof order / sizeof *order; i++)
-		if (nm_lock_find(order[i])) {
-			if (buf[0])
-				strcat(buf, ",");
-			strcat(buf, order[i]);
-		}
+	for (size_t i = 0; i < ntypes; i++) {
+		if (buf[0])
+			strcat(buf, ",");
+		strcat(buf, types[i]->name);
+	}
 	return buf;
 }
 
@@ -69,9 +75,7 @@ void nm_lock_env_connect(nm_lock_env *e, const nm_lock_type *lt, nm_dev *d, nm_m
 {
 	char err[512] = "";
 	int R = nm_boot_size();
-	uint8_t *m = calloc((size_t)R * R, 1);
-	if (!m)
-		nm_fatal("out of memory");
+	uint8_t *m = nm_calloc((size_t)R * R, 1);
 	for (int a = 0; a < e->nranks && !lt->uses_mpi; a++)
 		for (int b = 0; b < e->nranks; b++)
 			m[nm_lock_world(e, a) * R + nm_lock_world(e, b)] = 1;
@@ -87,21 +91,23 @@ void nm_lock_env_connect(nm_lock_env *e, const nm_lock_type *lt, nm_dev *d, nm_m
 	nm_boot_barrier();
 }
 
-void nm_lock_run(const nm_lock_env *e, const nm_lock_type *lt, int workers, int mem_node,
-		 void (*setup)(nm_worker *), void (*body)(nm_worker *), void *arg)
+void nm_lock_run(const nm_lock_env *e, const nm_lock_type *lt, const nm_round *r)
 {
 	bool in = e->rank >= 0;
 	if (in && lt->uses_mpi) {
-		nm_worker w = {.index = 0, .cpu = -1, .arg = arg};
-		setup(&w);
+		nm_worker w = {.index = 0, .cpu = -1, .arg = r->arg,
+			       .meter = r->measure ? nm_meter_of(r->measure, 0) : NULL};
+		r->setup(&w);
 		nm_boot_barrier();
-		body(&w);
+		r->body(&w);
+		nm_measure_sit_out(r->measure);  /* if the body never reached the start */
 	} else if (in) {
-		nm_workers_run(workers, mem_node, setup, body, arg, NULL);
+		nm_workers_run(r);
 	} else if (lt->uses_mpi) {
 		nm_boot_barrier(); /* matches the participants' start barrier */
+		nm_measure_sit_out(r->measure);
 	} else {
-		nm_workers_sit_out();
+		nm_workers_sit_out(r->measure);
 	}
 	/* Asleep: ranks that are done or sit out must not spin on the cores of
 	 * those still working (an MPI lock's windows also outlive every rank's

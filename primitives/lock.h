@@ -67,6 +67,7 @@ typedef struct nm_lock_thread {
 typedef struct nm_lock_type {
 	const char *name;
 	const char *summary;
+	int order;            /* place in listings (nm_lock_names): lower first */
 	size_t lock_bytes;    /* multiple of 64 */
 	size_t desc_bytes;    /* multiple of 64; 0 if unused */
 	bool uses_mpi;        /* runs on the main thread only (one thread per rank) */
@@ -95,8 +96,12 @@ typedef struct nm_lock_type {
 
 void nm_lock_register(const nm_lock_type *t);
 const nm_lock_type *nm_lock_find(const char *name);
-/* "spin,mcs,ticket,alock,mpi": names of the registered types, in order. */
+/* "spin,mcs,ticket,alock,mpi": names of the registered types, by order. */
 const char *nm_lock_names(void);
+
+/* The --lock option of a workload: its choices are the registered types. */
+#define NM_OPT_LOCK(def, help) \
+	{"lock", 'L', NM_OPT_ENUM, def, 0, 0, NULL, NM_OPT_LIST, help, NULL, NULL, nm_lock_names}
 
 #define NM_LOCK_TYPE(var)                                              \
 	static void __attribute__((constructor)) nm_lock_reg_##var(void) \
@@ -141,13 +146,12 @@ void *nm_lock_desc_local(const nm_lock_env *e, const nm_lock_type *lt, int threa
 void nm_lock_env_connect(nm_lock_env *e, const nm_lock_type *lt, nm_dev *d, nm_mesh *mesh, nm_mr *mr,
 			 const nm_qp_attr *qp);
 
-struct nm_worker;
-/* Collective: one measured round. A taking-part rank (e->rank >= 0) runs
- * `workers` pinned threads, or, for a type that goes through MPI, one worker
- * on its main thread; the other ranks sit it out. Every rank returns after
- * all are done, waiting asleep. */
-void nm_lock_run(const nm_lock_env *e, const nm_lock_type *lt, int workers, int mem_node,
-		 void (*setup)(struct nm_worker *), void (*body)(struct nm_worker *), void *arg);
+struct nm_round;
+/* Collective: one round. A taking-part rank (e->rank >= 0) runs r->workers
+ * pinned threads, or, for a type that goes through MPI, one worker on its
+ * main thread; the other ranks sit it out (r->workers is not read there).
+ * Every rank returns after all are done, waiting asleep. */
+void nm_lock_run(const nm_lock_env *e, const nm_lock_type *lt, const struct nm_round *r);
 
 /* Sets up lock thread `thread` of this rank (0 .. e->nthreads-1): its
  * scratch, its CQ's poller, the type's per-thread state. */

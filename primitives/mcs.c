@@ -112,6 +112,7 @@ static void mcs_release(nm_lock_thread *t, int key)
 
 const nm_lock_type nm_mcs = {
 	.name = "mcs",
+	.order = 2,
 	.summary = "RDMA MCS queue lock (rCAS-loop swap; loopback for local locks and hand-offs)",
 	.lock_bytes = 64,
 	.desc_bytes = 64,

@@ -187,6 +187,7 @@ static void mpil_cs_put(nm_lock_thread *t, int key, uint64_t off, uint64_t val)
 
 const nm_lock_type nm_mpilock = {
 	.name = "mpi",
+	.order = 5,
 	.summary = "MPI passive-target RMA lock (MPI_Win_lock exclusive; Get, flush, Put; unlock), "
 		   "one lock per (window, rank), min(locks per rank, 341) windows; in a one-host VM OpenMPI uses "
 		   "shared memory, not RDMA",

@@ -38,6 +38,7 @@ static void spin_release(nm_lock_thread *t, int key)
 
 const nm_lock_type nm_spinlock = {
 	.name = "spin",
+	.order = 1,
 	.summary = "RDMA CAS spinlock (loopback for local locks)",
 	.lock_bytes = 64,
 	.stat_names = {"cas_retries"},

@@ -209,6 +209,7 @@ static void ticket_release(nm_lock_thread *t, int key)
 
 const nm_lock_type nm_ticketlock = {
 	.name = "ticket",
+	.order = 3,
 	.summary = "LOCO ticket lock: rFAA next_ticket, rREAD-poll now_serving, rWRITE release "
 		   "(loopback for local locks); FIFO local hand-over between a rank's threads, "
 		   "at most --handover-max in a row",

@@ -362,7 +362,7 @@ static void barrier_run(nm_ctx *ctx, const json_t *pt, json_t *out)
 
 	uint8_t *m = initiates(R, j.K);
 	nm_mesh_cfg mc = {.nthreads = 1, .qps = 2, .initiates = m};
-	nm_point_qp_attr(pt, &mc.qp);
+	mc.qp = ctx->base.qp;
 	mc.qp.sq_depth = 64;
 	nm_mesh_create(&j.mesh, ctx->dev, &mc, &j.mr);
 	nm_poller_init(&j.pl, &j.mesh, 0, nm_cfg_double(pt, "timeout"));
@@ -510,6 +510,18 @@ static void barrier_report(const json_t *pt, const json_t *res, bool first)
 #undef L
 }
 
+static int barrier_validate_decode(const json_t *pt, const nm_base *b, void *out, char *err, size_t len)
+{
+	(void)out;
+	return barrier_validate(pt, b->nranks, err, len);
+}
+
+static void barrier_run_point(nm_ctx *ctx, const void *point, json_t *out)
+{
+	(void)point;
+	barrier_run(ctx, ctx->pt, out);
+}
+
 static const nm_experiment barrier_experiment = {
 	.name = "barrier",
 	.summary = "barrier latency vs nodes: LOCO's SST barrier (RDMA) vs MPI_Barrier",
@@ -528,8 +540,8 @@ static const nm_experiment barrier_experiment = {
 		"  mpirun -np 2 netmem barrier --inject no-wait   must come out invalid",
 	.opts = barrier_opts,
 	.min_ranks = 1,
-	.validate = barrier_validate,
-	.run = barrier_run,
+	.decode = barrier_validate_decode,
+	.run = barrier_run_point,
 	.report = barrier_report,
 };
 NM_EXPERIMENT(barrier_experiment)

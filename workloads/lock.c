@@ -20,16 +20,17 @@
  * contended lock), lock k lives on rank k and ranks without a lock always
  * take a remote one; critical section empty by default
  * (--cs-ns adds a busy wait between the read and the write); duration or
- * iteration count per thread; warm-up operations excluded; one RC QP per
+ * iteration count per thread, warm-up excluded, one measured interval for
+ * every thread (harness/measure.h); one RC QP per
  * (thread, rank), loopback to the own rank included; keys drawn with a
  * per-thread xorshift generator seeded from (seed, rank, thread). */
+#include "alloc.h"
 #include "boot.h"
 #include "clock.h"
 #include "experiment.h"
 #include "lock.h"
 #include "log.h"
 #include "rng.h"
-#include "stats.h"
 #include "workers.h"
 #include <inttypes.h>
 #include <stdatomic.h>
@@ -38,8 +39,7 @@
 #include <string.h>
 
 static const nm_opt lock_opts[] = {
-	{"lock", 'L', NM_OPT_ENUM, "alock", 0, 0, "spin,mcs,ticket,alock,mpi", NM_OPT_LIST,
-	 "lock type: spin (RDMA CAS), mcs (RDMA MCS), ticket (LOCO), alock, mpi (MPI RMA baseline)"},
+	NM_OPT_LOCK("alock", "lock type: spin (RDMA CAS), mcs (RDMA MCS), ticket (LOCO), alock, mpi (MPI RMA baseline)"),
 	{"locks", 'K', NM_OPT_INT, "20", 1, 1e8, NULL, NM_OPT_LIST, "locks in the table (all ranks together)"},
 	{"p-local", 'p', NM_OPT_INT, "50", 0, 100, NULL, NM_OPT_LIST,
 	 "percent of operations on a lock homed on the caller's rank"},
@@ -50,38 +50,52 @@ static const nm_opt lock_opts[] = {
 	{"handover-max", 0, NM_OPT_INT, "8", 0, 1e6, NULL, 0,
 	 "ticket lock: local hand-overs between threads before a global release"},
 	{"cs-ns", 0, NM_OPT_INT, "0", 0, 1e9, NULL, NM_OPT_LIST, "extra critical-section time (ns)"},
-	{"iters", 'n', NM_OPT_INT, "1000", 1, 1e10, NULL, 0, "measured operations per thread"},
-	{"duration", 'D', NM_OPT_DOUBLE, "0", 0, 86400, NULL, 0,
-	 "measure for this many seconds instead of --iters"},
-	{"warmup", 0, NM_OPT_INT, "-1", -1, 1e9, NULL, 0,
-	 "unmeasured operations per thread first (-1: iters/10, at most 1000)"},
+	NM_OPT_ITERS("1000", "operations"),
+	NM_OPT_DURATION,
+	NM_OPT_WARMUP("operations"),
 	{"inject", 0, NM_OPT_ENUM, "none", 0, 0, "none,race", 0,
 	 "testing the check: race lets rank 0 thread 0 skip the lock (the point must come out invalid)"},
 	NM_OPT_END,
 };
 
-static int participants(const json_t *pt, int nranks)
-{
-	int n = (int)nm_cfg_int(pt, "nodes");
-	return n == 0 ? nranks : n;
-}
+typedef enum { INJECT_NONE, INJECT_RACE } lock_inject;
 
-static int lock_validate(const json_t *pt, int nranks, char *err, size_t len)
+/* One point, decoded once. */
+typedef struct lock_point {
+	const nm_lock_type *type;
+	int locks, p_local, nodes;   /* nodes: ranks taking part, resolved */
+	int local_budget, remote_budget, handover_max;
+	uint64_t cs_ns;
+	lock_inject inject;
+} lock_point;
+
+static int lock_decode(const json_t *pt, const nm_base *b, void *out, char *err, size_t len)
 {
+	lock_point *p = out;
 	const char *name = nm_cfg_str(pt, "lock");
-	const nm_lock_type *lt = nm_lock_find(name);
-	int n = participants(pt, nranks);
-	if (!lt) {
+	int64_t n = nm_cfg_int(pt, "nodes");
+	*p = (lock_point){
+		.type = nm_lock_find(name),
+		.locks = (int)nm_cfg_int(pt, "locks"),
+		.p_local = (int)nm_cfg_int(pt, "p_local"),
+		.nodes = n == 0 ? b->nranks : (int)n,
+		.local_budget = (int)nm_cfg_int(pt, "local_budget"),
+		.remote_budget = (int)nm_cfg_int(pt, "remote_budget"),
+		.handover_max = (int)nm_cfg_int(pt, "handover_max"),
+		.cs_ns = (uint64_t)nm_cfg_int(pt, "cs_ns"),
+		.inject = !strcmp(nm_cfg_str(pt, "inject"), "race") ? INJECT_RACE : INJECT_NONE,
+	};
+	if (!p->type) {
 		snprintf(err, len, "lock '%s' is not built into this netmem (available: %s)", name,
 			 nm_lock_names());
 		return -1;
 	}
-	if (n > nranks) {
+	if (p->nodes > b->nranks) {
 		snprintf(err, len, "--nodes %d asks for more ranks than the job has (%d); start it with "
-			 "mpirun -np %d", n, nranks, n);
+			 "mpirun -np %d", p->nodes, b->nranks, p->nodes);
 		return -1;
 	}
-	if (lt->uses_mpi && nm_cfg_int(pt, "threads") != 1) {
+	if (p->type->uses_mpi && b->threads != 1) {
 		snprintf(err, len, "the mpi lock runs one thread per rank (MPI is not thread-safe "
 			 "here): use -T 1 and more ranks");
 		return -1;
@@ -89,28 +103,32 @@ static int lock_validate(const json_t *pt, int nranks, char *err, size_t len)
 	return 0;
 }
 
+/* The tally: lock statistics (named by the lock type), the counters that
+ * disagree with their acquisitions, and the lowest such lock. */
+enum { C_STAT, C_WRONG = C_STAT + NM_LOCK_STATS, C_FIRST_WRONG, C_N };
+static const nm_counter lock_counters[C_N] = {
+	[C_STAT] = {"stat0", 0}, [C_STAT + 1] = {"stat1", 0}, [C_STAT + 2] = {"stat2", 0},
+	[C_STAT + 3] = {"stat3", 0}, [C_WRONG] = {"counters_wrong", 0},
+	[C_FIRST_WRONG] = {"first_wrong_lock", NM_COUNT_MIN},
+};
+
 typedef struct lock_job lock_job;
 
 typedef struct lock_thr {
-	lock_job *job;
 	nm_lock_thread lt;
-	nm_hist hist;
 	uint64_t *count;          /* acquisitions per key */
-	uint64_t measured, elapsed_ns;
 	uint64_t rng;
 } lock_thr;
 
 struct lock_job {
-	const nm_lock_type *type;
+	const lock_point *p;
 	nm_lock_env env;
 	nm_mesh mesh;
 	nm_mr mr;
 	uint64_t ctr_off;
 	lock_thr *th;
-	int p_local, key_lo, key_hi;
-	uint64_t iters, warmup, cs_ticks, seed;
-	double duration;
-	bool race;
+	int key_lo, key_hi;
+	uint64_t cs_ticks, seed;
 };
 
 static int pick_key(lock_job *j, lock_thr *t)
@@ -118,7 +136,7 @@ static int pick_key(lock_job *j, lock_thr *t)
 	int K = j->env.nlocks, own = j->key_hi - j->key_lo;
 	uint64_t r = nm_xorshift(&t->rng);
 	/* A rank that homes no lock (fewer locks than ranks) always goes remote. */
-	bool local = own > 0 && ((int)(r % 100) < j->p_local || own == K);
+	bool local = own > 0 && ((int)(r % 100) < j->p->p_local || own == K);
 	uint64_t r2 = nm_xorshift(&t->rng);
 	if (local)
 		return j->key_lo + (int)(r2 % (uint64_t)own);
@@ -138,16 +156,17 @@ static void spin_ticks(uint64_t ticks)
 static void critical_section(lock_job *j, lock_thr *t, int key)
 {
 	nm_lock_env *e = &j->env;
+	const nm_lock_type *lt = j->p->type;
 	int home = nm_lock_home(e, key);
 	uint64_t off = j->ctr_off + (uint64_t)nm_lock_slot(e, key) * 64;
-	if (j->type->cs_get) {
+	if (lt->cs_get) {
 		uint64_t v;
-		j->type->cs_get(&t->lt, key, off, &v);
-		j->type->cs_wait(&t->lt, key);
-		j->type->cs_put(&t->lt, key, off, v + 1);
+		lt->cs_get(&t->lt, key, off, &v);
+		lt->cs_wait(&t->lt, key);
+		lt->cs_put(&t->lt, key, off, v + 1);
 		return;
 	}
-	if (home == e->rank && j->type->cpu_local) {
+	if (home == e->rank && lt->cpu_local) {
 		volatile uint64_t *c = (volatile uint64_t *)((uint8_t *)j->mr.buf + off);
 		uint64_t v = *c;
 		if (j->cs_ticks)
@@ -170,165 +189,143 @@ static void thr_setup(nm_worker *w)
 {
 	lock_job *j = w->arg;
 	lock_thr *t = &j->th[w->index];
-	t->job = j;
 	t->rng = nm_rng_stream(j->seed, j->env.rank, w->index);
-	nm_hist_init(&t->hist);
-	t->count = calloc((size_t)j->env.nlocks, sizeof *t->count);
-	nm_lock_thread_init(&t->lt, j->type, &j->env, w->index);
+	t->count = nm_calloc((size_t)j->env.nlocks, sizeof *t->count);
+	nm_lock_thread_init(&t->lt, j->p->type, &j->env, w->index);
 }
 
 static void thr_body(nm_worker *w)
 {
 	lock_job *j = w->arg;
 	lock_thr *t = &j->th[w->index];
-	bool cheat = j->race && j->env.rank == 0 && w->index == 0;
-	uint64_t start = 0, end = 0, n = j->warmup + j->iters;
-	for (uint64_t i = 0;; i++) {
-		if (i == j->warmup) {
-			start = nm_ticks();
-			if (j->duration > 0)
-				end = start + nm_ns_to_ticks((uint64_t)(j->duration * 1e9));
-		}
-		if (j->duration > 0 ? (i >= j->warmup && nm_ticks() >= end) : i >= n)
-			break;
+	const nm_lock_type *lt = j->p->type;
+	bool cheat = j->p->inject == INJECT_RACE && j->env.rank == 0 && w->index == 0;
+	nm_loop lp;
+	nm_loop_init(&lp, w->meter);
+	while (nm_loop_next(&lp)) {
 		int key = pick_key(j, t);
 		uint64_t t0 = nm_ticks();
 		if (!cheat)
-			j->type->acquire(&t->lt, key);
+			lt->acquire(&t->lt, key);
 		critical_section(j, t, key);
 		if (!cheat)
-			j->type->release(&t->lt, key);
-		uint64_t t1 = nm_ticks();
+			lt->release(&t->lt, key);
+		nm_loop_done(&lp, t0, nm_ticks());
 		t->count[key]++;
-		if (i >= j->warmup) {
-			nm_hist_add(&t->hist, nm_ticks_to_ns(t1 - t0));
-			t->measured++;
-		}
 	}
-	t->elapsed_ns = nm_ticks_to_ns(nm_ticks() - start);
-	if (j->type->thread_fini)
-		j->type->thread_fini(&t->lt);
+	for (int s = 0; s < NM_LOCK_STATS; s++)
+		w->meter->c[C_STAT + s] = t->lt.stat[s];
+	if (lt->thread_fini)
+		lt->thread_fini(&t->lt);
 }
 
-static size_t up64(size_t v) { return (v + 63) & ~(size_t)63; }
-
-static void lock_run(nm_ctx *ctx, const json_t *pt, json_t *out)
+/* The lock table's memory: lock objects, counters, descriptors, scratch;
+ * and this rank's key range. */
+static size_t lock_layout(lock_job *j, int rank, int T)
 {
-	lock_job j = {0};
-	char err[512] = "";
-	int R = ctx->nranks, N = participants(pt, R), T = (int)nm_cfg_int(pt, "threads");
-	bool in = ctx->rank < N;
-	j.type = nm_lock_find(nm_cfg_str(pt, "lock"));
-	j.p_local = (int)nm_cfg_int(pt, "p_local");
-	j.iters = (uint64_t)nm_cfg_int(pt, "iters");
-	j.duration = nm_cfg_double(pt, "duration");
-	int64_t wu = nm_cfg_int(pt, "warmup");
-	j.warmup = wu >= 0 ? (uint64_t)wu : j.duration > 0 ? 100 : (j.iters / 10 < 1000 ? j.iters / 10 : 1000);
-	j.cs_ticks = nm_ns_to_ticks((uint64_t)nm_cfg_int(pt, "cs_ns"));
-	j.race = !strcmp(nm_cfg_str(pt, "inject"), "race");
-	j.seed = (uint64_t)nm_cfg_int(pt, "seed");
-
-	nm_lock_env *e = &j.env;
-	e->rank = in ? ctx->rank : -1;
-	e->nranks = N;
-	e->nthreads = T;
-	e->nlocks = (int)nm_cfg_int(pt, "locks");
-	e->local_budget = (int)nm_cfg_int(pt, "local_budget");
-	e->remote_budget = (int)nm_cfg_int(pt, "remote_budget");
-	e->handover_max = (int)nm_cfg_int(pt, "handover_max");
-	e->timeout = nm_cfg_double(pt, "timeout");
+	nm_lock_env *e = &j->env;
+	const lock_point *p = j->p;
 	int slots = nm_lock_slots(e);
 	e->table_off = 0;
-	j.ctr_off = up64((size_t)slots * j.type->lock_bytes);
-	e->desc_off = j.ctr_off + (size_t)slots * 64;
-	e->scratch_off = up64(e->desc_off + (size_t)T * j.type->desc_bytes);
-	size_t total = e->scratch_off + (size_t)T * NM_LOCK_SCRATCH;
-	if (in) {
-		int per = e->nlocks / N;
+	j->ctr_off = nm_align64((size_t)slots * p->type->lock_bytes);
+	e->desc_off = j->ctr_off + (size_t)slots * 64;
+	e->scratch_off = nm_align64(e->desc_off + (size_t)T * p->type->desc_bytes);
+	if (rank >= 0) {
+		int per = p->locks / p->nodes;
 		if (per == 0) { /* fewer locks than ranks: rank k homes key k */
-			j.key_lo = ctx->rank < e->nlocks ? ctx->rank : 0;
-			j.key_hi = ctx->rank < e->nlocks ? ctx->rank + 1 : 0;
+			j->key_lo = rank < p->locks ? rank : 0;
+			j->key_hi = rank < p->locks ? rank + 1 : 0;
 		} else {
-			j.key_lo = ctx->rank * per;
-			j.key_hi = ctx->rank == N - 1 ? e->nlocks : j.key_lo + per;
+			j->key_lo = rank * per;
+			j->key_hi = rank == p->nodes - 1 ? p->locks : j->key_lo + per;
 		}
 	}
+	return e->scratch_off + (size_t)T * NM_LOCK_SCRATCH;
+}
 
-	int failed = nm_mr_alloc(ctx->dev, &j.mr, total, nm_cfg_bool(pt, "hugepages"),
-				 (int)nm_cfg_int(pt, "mem_node"), err, sizeof err);
-	nm_boot_check(failed ? err : NULL, NM_EXIT_FAIL);
-	nm_qp_attr qa = {0};
-	nm_point_qp_attr(pt, &qa);
-	nm_lock_env_connect(e, j.type, ctx->dev, &j.mesh, &j.mr, &qa);
-
-	j.th = calloc((size_t)T, sizeof *j.th);
-	nm_lock_run(e, j.type, T, (int)nm_cfg_int(pt, "mem_node"), thr_setup, thr_body, &j);
-
-	/* Gather: acquisitions per key, totals, histograms. */
-	uint64_t *count = calloc((size_t)e->nlocks, sizeof *count);
-	uint64_t sums[2 + NM_LOCK_STATS] = {0}, max_elapsed = 0;
-	nm_hist h;
-	nm_hist_init(&h);
-	for (int t = 0; in && t < T; t++) {
-		lock_thr *th = &j.th[t];
+/* Each home compares its counters with the acquisitions of its locks, summed
+ * over every thread of every rank. */
+static void check_counters(lock_job *j, nm_measure *ms, int T, uint64_t *acquisitions)
+{
+	nm_lock_env *e = &j->env;
+	uint64_t *count = nm_calloc((size_t)e->nlocks, sizeof *count);
+	for (int t = 0; e->rank >= 0 && t < T; t++)
 		for (int k = 0; k < e->nlocks; k++)
-			count[k] += th->count[k];
-		nm_hist_merge(&h, &th->hist);
-		sums[0] += th->measured;
-		for (int s = 0; s < NM_LOCK_STATS; s++)
-			sums[2 + s] += th->lt.stat[s];
-		if (th->elapsed_ns > max_elapsed)
-			max_elapsed = th->elapsed_ns;
-	}
+			count[k] += j->th[t].count[k];
 	nm_boot_sum_u64_array(count, (size_t)e->nlocks);
-	/* Each home checks its counters against the acquisitions. */
-	uint64_t bad = 0, first_bad = UINT64_MAX, acquisitions = 0;
+	*acquisitions = 0;
 	for (int k = 0; k < e->nlocks; k++) {
-		acquisitions += count[k];
-		if (!in || nm_lock_home(e, k) != ctx->rank)
+		*acquisitions += count[k];
+		if (e->rank < 0 || nm_lock_home(e, k) != e->rank)
 			continue;
-		uint64_t v = *(volatile uint64_t *)((uint8_t *)j.mr.buf + j.ctr_off +
+		uint64_t v = *(volatile uint64_t *)((uint8_t *)j->mr.buf + j->ctr_off +
 						    (size_t)nm_lock_slot(e, k) * 64);
 		if (v != count[k]) {
-			bad++;
-			if (first_bad == UINT64_MAX)
-				first_bad = (uint64_t)k;
+			ms->rank_c[C_WRONG]++;
+			if (ms->rank_c[C_FIRST_WRONG] == UINT64_MAX)
+				ms->rank_c[C_FIRST_WRONG] = (uint64_t)k;
 		}
 	}
-	sums[1] = bad;
-	nm_boot_sum_u64_array(sums, 2 + NM_LOCK_STATS);
-	max_elapsed = nm_boot_max_u64(max_elapsed);
-	nm_boot_hist_merge(&h);
+	free(count);
+}
 
-	if (ctx->rank == 0) {
-		double secs = (double)max_elapsed / 1e9, ops_s = secs > 0 ? (double)sums[0] / secs : 0;
-		json_t *stats = json_object();
-		for (int s = 0; s < NM_LOCK_STATS; s++)
-			if (j.type->stat_names[s])
-				json_object_set_new(stats, j.type->stat_names[s], json_integer((json_int_t)sums[2 + s]));
-		json_t *checks = json_pack("{s:{s:I, s:I, s:I, s:b}}", "mutual_exclusion", "locks",
-					   (json_int_t)e->nlocks, "acquisitions", (json_int_t)acquisitions,
-					   "counters_wrong", (json_int_t)sums[1], "ok", sums[1] == 0);
-		if (bad && first_bad != UINT64_MAX)
-			json_object_set_new(json_object_get(checks, "mutual_exclusion"), "first_wrong_lock",
-					    json_integer((json_int_t)first_bad));
-		json_object_set_new(out, "valid", json_boolean(sums[1] == 0 && sums[0] > 0));
-		json_object_set_new(out, "checks", checks);
-		json_object_set_new(out, "metrics",
-				    json_pack("{s:I, s:f, s:f, s:f, s:o, s:o, s:o}", "ops", (json_int_t)sums[0],
-					      "seconds", secs, "ops_per_sec", ops_s, "mops", ops_s / 1e6,
-					      "lat", nm_hist_summary_json(&h), "lat_cdf",
-					      nm_hist_cdf_json(&h), "lock_stats", stats));
-		json_object_set_new(out, "effective",
-				    json_pack("{s:i, s:I, s:s}", "nodes", N, "warmup", (json_int_t)j.warmup,
-					      "lock_summary", j.type->summary));
-	}
-	if (j.type->env_fini)
-		j.type->env_fini(e);
+static void lock_result(const lock_job *j, const nm_measure *ms, uint64_t acquisitions, json_t *out)
+{
+	const nm_lock_type *lt = j->p->type;
+	uint64_t wrong = ms->total_c[C_WRONG];
+	json_t *stats = json_object();
+	for (int s = 0; s < NM_LOCK_STATS; s++)
+		if (lt->stat_names[s])
+			json_object_set_new(stats, lt->stat_names[s], json_integer((json_int_t)ms->total_c[C_STAT + s]));
+	json_t *me = json_pack("{s:i, s:I, s:I, s:b}", "locks", j->env.nlocks, "acquisitions",
+			       (json_int_t)acquisitions, "counters_wrong", (json_int_t)wrong, "ok", wrong == 0);
+	if (wrong)
+		json_object_set_new(me, "first_wrong_lock", json_integer((json_int_t)ms->total_c[C_FIRST_WRONG]));
+	json_t *metrics = nm_measure_metrics(ms);
+	json_object_set_new(metrics, "lock_stats", stats);
+	json_object_set_new(out, "valid", json_boolean(wrong == 0 && ms->ops > 0));
+	json_object_set_new(out, "checks", json_pack("{s:o}", "mutual_exclusion", me));
+	json_object_set_new(out, "metrics", metrics);
+	json_object_set_new(out, "effective", json_pack("{s:i, s:I, s:s}", "nodes", j->p->nodes, "warmup",
+							(json_int_t)ms->cfg.warmup, "lock_summary", lt->summary));
+}
+
+static void lock_run(nm_ctx *ctx, const void *point, json_t *out)
+{
+	const lock_point *p = point;
+	const nm_base *b = &ctx->base;
+	lock_job j = {.p = p, .seed = b->seed, .cs_ticks = nm_ns_to_ticks(p->cs_ns)};
+	char err[512] = "";
+	int T = b->threads;
+	bool in = ctx->rank < p->nodes;
+	nm_lock_env *e = &j.env;
+	*e = (nm_lock_env){.rank = in ? ctx->rank : -1, .nranks = p->nodes, .nthreads = T, .nlocks = p->locks,
+			   .local_budget = p->local_budget, .remote_budget = p->remote_budget,
+			   .handover_max = p->handover_max, .timeout = b->timeout};
+	size_t total = lock_layout(&j, e->rank, T);
+
+	int failed = nm_mr_alloc(ctx->dev, &j.mr, total, b->hugepages, b->mem_node, err, sizeof err);
+	nm_boot_check(failed ? err : NULL, NM_EXIT_FAIL);
+	nm_lock_env_connect(e, p->type, ctx->dev, &j.mesh, &j.mr, &b->qp);
+
+	static const nm_measure_def def = {"ops", lock_counters, C_N};
+	nm_measure *ms = nm_measure_new(&b->measure, &def, ctx->rank, in ? T : 0);
+	j.th = nm_calloc((size_t)T, sizeof *j.th);
+	nm_round r = {.workers = T, .numa_node = b->mem_node, .setup = thr_setup, .body = thr_body, .arg = &j,
+		      .measure = ms};
+	nm_lock_run(e, p->type, &r);
+
+	uint64_t acquisitions;
+	check_counters(&j, ms, in ? T : 0, &acquisitions);
+	nm_measure_gather(ms);
+	if (ctx->rank == 0)
+		lock_result(&j, ms, acquisitions, out);
+	nm_measure_free(ms);
+	if (p->type->env_fini)
+		p->type->env_fini(e);
 	for (int t = 0; t < T; t++)
 		free(j.th[t].count);
 	free(j.th);
-	free(count);
 	nm_mesh_destroy(&j.mesh);
 	nm_mr_free(&j.mr);
 }
@@ -362,7 +359,8 @@ static const nm_experiment lock_experiment = {
 		"  mpirun -np 4 netmem lock --lock ticket,mpi -K 1 -T 1 -N 2,3,4 -D 2",
 	.opts = lock_opts,
 	.min_ranks = 1,
-	.validate = lock_validate,
+	.point_size = sizeof(lock_point),
+	.decode = lock_decode,
 	.run = lock_run,
 	.report = lock_report,
 };

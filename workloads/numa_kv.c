@@ -495,7 +495,7 @@ static void kv_run(nm_ctx *ctx, const json_t *pt, json_t *out)
 	for (int c = 0; c < R - 1; c++)
 		m[c * R + j.server] = m[j.server * R + c] = 1;
 	nm_mesh_cfg mc = {.nthreads = j.T, .qps = 1, .initiates = m};
-	nm_point_qp_attr(pt, &mc.qp);
+	mc.qp = ctx->base.qp;
 	mc.qp.sq_depth = server ? 2 * j.T + 16 : 4;
 	nm_numa_saved saved;
 	failed = nm_numa_bind_thread(j.node, &saved, err, sizeof err);
@@ -509,7 +509,8 @@ static void kv_run(nm_ctx *ctx, const json_t *pt, json_t *out)
 				   err, sizeof err);
 	nm_boot_check(failed ? err : NULL, NM_EXIT_FAIL);
 	j.th = calloc((size_t)j.T, sizeof *j.th);
-	nm_workers_run(j.T, j.node, kv_setup, kv_body, &j, NULL);
+	nm_round rd = {.workers = j.T, .numa_node = j.node, .setup = kv_setup, .body = kv_body, .arg = &j};
+	nm_workers_run(&rd);
 	if (j.load_threads > 0) { /* every rank is done: nm_workers_run ends in a barrier */
 		failed = j.load.pid > 0 && !(j.load_result = nm_loadproc_stop(&j.load, err, sizeof err));
 		nm_boot_check(failed ? err : NULL, NM_EXIT_FAIL);
@@ -631,6 +632,18 @@ static void kv_report(const json_t *pt, const json_t *res, bool first)
 	       json_is_true(json_object_get(res, "valid")) ? "ok" : "INVALID");
 }
 
+static int kv_validate_decode(const json_t *pt, const nm_base *b, void *out, char *err, size_t len)
+{
+	(void)out;
+	return kv_validate(pt, b->nranks, err, len);
+}
+
+static void kv_run_point(nm_ctx *ctx, const void *point, json_t *out)
+{
+	(void)point;
+	kv_run(ctx, ctx->pt, out);
+}
+
 static const nm_experiment kv_experiment = {
 	.name = "numa-kv",
 	.summary = "memcached-like GET/PUT service over raw verbs under NUMA placements (NUMA Fig. 6)",
@@ -644,8 +657,8 @@ static const nm_experiment kv_experiment = {
 		"  mpirun -np 2 netmem numa-kv -T 8 --load-threads 20 --load-node nic --load-buf 1G",
 	.opts = kv_opts,
 	.min_ranks = 2,
-	.validate = kv_validate,
-	.run = kv_run,
+	.decode = kv_validate_decode,
+	.run = kv_run_point,
 	.report = kv_report,
 };
 NM_EXPERIMENT(kv_experiment)

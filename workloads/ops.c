@@ -820,7 +820,7 @@ static void ops_run(nm_ctx *ctx, const json_t *pt, json_t *out)
 			fill_pattern((uint8_t *)j.mr.buf + j.l.data + j.l.stride * (size_t)s, j.l.size,
 				     write_owner(s));
 	nm_mesh_cfg mc = {.nthreads = j.T, .qps = j.Q, .initiates = m};
-	nm_point_qp_attr(pt, &mc.qp);
+	mc.qp = ctx->base.qp;
 	mc.qp.sq_depth = j.W + 2;
 	if (mc.qp.sq_depth > ctx->dev->attr.max_qp_wr)
 		mc.qp.sq_depth = ctx->dev->attr.max_qp_wr;
@@ -874,7 +874,9 @@ static void ops_run(nm_ctx *ctx, const json_t *pt, json_t *out)
 	j.th = calloc((size_t)j.T, sizeof *j.th);
 	j.faa_sent = calloc((size_t)j.T * R, sizeof *j.faa_sent);
 	int *cpus = calloc((size_t)j.T, sizeof *cpus);
-	nm_workers_run(j.T, j.thread_node, thread_setup, thread_body, &j, cpus);
+	nm_round rd = {.workers = j.T, .numa_node = j.thread_node, .setup = thread_setup, .body = thread_body,
+		       .arg = &j, .cpus = cpus};
+	nm_workers_run(&rd);
 	/* nm_workers_run returns once every rank's threads are done */
 	if (j.server_workers > 0 || j.load_threads > 0) {
 		nm_hammer_stop(&j.hammer);
@@ -1075,6 +1077,18 @@ static void ops_report(const json_t *pt, const json_t *res, bool first)
 #undef L
 }
 
+static int ops_validate_decode(const json_t *pt, const nm_base *b, void *out, char *err, size_t len)
+{
+	(void)out;
+	return ops_validate(pt, b->nranks, err, len);
+}
+
+static void ops_run_point(nm_ctx *ctx, const void *point, json_t *out)
+{
+	(void)point;
+	ops_run(ctx, ctx->pt, out);
+}
+
 static const nm_experiment ops_experiment = {
 	.name = "ops",
 	.summary = "one-sided READ, WRITE, CAS, FAA: latency and throughput (perftest-style)",
@@ -1100,8 +1114,8 @@ static const nm_experiment ops_experiment = {
 		"      --server-workers 0,8,48 --server-op mixed",
 	.opts = ops_opts,
 	.min_ranks = 1,
-	.validate = ops_validate,
-	.run = ops_run,
+	.decode = ops_validate_decode,
+	.run = ops_run_point,
 	.report = ops_report,
 };
 NM_EXPERIMENT(ops_experiment)

@@ -1,0 +1,29 @@
+#include "alloc.h"
+#include "log.h"
+#include <stdlib.h>
+#include <string.h>
+
+void *nm_calloc(size_t n, size_t size)
+{
+	/* calloc(0, ...) may return NULL legitimately: ask for one element. */
+	void *p = calloc(n ? n : 1, size ? size : 1);
+	if (!p)
+		nm_fatal("out of memory (%zu x %zu bytes)", n, size);
+	return p;
+}
+
+void *nm_malloc(size_t size)
+{
+	void *p = malloc(size ? size : 1);
+	if (!p)
+		nm_fatal("out of memory (%zu bytes)", size);
+	return p;
+}
+
+char *nm_strdup(const char *s)
+{
+	char *p = strdup(s);
+	if (!p)
+		nm_fatal("out of memory");
+	return p;
+}

@@ -1,0 +1,14 @@
+/* Allocation that cannot fail quietly, and the alignment every memory layout
+ * in the suite uses. Out of memory is a runtime failure: the job ends with a
+ * line naming the rank (nm_fatal), never a NULL dereference later. */
+#ifndef NM_ALLOC_H
+#define NM_ALLOC_H
+#include <stddef.h>
+
+void *nm_calloc(size_t n, size_t size);
+void *nm_malloc(size_t size);
+char *nm_strdup(const char *s);
+
+/* v rounded up to a multiple of 64 (a cache line, and RDMA-friendly). */
+static inline size_t nm_align64(size_t v) { return (v + 63) & ~(size_t)63; }
+#endif
