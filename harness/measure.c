@@ -46,6 +46,7 @@ nm_measure *nm_measure_new(const nm_measure_cfg *cfg, const nm_measure_def *def,
 	for (int t = 0; t < nthreads; t++) {
 		ms->meter[t].ms = ms;
 		ms->meter[t].thread = t;
+		ms->meter[t].cpu = -1;
 		nm_hist_init(&ms->meter[t].hist);
 	}
 	for (int c = 0; c < def->ncounters; c++)
@@ -151,9 +152,10 @@ static char *thread_rates(const nm_measure *ms)
 		if (m->start == 0)
 			continue;  /* never measured */
 		double s = meter_seconds(ms, m);
-		json_array_append_new(a, json_pack("{s:i, s:i, s:I, s:f, s:f}", "rank", ms->rank, "thread", t, "ops",
-						   (json_int_t)m->ops, "seconds", s,
-						   "ops_per_sec", s > 0 ? (double)m->ops / s : 0.0));
+		json_array_append_new(a, json_pack("{s:i, s:i, s:i, s:I, s:f, s:f, s:f}", "rank", ms->rank, "thread",
+						   t, "cpu", m->cpu, "ops", (json_int_t)m->ops, "seconds", s,
+						   "ops_per_sec", s > 0 ? (double)m->ops / s : 0.0, "lat_mean_us",
+						   nm_hist_mean(&m->hist) / 1e3));
 	}
 	char *s = json_dumps(a, JSON_COMPACT);
 	json_decref(a);
@@ -281,9 +283,10 @@ json_t *nm_measure_metrics(const nm_measure *ms)
 	for (int c = 0; c < ms->def.ncounters; c++)
 		if (ms->def.counters[c].flags & NM_COUNT_METRIC)
 			json_object_set_new(m, ms->def.counters[c].name, json_integer((json_int_t)ms->total_c[c]));
-	if (u && ms->per_thread) {
+	if (ms->per_thread) {
 		json_object_set(m, "per_thread", ms->per_thread);
-		json_object_set_new(m, "fairness", fairness(ms->per_thread));
+		if (u)
+			json_object_set_new(m, "fairness", fairness(ms->per_thread));
 	}
 	return m;
 }

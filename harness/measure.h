@@ -97,6 +97,7 @@ struct nm_measure;
 typedef struct nm_meter {
 	struct nm_measure *ms;
 	int thread;
+	int cpu;                 /* where it ran (-1: unknown), for the record */
 	bool arrived;            /* at the common start (or not measuring) */
 	bool measuring;
 	uint64_t start, deadline, end;   /* ticks; deadline 0: iteration mode */

@@ -22,6 +22,8 @@ static void *trampoline(void *p)
 	slot *s = p;
 	if (s->w.cpu >= 0 && nm_topo_pin_self(s->w.cpu) != 0)
 		s->w.cpu = -1;
+	if (s->w.meter)
+		s->w.meter->cpu = s->w.cpu;
 	if (s->setup)
 		s->setup(&s->w);
 	atomic_fetch_add(s->ready, 1);

@@ -27,8 +27,8 @@
  *
  * Decisions the paper leaves open (and what we chose):
  *  - TEST_ITERS is --iters (default 1000). Fig. 1b has no warm-up; we run
- *    --warmup barriers first (default iters/10, at most 1000), checked but
- *    not recorded.
+ *    --warmup barriers first (the harness's rule: iters/10, at most 1000),
+ *    checked but not recorded.
  *  - Statistic: Fig. 1b prints one node's average. We record every
  *    participant's per-iteration latency in one histogram (K x iters
  *    samples; lat.p50 is what the figure plots) and each rank's mean in
@@ -53,8 +53,9 @@
  *    one) and after the last. It sits between two timed barriers, so it
  *    adds arrival skew to the next one; it does so for both impls alike.
  *    --check-every N trades coverage for less perturbation.
- *  - Start: all ranks leave an MPI barrier right before the loop; the
- *    warm-up absorbs the skew.
+ *  - Start: all ranks leave an MPI barrier right before the loop, and the
+ *    measured barriers begin at the harness's common start after the
+ *    warm-up (harness/measure.h), which sitting-out ranks join too.
  *  - Sitting-out ranks sleep (1 ms naps) on a release word, an owned_var
  *    that rank 0 pushes when its loop is over, then join the collective
  *    calls that gather results; they take no CPU from participants sharing
@@ -77,6 +78,7 @@
  *   [256, +64 R)     entered records, one owned_var per rank
  *   [.., +64 K)      the barrier's SST rows
  */
+#include "alloc.h"
 #include "atomic_var.h"
 #include "barrier.h"
 #include "boot.h"
@@ -86,14 +88,12 @@
 #include "mesh.h"
 #include "owned_var.h"
 #include "rdma.h"
-#include "stats.h"
 #include "topo.h"
 #include "workers.h"
 #include <inttypes.h>
 #include <mpi.h>
 #include <pthread.h>
 #include <sched.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -105,9 +105,8 @@ static const nm_opt barrier_opts[] = {
 	 "sst: LOCO's SST barrier over RDMA; mpi: MPI_Barrier (baseline)"},
 	{"nodes", 0, NM_OPT_INT, "0", 0, 1e6, NULL, NM_OPT_LIST,
 	 "ranks taking part: the first K of the job (0: all)"},
-	{"iters", 'n', NM_OPT_INT, "1000", 1, 1e10, NULL, 0, "measured barriers (LOCO's TEST_ITERS)"},
-	{"warmup", 0, NM_OPT_INT, "-1", -1, 1e9, NULL, 0,
-	 "unmeasured barriers first (-1: iters/10, at most 1000)"},
+	NM_OPT_ITERS("1000", "barriers (LOCO's TEST_ITERS)"),
+	NM_OPT_WARMUP("barriers"),
 	{"check-every", 0, NM_OPT_INT, "1", 1, 1e10, NULL, 0,
 	 "epoch check after every Nth barrier (and after the last)"},
 	{"yield", 0, NM_OPT_ENUM, "auto", 0, 0, "auto,on,off", 0,
@@ -118,6 +117,48 @@ static const nm_opt barrier_opts[] = {
 	NM_OPT_END,
 };
 
+typedef enum { IMPL_SST, IMPL_MPI } barrier_impl;
+typedef enum { YIELD_AUTO, YIELD_ON, YIELD_OFF } barrier_yield;
+
+/* One point, decoded once. */
+typedef struct barrier_point {
+	barrier_impl impl;
+	int nodes;               /* K, resolved */
+	uint64_t every;
+	barrier_yield yield;
+	bool inject;             /* no-wait */
+} barrier_point;
+
+static int barrier_decode(const json_t *pt, const nm_base *b, void *out, char *err, size_t len)
+{
+	barrier_point *p = out;
+	int64_t k = nm_cfg_int(pt, "nodes");
+	const char *y = nm_cfg_str(pt, "yield");
+	*p = (barrier_point){
+		.impl = !strcmp(nm_cfg_str(pt, "impl"), "sst") ? IMPL_SST : IMPL_MPI,
+		.nodes = k == 0 ? b->nranks : (int)k,
+		.every = (uint64_t)nm_cfg_int(pt, "check_every"),
+		.yield = !strcmp(y, "on") ? YIELD_ON : !strcmp(y, "off") ? YIELD_OFF : YIELD_AUTO,
+		.inject = !strcmp(nm_cfg_str(pt, "inject"), "no-wait"),
+	};
+	if (k > b->nranks) {
+		snprintf(err, len, "option --nodes: %" PRId64 " ranks cannot take part, the job has %d "
+			 "(start it with mpirun -np %" PRId64 ", or use --nodes 0 for all)", k, b->nranks, k);
+		return -1;
+	}
+	if (b->threads != 1) {
+		snprintf(err, len, "barrier has one caller per rank (LOCO's single-threaded barrier); "
+			 "--threads %d does not apply", b->threads);
+		return -1;
+	}
+	if (p->inject && p->nodes < 2) {
+		snprintf(err, len, "--inject %s needs at least 2 ranks taking part (it breaks the "
+			 "barrier between rank 0 and the others)", nm_cfg_str(pt, "inject"));
+		return -1;
+	}
+	return 0;
+}
+
 #define OFF_RELEASE 0
 #define OFF_DONE 64
 #define OFF_SCRATCH 128
@@ -125,22 +166,24 @@ static const nm_opt barrier_opts[] = {
 #define REC_STRIDE 64
 #define YIELD_SPINS 64
 
+/* The tally: entered records checked, torn reads retried, fences and
+ * barriers on the SST path, and (rank 0) the finished counter read back.
+ * Violations are the meter's errors. */
+enum { C_CHECKED, C_TORN, C_FENCES, C_BARRIERS, C_FINISHED, C_N };
+static const nm_counter barrier_counters[C_N] = {
+	[C_CHECKED] = {"checked", 0}, [C_TORN] = {"torn_reads_retried", 0}, [C_FENCES] = {"fences", 0},
+	[C_BARRIERS] = {"barriers", 0}, [C_FINISHED] = {"finished", 0},
+};
+
 typedef struct rec {
 	uint64_t episode;   /* last episode entered */
 	uint64_t rank;      /* owner, so a READ of the wrong slot or node shows */
 } rec;
 
-/* What every rank tells the others before and after the loop. */
-typedef struct rank_info {
-	char host[64];
-	int32_t part, cpu;
-	uint64_t measured, sum_ns, checked, violations, torn, fences, barriers;
-} rank_info;
-
 typedef struct bjob {
+	const barrier_point *p;
 	int rank, R, K;
-	bool part, sst, inject;
-	uint64_t iters, warmup, every;
+	bool part, sst;
 	nm_mr mr;
 	nm_mesh mesh;
 	nm_poller pl;
@@ -150,53 +193,13 @@ typedef struct bjob {
 	nm_ov *entered;        /* [R] */
 	nm_barrier bar;
 	MPI_Comm sub;
-	nm_hist hist;
-	rank_info me;
-	char first_error[320];
+	nm_meter *m;           /* this rank's (participants) */
 } bjob;
-
-static int nodes_of(const json_t *pt, int nranks)
-{
-	int64_t k = nm_cfg_int(pt, "nodes");
-	return k == 0 ? nranks : (int)k;
-}
-
-static int barrier_validate(const json_t *pt, int nranks, char *err, size_t len)
-{
-	int64_t k = nm_cfg_int(pt, "nodes");
-	if (k > nranks) {
-		snprintf(err, len, "option --nodes: %" PRId64 " ranks cannot take part, the job has %d "
-			 "(start it with mpirun -np %" PRId64 ", or use --nodes 0 for all)", k, nranks, k);
-		return -1;
-	}
-	if (nm_cfg_int(pt, "threads") != 1) {
-		snprintf(err, len, "barrier has one caller per rank (LOCO's single-threaded barrier); "
-			 "--threads %" PRId64 " does not apply", nm_cfg_int(pt, "threads"));
-		return -1;
-	}
-	if (strcmp(nm_cfg_str(pt, "inject"), "none") && nodes_of(pt, nranks) < 2) {
-		snprintf(err, len, "--inject %s needs at least 2 ranks taking part (it breaks the "
-			 "barrier between rank 0 and the others)", nm_cfg_str(pt, "inject"));
-		return -1;
-	}
-	return 0;
-}
 
 static void nap(long ns)
 {
 	struct timespec d = {0, ns};
 	nanosleep(&d, NULL);
-}
-
-static void violation(bjob *j, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-static void violation(bjob *j, const char *fmt, ...)
-{
-	if (j->me.violations++ == 0) {
-		va_list ap;
-		va_start(ap, fmt);
-		vsnprintf(j->first_error, sizeof j->first_error, fmt, ap);
-		va_end(ap);
-	}
 }
 
 /* After leaving episode k (unmeasured): every other participant must have
@@ -212,47 +215,61 @@ static void epoch_check(bjob *j, uint64_t k, const nm_ov **vs, void **outs, rec 
 		}
 	uint64_t torn0 = j->cc.torn_retries;
 	nm_ov_pull_many(&j->cc, vs, outs, n);
-	j->me.torn += j->cc.torn_retries - torn0;
+	j->m->c[C_TORN] += j->cc.torn_retries - torn0;
 	for (int p = 0; p < j->K; p++) {
 		if (p == j->rank)
 			continue;
 		const rec *r = &recs[p];
-		j->me.checked++;
+		j->m->c[C_CHECKED]++;
 		if (r->rank != (uint64_t)p)
-			violation(j, "rank %d: the entered record read from rank %d names rank %" PRIu64,
-				  j->rank, p, r->rank);
+			nm_error_note(&j->m->err, "rank %d: the entered record read from rank %d names rank %" PRIu64,
+				      j->rank, p, r->rank);
 		else if (r->episode < k)
-			violation(j, "rank %d left episode %" PRIu64 " while rank %d had entered only "
-				  "episode %" PRIu64, j->rank, k, p, r->episode);
+			nm_error_note(&j->m->err, "rank %d left episode %" PRIu64 " while rank %d had entered only "
+				      "episode %" PRIu64, j->rank, k, p, r->episode);
 		else if (r->episode > k + 1)
-			violation(j, "rank %d entered episode %" PRIu64 " while rank %d had not left "
-				  "episode %" PRIu64 " (so rank %d left episode %" PRIu64 " before rank "
-				  "%d entered it)", p, r->episode, j->rank, k, p, r->episode - 1, j->rank);
+			nm_error_note(&j->m->err, "rank %d entered episode %" PRIu64 " while rank %d had not left "
+				      "episode %" PRIu64 " (so rank %d left episode %" PRIu64 " before rank %d "
+				      "entered it)", p, r->episode, j->rank, k, p, r->episode - 1, j->rank);
 	}
+}
+
+/* One episode: the barrier under test. */
+static void one_barrier(bjob *j, uint64_t k, MPI_Request *reqs, bool ibarrier)
+{
+	MPI_Request one;
+	if (j->sst)
+		nm_barrier_wait(&j->bar, &j->cb);
+	else if (ibarrier && j->rank == 0)
+		MPI_Ibarrier(j->sub, &reqs[k - 1]);
+	else if (ibarrier)
+		MPI_Ibarrier(j->sub, &one), MPI_Wait(&one, MPI_STATUS_IGNORE);
+	else
+		MPI_Barrier(j->sub);
 }
 
 static void participant_loop(bjob *j)
 {
-	uint64_t total = j->warmup + j->iters;
-	const nm_ov **vs = calloc((size_t)j->K, sizeof *vs);
-	void **outs = calloc((size_t)j->K, sizeof *outs);
-	rec *recs = calloc((size_t)j->K, sizeof *recs);
+	const barrier_point *p = j->p;
+	uint64_t total = j->m->ms->cfg.warmup + j->m->ms->cfg.iters;
+	const nm_ov **vs = nm_calloc((size_t)j->K, sizeof *vs);
+	void **outs = nm_calloc((size_t)j->K, sizeof *outs);
+	rec *recs = nm_calloc((size_t)j->K, sizeof *recs);
 	/* Injected fault, mpi: rank 0 does not wait for its barriers. It must
 	 * use MPI_Ibarrier, and then so must everyone, because blocking and
 	 * nonblocking collectives do not match each other (MPI-3.1 5.12); the
 	 * others wait for theirs at once. */
-	MPI_Request *reqs = NULL, one;
-	bool ibarrier = !j->sst && j->inject;
-	if (ibarrier && j->rank == 0)
-		reqs = calloc(total, sizeof *reqs);
-	if (!vs || !outs || !recs || (ibarrier && j->rank == 0 && !reqs))
-		nm_fatal("out of memory");
-	if (j->sst && j->inject && j->rank == 0)
+	bool ibarrier = !j->sst && p->inject;
+	MPI_Request *reqs = ibarrier && j->rank == 0 ? nm_calloc(total, sizeof *reqs) : NULL;
+	if (j->sst && p->inject && j->rank == 0)
 		j->bar.no_wait = true;
 	uint64_t fences0 = j->cb.fences;
 
-	for (uint64_t k = 1; k <= total; k++) {
-		if (j->inject && j->rank != 0) {
+	nm_loop lp;
+	nm_loop_init(&lp, j->m);
+	while (nm_loop_next(&lp)) {
+		uint64_t k = lp.i;
+		if (p->inject && j->rank != 0) {
 			/* The others arrive late, so the rank that does not wait is
 			 * certain to leave before they enter: the check must see it. */
 			struct timespec late = {0, 5 * 1000 * 1000};
@@ -261,30 +278,17 @@ static void participant_loop(bjob *j)
 		rec mine = {.episode = k, .rank = (uint64_t)j->rank};
 		nm_ov_store(&j->entered[j->rank], &j->mr, &mine);
 		uint64_t t0 = nm_ticks();
-		if (j->sst)
-			nm_barrier_wait(&j->bar, &j->cb);
-		else if (ibarrier && j->rank == 0)
-			MPI_Ibarrier(j->sub, &reqs[k - 1]);
-		else if (ibarrier)
-			MPI_Ibarrier(j->sub, &one), MPI_Wait(&one, MPI_STATUS_IGNORE);
-		else
-			MPI_Barrier(j->sub);
-		uint64_t t1 = nm_ticks();
-		if (k > j->warmup) {
-			uint64_t ns = nm_ticks_to_ns(t1 - t0);
-			nm_hist_add(&j->hist, ns);
-			j->me.measured++;
-			j->me.sum_ns += ns;
-		}
-		if (k % j->every == 0 || k == total)
+		one_barrier(j, k, reqs, ibarrier);
+		nm_loop_done(&lp, t0, nm_ticks());
+		if (k % p->every == 0 || k == total)
 			epoch_check(j, k, vs, outs, recs);
 	}
-	j->me.barriers = total;
+	j->m->c[C_BARRIERS] = total;
 	if (j->sst) {
-		j->me.fences = j->cb.fences - fences0;
+		j->m->c[C_FENCES] = j->cb.fences - fences0;
 		nm_chan_fence(&j->cb);   /* place the last pushes before teardown */
 	}
-	if (ibarrier && j->rank == 0)
+	if (reqs)
 		MPI_Waitall((int)total, reqs, MPI_STATUSES_IGNORE);
 	free(reqs);
 	free(vs);
@@ -296,9 +300,7 @@ static void participant_loop(bjob *j)
  * every sitting-out rank (release word). */
 static uint8_t *initiates(int R, int K)
 {
-	uint8_t *m = calloc((size_t)R * R, 1);
-	if (!m)
-		nm_fatal("out of memory");
+	uint8_t *m = nm_calloc((size_t)R * R, 1);
 	for (int i = 0; i < K; i++)
 		for (int p = 0; p < K; p++)
 			m[i * R + p] = i != p;
@@ -308,178 +310,177 @@ static uint8_t *initiates(int R, int K)
 	return m;
 }
 
-static bool want_yield(const json_t *pt, const rank_info *all, int R, const char *myhost)
+/* Participants on this rank's host (nm_boot_hosts: no exchange needed). */
+static int participants_here(const bjob *j)
 {
-	const char *y = nm_cfg_str(pt, "yield");
-	if (strcmp(y, "auto"))
-		return !strcmp(y, "on");
+	const uint64_t *host = nm_boot_hosts();
 	int here = 0;
-	for (int r = 0; r < R; r++)
-		here += all[r].part && !strcmp(all[r].host, myhost);
-	/* The host's CPUs, not this rank's affinity: a launcher that binds each
-	 * rank to its own core leaves one CPU in the mask of each. */
-	return here > (int)sysconf(_SC_NPROCESSORS_ONLN);
+	for (int r = 0; r < j->K; r++)
+		here += host[r] == host[j->rank];
+	return here;
 }
 
-static void barrier_run(nm_ctx *ctx, const json_t *pt, json_t *out)
+static bool want_yield(const bjob *j)
 {
-	bjob j = {.rank = ctx->rank, .R = ctx->nranks};
-	int R = j.R;
-	char err[512];
-	j.K = nodes_of(pt, R);
-	j.part = j.rank < j.K;
-	j.sst = !strcmp(nm_cfg_str(pt, "impl"), "sst");
-	j.inject = !strcmp(nm_cfg_str(pt, "inject"), "no-wait");
-	j.iters = (uint64_t)nm_cfg_int(pt, "iters");
-	int64_t wu = nm_cfg_int(pt, "warmup");
-	j.warmup = wu >= 0 ? (uint64_t)wu : (j.iters / 10 < 1000 ? j.iters / 10 : 1000);
-	j.every = (uint64_t)nm_cfg_int(pt, "check_every");
-	j.sub = MPI_COMM_NULL;
-	nm_hist_init(&j.hist);
-	gethostname(j.me.host, sizeof j.me.host - 1);
-	j.me.part = j.part;
-	j.me.cpu = -1;
+	if (j->p->yield != YIELD_AUTO)
+		return j->p->yield == YIELD_ON;
+	/* The host's CPUs, not this rank's affinity: a launcher that binds each
+	 * rank to its own core leaves one CPU in the mask of each. */
+	return participants_here(j) > (int)sysconf(_SC_NPROCESSORS_ONLN);
+}
 
-	/* Memory, every variable initialised before any peer can reach it. */
+/* Memory (every variable initialised before any peer can reach it), the
+ * mesh and the two chans. */
+static void barrier_setup(nm_ctx *ctx, bjob *j)
+{
+	char err[512];
+	int R = j->R;
 	size_t off_sst = OFF_ENTERED + REC_STRIDE * (size_t)R;
-	size_t total = (off_sst + nm_barrier_bytes(j.K) + 4095) & ~(size_t)4095;
-	int failed = nm_mr_alloc(ctx->dev, &j.mr, total, nm_cfg_bool(pt, "hugepages"),
-				 (int)nm_cfg_int(pt, "mem_node"), err, sizeof err);
+	size_t total = (off_sst + nm_barrier_bytes(j->K) + 4095) & ~(size_t)4095;
+	int failed = nm_mr_alloc(ctx->dev, &j->mr, total, ctx->base.hugepages, ctx->base.mem_node, err, sizeof err);
 	nm_boot_check(failed ? err : NULL, NM_EXIT_FAIL);
-	memset(j.mr.buf, 0, total);
-	nm_ov_init(&j.release, &j.mr, OFF_RELEASE, 8, 0, j.rank, NULL);
-	nm_av_init(&j.done, &j.mr, OFF_DONE, 0, j.rank, 0);
-	j.entered = calloc((size_t)R, sizeof *j.entered);
-	if (!j.entered)
-		nm_fatal("out of memory");
+	memset(j->mr.buf, 0, total);
+	nm_ov_init(&j->release, &j->mr, OFF_RELEASE, 8, 0, j->rank, NULL);
+	nm_av_init(&j->done, &j->mr, OFF_DONE, 0, j->rank, 0);
+	j->entered = nm_calloc((size_t)R, sizeof *j->entered);
 	for (int r = 0; r < R; r++) {
 		rec none = {.episode = 0, .rank = (uint64_t)r};
-		nm_ov_init(&j.entered[r], &j.mr, OFF_ENTERED + REC_STRIDE * (size_t)r, sizeof(rec), r,
-			   j.rank, &none);
+		nm_ov_init(&j->entered[r], &j->mr, OFF_ENTERED + REC_STRIDE * (size_t)r, sizeof(rec), r, j->rank,
+			   &none);
 	}
-	if (j.part)
-		nm_barrier_init(&j.bar, &j.mr, off_sst, j.K, j.rank);
-
-	uint8_t *m = initiates(R, j.K);
-	nm_mesh_cfg mc = {.nthreads = 1, .qps = 2, .initiates = m};
-	mc.qp = ctx->base.qp;
+	if (j->part)
+		nm_barrier_init(&j->bar, &j->mr, off_sst, j->K, j->rank);
+	uint8_t *m = initiates(R, j->K);
+	nm_mesh_cfg mc = {.nthreads = 1, .qps = 2, .initiates = m, .qp = ctx->base.qp};
 	mc.qp.sq_depth = 64;
-	nm_mesh_create(&j.mesh, ctx->dev, &mc, &j.mr);
-	nm_poller_init(&j.pl, &j.mesh, 0, nm_cfg_double(pt, "timeout"));
-	nm_chan_init(&j.cb, &j.mesh, &j.mr, &j.pl, 0, 0, (uint64_t *)((uint8_t *)j.mr.buf + OFF_SCRATCH),
-		     (uint32_t)mc.qp.sq_depth);
-	nm_chan_init(&j.cc, &j.mesh, &j.mr, &j.pl, 0, 1,
-		     (uint64_t *)((uint8_t *)j.mr.buf + OFF_SCRATCH + 64), (uint32_t)mc.qp.sq_depth);
-	if (!j.sst)
-		MPI_Comm_split(MPI_COMM_WORLD, j.part ? 0 : MPI_UNDEFINED, j.rank, &j.sub);
+	nm_mesh_create(&j->mesh, ctx->dev, &mc, &j->mr);
+	free(m);
+	nm_poller_init(&j->pl, &j->mesh, 0, ctx->base.timeout);
+	uint64_t *scratch = (uint64_t *)((uint8_t *)j->mr.buf + OFF_SCRATCH);
+	nm_chan_init(&j->cb, &j->mesh, &j->mr, &j->pl, 0, 0, scratch, (uint32_t)mc.qp.sq_depth);
+	nm_chan_init(&j->cc, &j->mesh, &j->mr, &j->pl, 0, 1, scratch + 8, (uint32_t)mc.qp.sq_depth);
+	if (!j->sst)
+		MPI_Comm_split(MPI_COMM_WORLD, j->part ? 0 : MPI_UNDEFINED, j->rank, &j->sub);
+}
 
-	rank_info *all = calloc((size_t)R, sizeof *all);
-	nm_boot_allgather(&j.me, all, sizeof j.me);
-	bool yield = want_yield(pt, all, R, j.me.host);
+/* A participant: the loop on the main thread, pinned meanwhile to the core
+ * its first worker would get; then the finished count, and rank 0 releases
+ * the ranks that sat out. */
+static void participate(bjob *j, int mem_node)
+{
+	cpu_set_t saved;
+	bool have_saved = pthread_getaffinity_np(pthread_self(), sizeof saved, &saved) == 0;
+	j->m->cpu = nm_topo_pick_cpu(nm_local_rank(), mem_node);
+	if (j->m->cpu >= 0 && nm_topo_pin_self(j->m->cpu) != 0)
+		j->m->cpu = -1;
+	nm_boot_barrier();
+	participant_loop(j);
+	if (have_saved)
+		pthread_setaffinity_np(pthread_self(), sizeof saved, &saved);
+	nm_av_faa(&j->cc, &j->done, 1);
+	if (j->rank == 0 && j->K < j->R) {
+		uint64_t one = 1;
+		nm_ov_store(&j->release, &j->mr, &one);
+		for (int p = j->K; p < j->R; p++)
+			nm_ov_push(&j->cc, &j->release, p);
+		nm_chan_fence(&j->cc);
+	}
+}
+
+/* A rank that sits out joins the start collectives, then sleeps on its
+ * release word; it takes no CPU from participants sharing its host. */
+static void sit_out(bjob *j, nm_measure *ms)
+{
+	nm_boot_barrier();
+	nm_measure_sit_out(ms);
+	while (nm_ov_load_u64(&j->release, &j->mr) == 0)
+		nap(1000000);
+}
+
+/* Hosts among the participants. */
+static int participant_hosts(int K)
+{
+	const uint64_t *host = nm_boot_hosts();
+	int hosts = 0;
+	for (int r = 0; r < K; r++) {
+		bool seen = false;
+		for (int q = 0; q < r && !seen; q++)
+			seen = host[q] == host[r];
+		hosts += !seen;
+	}
+	return hosts;
+}
+
+static void barrier_result(nm_ctx *ctx, const bjob *j, const nm_measure *ms, bool yield, json_t *out)
+{
+	const uint64_t *c = ms->total_c;
+	int hosts = participant_hosts(j->K);
+	bool epoch_ok = ms->errors == 0 && (c[C_CHECKED] > 0 || j->K == 1);
+	bool finish_ok = c[C_FINISHED] == (uint64_t)j->K;
+	bool ok = epoch_ok && finish_ok && ms->ops == (uint64_t)j->K * ms->cfg.iters;
+	json_t *checks = json_pack("{s:{s:I, s:I, s:I, s:I, s:b}, s:{s:i, s:I, s:b}}", "epoch", "checked",
+				   (json_int_t)c[C_CHECKED], "violations", (json_int_t)ms->errors, "every",
+				   (json_int_t)j->p->every, "torn_reads_retried", (json_int_t)c[C_TORN], "ok",
+				   epoch_ok, "finished", "expected", j->K, "counted", (json_int_t)c[C_FINISHED], "ok",
+				   finish_ok);
+	if (ms->first_error[0])
+		json_object_set_new(checks, "first_error", json_string(ms->first_error));
+	json_t *metrics = nm_measure_metrics(ms), *means = json_array(), *cpus = json_array();
+	size_t i;
+	json_t *t;
+	json_array_foreach(ms->per_thread, i, t) {
+		json_array_append(means, json_object_get(t, "lat_mean_us"));
+		json_array_append(cpus, json_object_get(t, "cpu"));
+	}
+	json_object_set_new(metrics, "iterations", json_integer((json_int_t)ms->cfg.iters));
+	json_object_set_new(metrics, "samples", json_integer((json_int_t)ms->ops));
+	json_object_set_new(metrics, "lat_mean_by_rank", means);
+	json_t *eff = json_pack("{s:i, s:i, s:I, s:b, s:i, s:o}", "nodes", j->K, "ranks", j->R, "warmup",
+				(json_int_t)ms->cfg.warmup, "yield", j->sst && yield, "hosts", hosts, "cpus", cpus);
+	if (j->sst) {
+		json_object_set_new(eff, "fences_per_barrier", json_real(c[C_BARRIERS] ? (double)c[C_FENCES] /
+									 (double)c[C_BARRIERS] : 0));
+		json_object_set_new(eff, "transport", json_string(ctx->dev->emulated ? "RDMA over Soft-RoCE (emulated)"
+										      : "RDMA"));
+	} else {
+		json_object_set_new(eff, "mpi_transport",
+				    json_string(hosts == 1 ? "shared memory inside one host (not RDMA): every "
+							     "participant runs on the same host"
+							   : "MPI's inter-node transport (whatever the MPI library "
+							     "picked; see meta.runs[].software.mpi)"));
+	}
+	json_object_set_new(out, "valid", json_boolean(ok));
+	json_object_set_new(out, "checks", checks);
+	json_object_set_new(out, "metrics", metrics);
+	json_object_set_new(out, "effective", eff);
+}
+
+static void barrier_run(nm_ctx *ctx, const void *point, json_t *out)
+{
+	const barrier_point *p = point;
+	bjob j = {.p = p, .rank = ctx->rank, .R = ctx->nranks, .K = p->nodes, .sst = p->impl == IMPL_SST,
+		  .sub = MPI_COMM_NULL};
+	j.part = j.rank < j.K;
+	barrier_setup(ctx, &j);
+	bool yield = want_yield(&j);
 	if (j.part && j.sst)
 		j.bar.yield_spins = yield ? YIELD_SPINS : 0;
 
-	cpu_set_t saved;
-	bool have_saved = pthread_getaffinity_np(pthread_self(), sizeof saved, &saved) == 0;
-	if (j.part) {
-		j.me.cpu = nm_topo_pick_cpu(nm_local_rank(), (int)nm_cfg_int(pt, "mem_node"));
-		if (j.me.cpu >= 0 && nm_topo_pin_self(j.me.cpu) != 0)
-			j.me.cpu = -1;
-	}
-
+	static const nm_measure_def def = {NULL, barrier_counters, C_N};
+	nm_measure *ms = nm_measure_new(&ctx->base.measure, &def, ctx->rank, j.part ? 1 : 0);
+	j.m = j.part ? nm_meter_of(ms, 0) : NULL;
+	if (j.part)
+		participate(&j, ctx->base.mem_node);
+	else
+		sit_out(&j, ms);
+	/* Every FAA completed before its rank reached this barrier. */
 	nm_boot_barrier();
-	if (j.part) {
-		participant_loop(&j);
-		if (have_saved)
-			pthread_setaffinity_np(pthread_self(), sizeof saved, &saved);
-		nm_av_faa(&j.cc, &j.done, 1);
-		if (j.rank == 0 && j.K < R) {
-			uint64_t one = 1;
-			nm_ov_store(&j.release, &j.mr, &one);
-			for (int p = j.K; p < R; p++)
-				nm_ov_push(&j.cc, &j.release, p);
-			nm_chan_fence(&j.cc);
-		}
-	} else {
-		while (nm_ov_load_u64(&j.release, &j.mr) == 0)
-			nap(1000000);
-	}
-
-	/* Gather. Every FAA completed before its rank reached this barrier. */
-	nm_boot_barrier();
-	uint64_t finished = j.rank == 0 ? nm_av_load(&j.cc, &j.done) : 0;
-	nm_boot_allgather(&j.me, all, sizeof j.me);
-	char **errs = nm_boot_gather_str(j.first_error, 0);
-	nm_hist *hists = calloc((size_t)R, sizeof *hists);
-	nm_boot_allgather(&j.hist, hists, sizeof j.hist);
-
-	if (ctx->rank == 0) {
-		nm_hist h;
-		nm_hist_init(&h);
-		uint64_t measured = 0, checked = 0, viol = 0, torn = 0, fences = 0, barriers = 0;
-		int hosts = 0;
-		json_t *means = json_array(), *cpus = json_array();
-		const char *first = "";
-		for (int r = 0; r < R; r++) {
-			nm_hist_merge(&h, &hists[r]);
-			if (!*first && errs[r][0])
-				first = errs[r];
-			if (!all[r].part)
-				continue;
-			measured += all[r].measured;
-			checked += all[r].checked;
-			viol += all[r].violations;
-			torn += all[r].torn;
-			fences += all[r].fences;
-			barriers += all[r].barriers;
-			json_array_append_new(means, json_real(all[r].measured ? (double)all[r].sum_ns /
-								(double)all[r].measured / 1e3 : 0));
-			json_array_append_new(cpus, json_integer(all[r].cpu));
-			bool seen = false;
-			for (int q = 0; q < r && !seen; q++)
-				seen = all[q].part && !strcmp(all[q].host, all[r].host);
-			hosts += !seen;
-		}
-		bool epoch_ok = viol == 0 && (checked > 0 || j.K == 1);
-		bool finish_ok = finished == (uint64_t)j.K;
-		bool ok = epoch_ok && finish_ok && measured == (uint64_t)j.K * j.iters;
-		json_t *checks = json_pack(
-			"{s:{s:I, s:I, s:I, s:I, s:b}, s:{s:i, s:I, s:b}}",
-			"epoch", "checked", (json_int_t)checked, "violations", (json_int_t)viol,
-			"every", (json_int_t)j.every, "torn_reads_retried", (json_int_t)torn, "ok", epoch_ok,
-			"finished", "expected", j.K, "counted", (json_int_t)finished, "ok", finish_ok);
-		if (*first)
-			json_object_set_new(checks, "first_error", json_string(first));
-		json_t *metrics = json_pack("{s:I, s:I, s:o, s:o, s:o}", "iterations", (json_int_t)j.iters,
-					    "samples", (json_int_t)measured, "lat", nm_hist_summary_json(&h),
-					    "lat_cdf", nm_hist_cdf_json(&h), "lat_mean_by_rank", means);
-		json_t *eff = json_pack("{s:i, s:i, s:I, s:b, s:i, s:o}", "nodes", j.K, "ranks", R,
-					"warmup", (json_int_t)j.warmup, "yield", j.sst && yield, "hosts",
-					hosts, "cpus", cpus);
-		if (j.sst) {
-			json_object_set_new(eff, "fences_per_barrier",
-					    json_real(barriers ? (double)fences / (double)barriers : 0));
-			json_object_set_new(eff, "transport",
-					    json_string(ctx->dev->emulated
-							? "RDMA over Soft-RoCE (emulated)" : "RDMA"));
-		} else {
-			json_object_set_new(eff, "mpi_transport",
-					    json_string(hosts == 1
-							? "shared memory inside one host (not RDMA): "
-							  "every participant runs on the same host"
-							: "MPI's inter-node transport (whatever the MPI "
-							  "library picked; see meta.runs[].software.mpi)"));
-		}
-		json_object_set_new(out, "valid", json_boolean(ok));
-		json_object_set_new(out, "checks", checks);
-		json_object_set_new(out, "metrics", metrics);
-		json_object_set_new(out, "effective", eff);
-		for (int r = 0; r < R; r++)
-			free(errs[r]);
-		free(errs);
-	}
-	free(hists);
-	free(all);
+	if (j.rank == 0)
+		ms->rank_c[C_FINISHED] = nm_av_load(&j.cc, &j.done);
+	nm_measure_gather(ms);
+	if (ctx->rank == 0)
+		barrier_result(ctx, &j, ms, yield, out);
+	nm_measure_free(ms);
 	if (j.sub != MPI_COMM_NULL)
 		MPI_Comm_free(&j.sub);
 	if (j.part)
@@ -489,7 +490,6 @@ static void barrier_run(nm_ctx *ctx, const json_t *pt, json_t *out)
 	nm_mesh_destroy(&j.mesh);
 	nm_mr_free(&j.mr);
 	free(j.entered);
-	free(m);
 }
 
 static void barrier_report(const json_t *pt, const json_t *res, bool first)
@@ -510,18 +510,6 @@ static void barrier_report(const json_t *pt, const json_t *res, bool first)
 #undef L
 }
 
-static int barrier_validate_decode(const json_t *pt, const nm_base *b, void *out, char *err, size_t len)
-{
-	(void)out;
-	return barrier_validate(pt, b->nranks, err, len);
-}
-
-static void barrier_run_point(nm_ctx *ctx, const void *point, json_t *out)
-{
-	(void)point;
-	barrier_run(ctx, ctx->pt, out);
-}
-
 static const nm_experiment barrier_experiment = {
 	.name = "barrier",
 	.summary = "barrier latency vs nodes: LOCO's SST barrier (RDMA) vs MPI_Barrier",
@@ -540,8 +528,9 @@ static const nm_experiment barrier_experiment = {
 		"  mpirun -np 2 netmem barrier --inject no-wait   must come out invalid",
 	.opts = barrier_opts,
 	.min_ranks = 1,
-	.decode = barrier_validate_decode,
-	.run = barrier_run_point,
+	.point_size = sizeof(barrier_point),
+	.decode = barrier_decode,
+	.run = barrier_run,
 	.report = barrier_report,
 };
 NM_EXPERIMENT(barrier_experiment)
