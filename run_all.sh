@@ -6,9 +6,11 @@
 #
 # Options: --scale quick|paper (default: quick without a hostfile, paper with),
 #          --np N (ranks for configs without a "ranks" key; default 2), --out DIR (default results/<scale>),
-#          --only NAME (one config, e.g. ops-lat), --mpirun-args "..." (extra
-#          mpirun flags, e.g. "-x NETMEM_DEV" or "--mca btl self,tcp").
-# Every config resumes: rerunning continues where an interrupted run stopped.
+#          --only NAME[,NAME...] (these configs only, e.g. ops-lat or numa-fig4,numa-vc),
+#          --mpirun-args "..." (extra mpirun flags, e.g. "-x NETMEM_DEV" or "--mca btl self,tcp").
+# Builds first (make), so an edited tree never runs a stale binary. Every config
+# resumes: rerunning continues where an interrupted run stopped. Then draws the
+# figures (each config's "plots") that read a document this run wrote.
 set -u
 cd "$(dirname "$0")" || exit 1
 
@@ -29,38 +31,43 @@ done
 case "$scale" in quick|paper) ;; *) echo "run_all.sh: --scale must be quick or paper" >&2; exit 2 ;; esac
 [ -z "$hostfile" ] || [ -r "$hostfile" ] || { echo "run_all.sh: cannot read hostfile '$hostfile'" >&2; exit 2; }
 out=${out:-results/$scale}
-mkdir -p "$out"
-[ -x bin/netmem ] || make -j"$(nproc)" >/dev/null || { echo "run_all.sh: build failed (run make)" >&2; exit 1; }
 
-# config name -> plot script
-declare -A plot=([ops-lat]=ops_latency [ops-atomic-lat]=ops_atomic_latency [ops-bw]=ops_throughput
-	[barrier]=barrier [loco-fig4a]=loco_fig4a [alock-fig1]=alock_fig1 [alock-fig4]=alock_fig4
-	[alock-fig5]=alock_fig5 [alock-fig6]=alock_fig6 [loco-fig4b]=loco_fig4b [txn-locks]=loco_fig4b)
+for name in ${only//,/ }; do
+	[ -r "configs/$scale/$name.json" ] || { echo "run_all.sh: no config '$name' in configs/$scale" >&2; exit 2; }
+done
 
-# Ranks for a config: its top-level "ranks" if it has one, else --np.
-ranks_for() {
-	r=$(sed -n 's/.*"ranks"[[:space:]]*:[[:space:]]*\([0-9][0-9]*\).*/\1/p' "$1" | head -1)
-	echo "${r:-$np}"
-}
-
-# Placement on a cluster: configs naming "ranks_per_node" (nodes are groups of
-# consecutive ranks) get that many ranks per host, the others one.
-map_for() {
-	p=$(sed -n 's/.*"ranks_per_node"[[:space:]]*:[[:space:]]*\([0-9][0-9]*\).*/\1/p' "$1" | head -1)
-	if [ -n "$p" ]; then echo "--map-by ppr:$p:node"; else echo "--map-by node"; fi
-}
-
-jobs=""
+# What run_all.sh reads from a config (README.md, "Configs, results, figures"):
+# "ranks" (else --np), params.ranks_per_node (placement on a cluster), "numa"
+# (needs two NUMA nodes) and "plots" (its figures).
+declare -A ranks rpn
+jobs="" plain="" numa=""
 for cfg in configs/"$scale"/*.json; do
 	name=$(basename "$cfg" .json)
-	[ -z "$only" ] || [ "$only" = "$name" ] || continue
+	[ -z "$only" ] || case ",$only," in *",$name,"*) ;; *) continue ;; esac
+	v=$(jq -r '[.ranks // "-", .params.ranks_per_node // "-", .numa // false] | map(tostring) | join(" ")' "$cfg") ||
+		{ echo "run_all.sh: cannot read $cfg (see jq's message above)" >&2; exit 2; }
+	read -r r p n <<<"$v"
+	ranks[$name]=$([ "$r" = - ] && echo "$np" || echo "$r")
+	rpn[$name]=$p
 	jobs="$jobs $name"
+	if [ "$n" = true ]; then numa="$numa $name"; else plain="$plain $name"; fi
 done
 [ -n "$jobs" ] || { echo "run_all.sh: no config matches" >&2; exit 2; }
+# One line per figure of the scale: SCRIPT FIGURE VAR=NAME[,NAME...]... ("figure"
+# defaults to the config's name, "in" to its own document).
+figs=$(jq -r '(input_filename | sub(".*/"; "") | sub("\\.json$"; "")) as $self | (.plots // [])[] |
+	[.script, .figure // $self, ({in: $self} + (.inputs // {}) | to_entries[] |
+	 "\(.key)=\(.value | if type == "array" then join(",") else . end)")] | join(" ")' configs/"$scale"/*.json) ||
+	{ echo "run_all.sh: cannot read the plots of configs/$scale (see jq's message above)" >&2; exit 2; }
+
+make -j"$(nproc)" >/dev/null || { echo "run_all.sh: build failed (see make's messages above)" >&2; exit 1; }
+mkdir -p "$out"
 
 mpi="mpirun --bind-to none"
 [ "$(id -u)" = 0 ] && mpi="$mpi --allow-run-as-root"
-# script FILE NAMES...: the mpirun lines for these configs
+# script FILE NAMES...: the mpirun lines for these configs. On a cluster,
+# configs with params.ranks_per_node (nodes are groups of consecutive ranks)
+# get that many ranks per host, the others one.
 script() {
 	f=$1; shift
 	{
@@ -68,18 +75,16 @@ script() {
 		for name in "$@"; do
 			cfg=configs/$scale/$name.json
 			if [ -n "$hostfile" ]; then
-				echo "$mpi --hostfile '$hostfile' $(map_for "$cfg") -np $(ranks_for "$cfg") $extra bin/netmem run $cfg --output '$out/$name.json' --resume || status=1"
+				map="--map-by node"
+				[ "${rpn[$name]}" = - ] || map="--map-by ppr:${rpn[$name]}:node"
+				echo "$mpi --hostfile '$hostfile' $map -np ${ranks[$name]} $extra bin/netmem run $cfg --output '$out/$name.json' --resume || status=1"
 			else
-				echo "$mpi --oversubscribe -np $(ranks_for "$cfg") $extra bin/netmem run $cfg --output '$out/$name.json' --resume || status=1"
+				echo "$mpi --oversubscribe -np ${ranks[$name]} $extra bin/netmem run $cfg --output '$out/$name.json' --resume || status=1"
 			fi
 		done
 		echo 'exit $status'
 	} >"$f"
 }
-plain="" numa=""
-for name in $jobs; do
-	case "$name" in numa-*) numa="$numa $name" ;; *) plain="$plain $name" ;; esac
-done
 s1=$(mktemp); s2=$(mktemp); trap 'rm -f "$s1" "$s2"' EXIT
 # shellcheck disable=SC2086
 script "$s1" $plain
@@ -97,22 +102,30 @@ else
 	[ -z "$numa" ] || tests/vm/softroce-run --numa -- bash "$s2" || status=1
 fi
 
-# NUMA figures read several documents.
-np_plot() { gnuplot -e "$3; out='$out/$2.png'" "plots/$1.gp" 2>"$out/$2.gnuplot.log" &&
-	echo "run_all.sh: figure $out/$2.png" || { echo "run_all.sh: plotting $2 failed (see $out/$2.gnuplot.log)" >&2; status=1; }; }
-[ -s "$out/numa-fig3.json" ] && { np_plot numa_fig3a numa-fig3a "in='$out/numa-fig3.json'"; np_plot numa_fig3b numa-fig3b "in='$out/numa-fig3.json'"; }
-[ -s "$out/numa-fig4.json" ] && np_plot numa_fig4 numa-fig4 "in='$out/numa-fig4.json'"
-m=$(ls "$out"/numa-fig4.json "$out"/numa-fig4-mtu*.json 2>/dev/null | tr '\n' ' ')
-[ -n "$m" ] && np_plot numa_fig4_mtu numa-fig4-mtu "in='$m'"
-[ -s "$out/numa-fig5.json" ] && np_plot numa_fig5 numa-fig5 "in='$out/numa-fig5.json'"
-[ -s "$out/numa-vc.json" ] && np_plot numa_vc numa-vc "in='$out/numa-vc.json'; base='$out/numa-fig4.json'"
-[ -s "$out/numa-fig6.json" ] && np_plot numa_fig6 numa-fig6 "in='$out/numa-fig6.json'$( [ -s "$out/numa-fig6-load.json" ] && echo "; load='$out/numa-fig6-load.json'")"
-
-for name in $jobs; do
-	gp=${plot[$name]:-}
-	if [ -n "$gp" ] && [ -s "$out/$name.json" ]; then
-		gnuplot -e "in='$out/$name.json'; out='$out/$name.png'" "plots/$gp.gp" 2>"$out/$name.gnuplot.log" &&
-			echo "run_all.sh: figure $out/$name.png" || { echo "run_all.sh: plotting $name failed (see $out/$name.gnuplot.log)" >&2; status=1; }
-	fi
-done
+# Draw every figure that reads a document of this run and whose "in" has one.
+# A variable names the documents that exist (NAME.json; NAME may end in *),
+# space-separated; one with none is left unset.
+while read -r gp fig vars; do
+	[ -n "$gp" ] || continue
+	ran=0 sets="" has_in=0
+	for v in $vars; do
+		docs=""
+		IFS=, read -ra names <<<"${v#*=}"
+		for n in "${names[@]}"; do
+			for j in $jobs; do
+				# shellcheck disable=SC2053
+				[[ $j == $n ]] && ran=1
+			done
+			for f in "$out"/$n.json; do
+				[ -s "$f" ] && docs="$docs${docs:+ }$f"
+			done
+		done
+		[ -n "$docs" ] || continue
+		sets="$sets${v%%=*}='$docs'; "
+		[ "${v%%=*}" = in ] && has_in=1
+	done
+	[ "$ran" = 1 ] && [ "$has_in" = 1 ] || continue
+	gnuplot -e "${sets}out='$out/$fig.png'" "plots/$gp.gp" 2>"$out/$fig.gnuplot.log" &&
+		echo "run_all.sh: figure $out/$fig.png" || { echo "run_all.sh: plotting $fig failed (see $out/$fig.gnuplot.log)" >&2; status=1; }
+done <<<"$figs"
 exit $status

@@ -179,11 +179,25 @@ static const nm_experiment *load_config(const char *path, json_t **params, char 
 	json_t *v;
 	json_object_foreach(cfg, key, v) {
 		if (strcmp(key, "experiment") && strcmp(key, "params") && strcmp(key, "description") &&
-		    strcmp(key, "ranks")) {
+		    strcmp(key, "ranks") && strcmp(key, "numa") && strcmp(key, "plots")) {
 			snprintf(err, errlen, "%s: unknown top-level key '%s' (expected experiment, params, "
-				 "description, ranks)", path, key);
+				 "description, ranks, numa, plots)", path, key);
 			return NULL;
 		}
+	}
+	/* "numa" and "plots" are for run_all.sh (two-node lane, figures); checked, then ignored. */
+	json_t *numa = json_object_get(cfg, "numa"), *plots = json_object_get(cfg, "plots"), *pl;
+	size_t i;
+	if (numa && !json_is_boolean(numa)) {
+		snprintf(err, errlen, "%s: \"numa\" must be true or false", path);
+		return NULL;
+	}
+	int bad = plots && !json_is_array(plots);
+	json_array_foreach(plots, i, pl)
+		bad |= !json_is_string(json_object_get(pl, "script"));
+	if (bad) {
+		snprintf(err, errlen, "%s: \"plots\" must be a list of objects with a \"script\"", path);
+		return NULL;
 	}
 	/* "ranks": how many ranks run_all.sh launches for this config. */
 	json_t *ranks = json_object_get(cfg, "ranks");

@@ -49,8 +49,17 @@ printf '{"experiment": "ycsb", "params": {}}' > "$tmp/tool.json"
 expect_usage "a tool command in a config" $N run "$tmp/tool.json"
 printf '{"experiment": "ops", "parms": {}}' > "$tmp/top.json"
 expect_usage "unknown top-level config key" $N run "$tmp/top.json"
+check "unknown top-level config key lists the accepted ones" sh -c \
+	"$N run $tmp/top.json 2>&1 | grep -q 'expected experiment, params, description, ranks, numa, plots'"
+printf '{"experiment": "ops", "numa": "yes", "params": {}}' > "$tmp/numa.json"
+expect_usage "config \"numa\" not a boolean" $N run "$tmp/numa.json"
+printf '{"experiment": "ops", "plots": "ops_latency", "params": {}}' > "$tmp/plots.json"
+expect_usage "config \"plots\" not a list" $N run "$tmp/plots.json"
+printf '{"experiment": "ops", "plots": [{"figure": "x"}], "params": {}}' > "$tmp/plots2.json"
+expect_usage "config plot without a script" $N run "$tmp/plots2.json"
 expect_usage "missing config file" $N run "$tmp/none.json"
-printf '{"experiment": "ops", "params": {"op": ["read", "write"], "size": "4k", "targets": "self"}}' > "$tmp/ok.json"
+printf '{"experiment": "ops", "numa": false, "plots": [{"script": "ops_latency", "inputs": {"base": ["a", "b*"]}}],
+ "params": {"op": ["read", "write"], "size": "4k", "targets": "self"}}' > "$tmp/ok.json"
 expect_usage "valid config reaches the device check" $N run "$tmp/ok.json"
 check "valid config fails only for want of a device" sh -c "$N run $tmp/ok.json 2>&1 | grep -q 'no RDMA device'"
 

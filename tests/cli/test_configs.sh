@@ -1,0 +1,88 @@
+#!/bin/sh
+# Every config under configs/ parses, has only the top-level keys netmem run
+# accepts, and its "plots" name plot scripts that exist, figures that are
+# unique within its scale and inputs that are configs of that scale; every
+# plot script that writes a figure is named by a config of each scale. Then the
+# same checks on broken configs, which must fail.
+cd "$(dirname "$0")/../.." || exit 1
+. tests/lib.sh
+tmp=$(mktemp -d); trap 'rm -rf "$tmp"' EXIT
+
+# problems CFG: one line per problem of this config (none: it is fine)
+problems() {
+	dir=$(dirname "$1")
+	jq -r 'def strs: if type == "array" then .[] else . end;
+		if type != "object" then "the top level is not an object" else
+		((keys - ["experiment", "params", "description", "ranks", "numa", "plots"])[] | "unknown top-level key \(.)"),
+		(select(.experiment | type != "string") | "no \"experiment\""),
+		(select(has("ranks") and (.ranks | type != "number" or . < 1)) | "\"ranks\" is not a positive number"),
+		(select(has("numa") and (.numa | type != "boolean")) | "\"numa\" is not true or false"),
+		(select(has("plots") and (.plots | type != "array")) | "\"plots\" is not a list"),
+		(.plots // [] | if type == "array" then .[] else empty end |
+		 if type != "object" then "a plot is not an object" else
+		 ((keys - ["script", "figure", "inputs"])[] | "unknown plot key \(.)"),
+		 (select(.script | type != "string" or (test("^[A-Za-z0-9_-]+$") | not)) | "a plot has no valid \"script\""),
+		 (select(has("figure") and (.figure | type != "string" or (test("^[A-Za-z0-9._-]+$") | not))) | "a plot has an invalid \"figure\""),
+		 (.inputs // {} | if type != "object" then "a plot'"'"'s \"inputs\" is not an object" else
+		  to_entries[] | select(.key | test("^[A-Za-z_][A-Za-z0-9_]*$") | not) | "input \(.key) is not a gnuplot variable name" end),
+		 (.inputs // {} | if type == "object" then .[] else empty end | strs |
+		  select(type != "string" or (test("^[A-Za-z0-9._-]+[*]?$") | not)) | "input \(.) is not a config name") end) end' "$1" 2>&1 ||
+		echo "not valid JSON"
+	# scripts that exist; inputs that name configs of the same scale
+	for s in $(jq -r '.plots // [] | .[]?.script? | strings' "$1" 2>/dev/null); do
+		[ -r "plots/$s.gp" ] || echo "no plot script plots/$s.gp"
+	done
+	for n in $(jq -r '.plots // [] | .[]?.inputs? | objects | .[] | if type == "array" then .[] else . end | strings' "$1" 2>/dev/null); do
+		set -- "$dir"/$n.json
+		[ -r "$1" ] || echo "input $n names no config in $dir"
+	done
+}
+# figures DIR: the figure names of a scale, one a line
+figures() {
+	for f in "$1"/*.json; do
+		jq -r --arg self "$(basename "$f" .json)" '.plots // [] | .[]? | .figure // $self' "$f" 2>/dev/null
+	done
+}
+# check_dir DIR: the configs of one scale
+check_dir() {
+	for f in "$1"/*.json; do
+		p=$(problems "$f")
+		if [ -z "$p" ]; then ok "$f"; else notok "$f: $(echo "$p" | tr '\n' ';')"; fi
+	done
+	d=$(figures "$1" | sort | uniq -d | tr '\n' ' ')
+	if [ -z "$d" ]; then ok "$1: figure names are unique"; else notok "$1: figures drawn twice: $d"; fi
+}
+
+for scale in configs/quick configs/paper; do
+	check_dir "$scale"
+	used=$(for f in "$scale"/*.json; do jq -r '.plots // [] | .[].script' "$f"; done | sort -u)
+	for gp in plots/*.gp; do
+		grep -q "^load \"$gp\"" plots/*.gp && continue # common.gp, ...: loaded by the others
+		s=$(basename "$gp" .gp)
+		if echo "$used" | grep -qx "$s"; then ok "$scale: some config draws $gp"; else notok "$scale: no config draws $gp"; fi
+	done
+done
+
+# The checks must catch broken configs.
+bad() { # bad "what" JSON: a config holding JSON must have a problem
+	mkdir -p "$tmp/c"; rm -f "$tmp/c"/*.json
+	echo '{"experiment": "ops", "params": {}}' >"$tmp/c/other.json"
+	printf '%s' "$2" >"$tmp/c/x.json"
+	if [ -n "$(problems "$tmp/c/x.json")" ]; then ok "caught: $1"; else notok "not caught: $1"; fi
+}
+bad "a missing plot script" '{"experiment": "ops", "plots": [{"script": "no_such_plot"}], "params": {}}'
+bad "an input naming no config" '{"experiment": "ops", "plots": [{"script": "numa_vc", "inputs": {"base": "nope"}}], "params": {}}'
+bad "an input pattern matching no config" '{"experiment": "ops", "plots": [{"script": "numa_fig4_mtu", "inputs": {"in": ["x", "nope-*"]}}], "params": {}}'
+bad "a plot without a script" '{"experiment": "ops", "plots": [{"figure": "x"}], "params": {}}'
+bad "\"plots\" not a list" '{"experiment": "ops", "plots": {"script": "ops_latency"}, "params": {}}'
+bad "\"numa\" not a boolean" '{"experiment": "ops", "numa": "yes", "params": {}}'
+bad "an unknown top-level key" '{"experiment": "ops", "parms": {}}'
+bad "an unknown plot key" '{"experiment": "ops", "plots": [{"script": "ops_latency", "out": "x"}], "params": {}}'
+bad "malformed JSON" '{"experiment": "ops",}'
+ok_cfg='{"experiment": "ops", "numa": true, "plots": [{"script": "numa_fig4_mtu", "figure": "f", "inputs": {"in": ["x", "oth*"], "base": "other"}}], "params": {}}'
+printf '%s' "$ok_cfg" >"$tmp/c/x.json"
+if [ -z "$(problems "$tmp/c/x.json")" ]; then ok "a good config passes"; else notok "a good config fails: $(problems "$tmp/c/x.json")"; fi
+printf '%s' '{"experiment": "ops", "plots": [{"script": "ops_latency", "figure": "other"}, {"script": "ops_latency"}], "params": {}}' >"$tmp/c/x.json"
+echo '{"experiment": "ops", "plots": [{"script": "ops_latency"}], "params": {}}' >"$tmp/c/other.json"
+if [ -n "$(figures "$tmp/c" | sort | uniq -d)" ]; then ok "caught: two configs drawing one figure"; else notok "not caught: two configs drawing one figure"; fi
+t_summary
