@@ -19,7 +19,8 @@ OBJS    := $(SRCS:%.c=build/%.o)
 
 # Modules the unit tests link without MPI or an RDMA device.
 UNIT_MODS := harness/stats.c harness/opt.c harness/result.c harness/points.c \
-             harness/clock.c harness/log.c harness/hosts.c harness/nic_counters.c primitives/ycsb.c \
+             harness/clock.c harness/log.c harness/hosts.c harness/nic_counters.c harness/stall.c \
+             primitives/ycsb.c \
              primitives/accounts.c
 UNIT_SRCS := $(wildcard tests/unit/test_*.c)
 UNIT_BINS := $(UNIT_SRCS:tests/unit/%.c=build/tests/%)
