@@ -89,6 +89,7 @@ void nm_workers_run(int n, int numa_node, void (*setup)(nm_worker *), void (*bod
 	while (atomic_load(&ready) < n) {
 		if (nm_boot_fatal_pending())
 			nm_boot_abort(nm_boot_fatal_pending());
+		nm_boot_alive();
 		nap(100000);
 	}
 	nm_boot_barrier();
@@ -98,6 +99,7 @@ void nm_workers_run(int n, int numa_node, void (*setup)(nm_worker *), void (*bod
 	while (atomic_load(&done) < n) {
 		if (nm_boot_fatal_pending())
 			nm_boot_abort(nm_boot_fatal_pending());
+		nm_boot_alive();  /* ranks already done wait for us */
 		nap(1000000);
 	}
 	for (int i = 0; i < n; i++) {
