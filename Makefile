@@ -19,8 +19,9 @@ OBJS    := $(SRCS:%.c=build/%.o)
 
 # Modules the unit tests link without MPI or an RDMA device.
 UNIT_MODS := harness/stats.c harness/opt.c harness/result.c harness/points.c \
-             harness/clock.c harness/log.c harness/hosts.c harness/nic_counters.c primitives/ycsb.c \
-             primitives/accounts.c harness/measure.c harness/alloc.c tests/unit/boot_single.c
+             harness/clock.c harness/log.c harness/hosts.c harness/nic_counters.c harness/stall.c \
+             primitives/ycsb.c primitives/accounts.c harness/measure.c harness/alloc.c \
+             tests/unit/boot_single.c
 UNIT_SRCS := $(wildcard tests/unit/test_*.c)
 UNIT_BINS := $(UNIT_SRCS:tests/unit/%.c=build/tests/%)
 SAN     := -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=all

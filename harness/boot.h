@@ -1,17 +1,41 @@
 /* MPI bootstrap: the only use of MPI outside baselines. It exchanges endpoint
  * descriptions and coordinates between measurement points; nothing inside a
- * measured loop calls it. Only the main thread calls these functions. */
+ * measured loop calls it. Only the main thread calls these functions.
+ *
+ * No collective here waits forever for a rank that has stopped (SIGSTOP, a
+ * hung node): each one waits asleep for the others while they show signs of
+ * life (every rank tells the others when it enters a collective, and repeats
+ * that while it waits in one or for its worker threads). When a rank has
+ * neither arrived nor said anything for the deadline, the lowest-numbered rank
+ * that arrived prints one line naming the missing ranks, their hosts and what
+ * they were last doing, and the job ends (exit 1). A rank that computes
+ * without calling into this module for longer than the deadline while others
+ * wait for it (filling a large buffer) counts as stopped: the deadline must
+ * exceed such steps. */
 #ifndef NM_BOOT_H
 #define NM_BOOT_H
 #include <stddef.h>
 #include <stdint.h>
 
 void nm_boot_init(int *argc, char ***argv);
+/* Collective. Also called by nm_boot_check on its way out. */
 void nm_boot_finalize(void);
+/* How long a collective waits for a rank that has not arrived and shows no
+ * sign of life (seconds; 60 until set; the harness sets each point's
+ * --timeout). */
+void nm_boot_set_deadline(double seconds);
+/* What this rank is doing now, for the line that names a stopped rank:
+ * "setup", "point 3/10 {"size":8}", "finishing". Cut to 239 bytes. */
+void nm_boot_set_where(const char *label);
+/* Lets the other ranks know this rank is alive, at most every deadline/4
+ * (cheap otherwise: a clock read). For loops of the main thread that wait
+ * or work without calling a collective; a no-op on other threads. */
+void nm_boot_alive(void);
 int nm_boot_rank(void);
 int nm_boot_size(void);
 /* Host identity (nm_host_id) of every rank, by rank. */
 const uint64_t *nm_boot_hosts(void);
+/* Barrier: a short spin (ranks leave at nearly the same time), then naps. */
 void nm_boot_barrier(void);
 /* Barrier that sleeps between checks instead of spinning in MPI. */
 void nm_boot_barrier_idle(void);

@@ -42,7 +42,9 @@ const nm_opt nm_harness_opts[] = {
 	{"resume", 0, NM_OPT_BOOL, "false", 0, 0, NULL, 0,
 	 "continue --output, skipping the points it already holds"},
 	{"timeout", 0, NM_OPT_DOUBLE, "30", 0.01, 86400, NULL, 0,
-	 "seconds without a completion before the job is declared hung"},
+	 "seconds without a completion before the job is declared hung; also how long ranks wait "
+	 "between points for a rank that shows no sign of life (longer than any setup step, "
+	 "e.g. filling a large buffer)"},
 	{"seed", 0, NM_OPT_INT, "1", 0, 9.2e18, NULL, 0, "random seed"},
 	{"progress", 0, NM_OPT_BOOL, "true", 0, 0, NULL, 0, "show progress on stderr"},
 	NM_OPT_END,
@@ -232,8 +234,8 @@ static char *join_argv(int argc, char **argv)
 	size_t len = 1;
 	for (int i = 0; i < argc; i++)
 		len += strlen(argv[i]) + 1;
-	char *s = calloc(1, len);
-	for (int i = 0; s && i < argc; i++) {
+	char *s = nm_calloc(1, len);
+	for (int i = 0; i < argc; i++) {
 		strcat(s, argv[i]);
 		if (i + 1 < argc)
 			strcat(s, " ");
@@ -361,6 +363,8 @@ static int run_experiment(const nm_experiment *e, json_t *config_params, const c
 	json_decref(config_params);
 	if (!spec)
 		bad_input(err);
+	nm_boot_set_deadline(nm_cfg_double(spec, "timeout"));
+	nm_boot_set_where("setup");
 	int nranks = nm_boot_size(), rank = nm_boot_rank();
 	int mtu = (int)nm_cfg_int(spec, "mtu");
 	if (mtu && !nm_mtu_from_bytes(mtu)) {
@@ -445,14 +449,19 @@ static int run_experiment(const nm_experiment *e, json_t *config_params, const c
 	json_array_foreach(points, i, pt) {
 		for (int rep = 0; rep < reps; rep++) {
 			char *key = nm_point_key(pt, rep);
+			char *label = point_label(spec, pt, rep, reps), where_now[512];
+			snprintf(where_now, sizeof where_now, "point %d/%d %s", (int)i * reps + rep + 1,
+				 (int)npoints * reps, label ? label : "");
+			nm_boot_set_where(where_now);
+			nm_boot_set_deadline(nm_cfg_double(pt, "timeout"));
 			int skip = rank == 0 && nm_result_has(&res, key);
 			nm_boot_bcast(&skip, sizeof skip, 0);
 			if (skip) {
 				nm_progress_skip(&prog);
+				free(label);
 				free(key);
 				continue;
 			}
-			char *label = point_label(spec, pt, rep, reps);
 			nm_progress_start(&prog, label);
 			free(label);
 			ctx.point_index = (int)i;
@@ -500,6 +509,7 @@ static int run_experiment(const nm_experiment *e, json_t *config_params, const c
 		}
 	}
 	nm_progress_finish(&prog);
+	nm_boot_set_where("finishing");
 	invalid = nm_boot_sum_u64(invalid);
 	if (rank == 0) {
 		json_t *runs = json_object_get(json_object_get(res.doc, "meta"), "runs");

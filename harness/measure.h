@@ -162,8 +162,10 @@ void nm_measure_sit_out(nm_measure *ms);
 
 /* Collective: folds counters, histograms, rates and errors (see above). */
 void nm_measure_gather(nm_measure *ms);
-/* Rank 0, after gather: {unit, "seconds", unit_per_sec, "m"+unit, "lat",
- * "lat_cdf", every NM_COUNT_METRIC counter, "per_thread", "fairness"}. */
+/* Rank 0, after gather: {unit, "seconds", unit_per_sec, "m"+unit,
+ * unit_with_warmup (every completed operation: warm-up, and completions
+ * after the deadline), "lat", "lat_cdf", every NM_COUNT_METRIC counter,
+ * "per_thread", "fairness"}. */
 json_t *nm_measure_metrics(const nm_measure *ms);
 
 /* The closed loop of the header comment. */

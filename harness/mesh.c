@@ -1,17 +1,10 @@
+#include "alloc.h"
 #include "mesh.h"
 #include "boot.h"
 #include "log.h"
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-
-static void *xcalloc(size_t n, size_t sz)
-{
-	void *p = calloc(n ? n : 1, sz);
-	if (!p)
-		nm_fatal("out of memory");
-	return p;
-}
 
 void nm_mesh_create(nm_mesh *m, nm_dev *d, const nm_mesh_cfg *c, const nm_mr *mr)
 {
@@ -24,10 +17,10 @@ void nm_mesh_create(nm_mesh *m, nm_dev *d, const nm_mesh_cfg *c, const nm_mr *mr
 	m->nranks = R;
 	m->nthreads = T;
 	m->qps = Q;
-	m->cq = xcalloc((size_t)T, sizeof *m->cq);
-	m->conn = xcalloc((size_t)T * R * Q, sizeof *m->conn);
-	m->passive = xcalloc((size_t)R * T * Q, sizeof *m->passive);
-	m->rmr = xcalloc((size_t)R, sizeof *m->rmr);
+	m->cq = nm_calloc((size_t)T, sizeof *m->cq);
+	m->conn = nm_calloc((size_t)T * R * Q, sizeof *m->conn);
+	m->passive = nm_calloc((size_t)R * T * Q, sizeof *m->passive);
+	m->rmr = nm_calloc((size_t)R, sizeof *m->rmr);
 
 	int out_peers = 0;
 	for (int p = 0; p < R; p++)
@@ -52,8 +45,8 @@ void nm_mesh_create(nm_mesh *m, nm_dev *d, const nm_mesh_cfg *c, const nm_mr *mr
 	 * serving p. */
 	size_t nep = (size_t)2 * T * Q;
 	size_t block = sizeof(nm_rmr) + nep * sizeof(nm_ep);
-	uint8_t *send = xcalloc((size_t)R, block), *recv = xcalloc((size_t)R, block);
-	nm_ep *local = xcalloc((size_t)R * nep, sizeof(nm_ep));
+	uint8_t *send = nm_calloc((size_t)R, block), *recv = nm_calloc((size_t)R, block);
+	nm_ep *local = nm_calloc((size_t)R * nep, sizeof(nm_ep));
 	nm_rmr mine = {.addr = (uintptr_t)mr->buf, .len = mr->len, .rkey = mr->mr->rkey};
 	nm_qp_attr passive_attr = c->qp;
 	passive_attr.sq_depth = 1;

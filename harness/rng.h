@@ -13,6 +13,15 @@ static inline uint64_t nm_mix64(uint64_t x)
 	return x ^ (x >> 31);
 }
 
+/* splitmix64 as a generator: the next value of the sequence that state
+ * walks (seeding larger generators, as xoshiro's authors advise). */
+static inline uint64_t nm_splitmix64(uint64_t *state)
+{
+	uint64_t x = *state;
+	*state += 0x9e3779b97f4a7c15ull;
+	return nm_mix64(x);
+}
+
 /* xorshift64*: the state must never be 0. */
 static inline uint64_t nm_xorshift(uint64_t *s)
 {

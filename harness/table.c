@@ -1,6 +1,7 @@
 /* netmem table: turns result documents into whitespace-separated columns
  * that gnuplot reads, one block per series (gnuplot `index`). It reads the
  * "summary" entries, i.e. the geometric mean over repetitions. */
+#include "alloc.h"
 #include "experiment.h"
 #include "log.h"
 #include <jansson.h>
@@ -163,7 +164,7 @@ static int table_main(int argc, char **argv)
 	if (!x || !y || nfiles == 0)
 		nm_usage_error("table: needs FILE.json, --x and --y (see netmem table --help)");
 	size_t n = 0, cap = 64, invalid = 0;
-	row *rows = malloc(cap * sizeof *rows);
+	row *rows = nm_calloc(cap, sizeof *rows);
 	for (int f = 0; f < nfiles; f++) {
 		json_error_t je;
 		json_t *doc = json_load_file(files[f], 0, &je);

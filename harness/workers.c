@@ -97,6 +97,7 @@ void nm_workers_run(const nm_round *r)
 	while (atomic_load(&ready) < n) {
 		if (nm_boot_fatal_pending())
 			nm_boot_abort(nm_boot_fatal_pending());
+		nm_boot_alive();
 		nap(100000);
 	}
 	nm_boot_barrier();
@@ -108,6 +109,7 @@ void nm_workers_run(const nm_round *r)
 		if (nm_boot_fatal_pending())
 			nm_boot_abort(nm_boot_fatal_pending());
 		nm_measure_poll(r->measure, n);
+		nm_boot_alive();  /* ranks already done wait for us */
 		nap(r->measure && !r->measure->started ? 50000 : 1000000);
 	}
 	for (int i = 0; i < n; i++) {

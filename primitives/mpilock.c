@@ -43,6 +43,7 @@
  * transport"), btl openib fails to initialise (rdmacm CPC unknown to this
  * build). On a cluster with one rank per node it is the paper's
  * OpenMPI-over-RoCE baseline. */
+#include "boot.h"
 #include "lock.h"
 #include "log.h"
 #include <mpi.h>
@@ -133,6 +134,7 @@ static int mpil_env_init(nm_lock_env *e, char *err, size_t errlen)
 			return mpi_err(err, errlen, what, rc);
 		}
 		MPI_Win_set_errhandler(me->win[w], MPI_ERRORS_ARE_FATAL);
+		nm_boot_alive();  /* ranks that sit out wait for us */
 	}
 	return 0;
 }
@@ -161,6 +163,9 @@ static void mpil_acquire(nm_lock_thread *t, int key)
 static void mpil_release(nm_lock_thread *t, int key)
 {
 	MPI_Win_unlock(nm_lock_home(t->env, key), key_win(t->env, key));
+	/* The round runs on the main thread; ranks that sit out or are done
+	 * wait for it in a collective (a clock read unless a message is due). */
+	nm_boot_alive();
 }
 
 static void mpil_cs_get(nm_lock_thread *t, int key, uint64_t off, uint64_t *dst)

@@ -1,3 +1,4 @@
+#include "alloc.h"
 #include "owned_var.h"
 #include "log.h"
 #include <stdlib.h>
@@ -16,10 +17,8 @@ void nm_chan_init(nm_chan *ch, nm_mesh *m, const nm_mr *mr, nm_poller *p, int th
 	ch->q = q;
 	ch->scratch = scratch;
 	ch->sq_depth = sq_depth < 4 ? 4 : sq_depth;
-	ch->dirty = calloc((size_t)m->nranks, sizeof *ch->dirty);
-	ch->unsignaled = calloc((size_t)m->nranks, sizeof *ch->unsignaled);
-	if (!ch->dirty || !ch->unsignaled)
-		nm_fatal("out of memory");
+	ch->dirty = nm_calloc((size_t)m->nranks, sizeof *ch->dirty);
+	ch->unsignaled = nm_calloc((size_t)m->nranks, sizeof *ch->unsignaled);
 }
 
 void nm_chan_free(nm_chan *ch)
@@ -146,9 +145,7 @@ void nm_ov_init(nm_ov *v, const nm_mr *mr, size_t off, uint32_t len, int owner, 
 	if (initial) {
 		put(v, mr, initial);
 	} else {
-		uint8_t *zeros = calloc(1, len);
-		if (!zeros)
-			nm_fatal("out of memory");
+		uint8_t *zeros = nm_calloc(1, len);
 		put(v, mr, zeros);
 		free(zeros);
 	}
@@ -206,9 +203,7 @@ void nm_ov_push(nm_chan *ch, const nm_ov *v, int peer)
 void nm_ov_pull_many(nm_chan *ch, const nm_ov *const *vs, void *const *outs, int n)
 {
 	int pending = n;
-	uint8_t *done = calloc((size_t)n ? (size_t)n : 1, 1);
-	if (!done)
-		nm_fatal("out of memory");
+	uint8_t *done = nm_calloc((size_t)n, 1);
 	for (long attempt = 0; pending > 0; attempt++) {
 		if (attempt == PULL_ATTEMPTS)
 			nm_fatal("owned_var pull: a copy stayed torn for %d READs (its owner stopped "

@@ -1,3 +1,4 @@
+#include "alloc.h"
 #include "sst.h"
 #include "log.h"
 #include <stdlib.h>
@@ -10,9 +11,7 @@ void nm_sst_init(nm_sst *s, const nm_mr *mr, size_t off, uint32_t len, int n, in
 	if (off % 64 || n < 1 || me < 0 || me >= n)
 		nm_fatal("SST at offset %zu with %d rows for rank %d: offset not 64-aligned or the "
 			 "rank is not a member", off, n, me);
-	s->rows = calloc((size_t)n, sizeof *s->rows);
-	if (!s->rows)
-		nm_fatal("out of memory");
+	s->rows = nm_calloc((size_t)n, sizeof *s->rows);
 	s->n = n;
 	s->me = me;
 	s->len = len;

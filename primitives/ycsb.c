@@ -1,5 +1,6 @@
 /* YCSB workload generator; see ycsb.h for the interface and the decisions. */
 #include "ycsb.h"
+#include "rng.h"
 #include <ctype.h>
 #include <errno.h>
 #include <inttypes.h>
@@ -33,14 +34,6 @@ const char *ycsb_dist_name(ycsb_dist d) { return (unsigned)d < YCSB_NDISTS ? dis
 /* ---------------------------------------------------------------- RNG ---- */
 
 static inline uint64_t rotl(uint64_t x, int k) { return (x << k) | (x >> (64 - k)); }
-
-static uint64_t splitmix64(uint64_t *x)
-{
-	uint64_t z = (*x += 0x9e3779b97f4a7c15ull);
-	z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
-	z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
-	return z ^ (z >> 31);
-}
 
 uint64_t ycsb_rng_next(ycsb_rng *r)
 {
@@ -87,7 +80,7 @@ void ycsb_rng_seed(ycsb_rng *r, uint64_t seed, uint32_t rank, uint32_t thread)
 {
 	uint64_t x = seed;
 	for (int i = 0; i < 4; i++)
-		r->s[i] = splitmix64(&x);
+		r->s[i] = nm_splitmix64(&x);
 	if (!(r->s[0] | r->s[1] | r->s[2] | r->s[3])) /* cannot happen with splitmix, but */
 		r->s[0] = 1;
 	for (uint32_t i = 0; i < rank; i++)

@@ -10,6 +10,7 @@
  * or Clover's number (0 = read, anything else = write, read back as update).
  * --format clover writes 0/1, the form Clover's harness replays.
  */
+#include "alloc.h"
 #include "experiment.h"
 #include "log.h"
 #include "ycsb.h"
@@ -125,11 +126,9 @@ static void kmap_alloc(kmap *m, size_t cap)
 {
 	m->cap = cap;
 	m->n = 0;
-	m->key = calloc(cap, sizeof *m->key);
-	m->cnt = calloc(cap, sizeof *m->cnt);
-	m->used = calloc(cap, 1);
-	if (!m->key || !m->cnt || !m->used)
-		nm_fatal("out of memory counting keys");
+	m->key = nm_calloc(cap, sizeof *m->key);
+	m->cnt = nm_calloc(cap, sizeof *m->cnt);
+	m->used = nm_calloc(cap, 1);
 }
 
 static void kmap_free(kmap *m)
@@ -198,9 +197,7 @@ static int replay(const char *path, int top)
 	printf("keys: %zu distinct, smallest %" PRIu64 ", largest %" PRIu64 "\n", m.n, minkey, maxkey);
 	/* hottest keys: a small sorted selection */
 	size_t k = (size_t)top < m.n ? (size_t)top : m.n, have = 0;
-	uint64_t *tk = calloc(k + 1, sizeof *tk), *tc = calloc(k + 1, sizeof *tc);
-	if (!tk || !tc)
-		nm_fatal("out of memory");
+	uint64_t *tk = nm_calloc(k + 1, sizeof *tk), *tc = nm_calloc(k + 1, sizeof *tc);
 	for (size_t i = 0; i < m.cap; i++) {
 		if (!m.used[i])
 			continue;
@@ -338,12 +335,10 @@ static int ycsb_main(int argc, char **argv)
 	long ntop = 0;
 	int exact = 1;
 	if (stats) {
-		tkeys = calloc((size_t)top, sizeof *tkeys);
-		tobs = calloc((size_t)top, sizeof *tobs);
-		tprob = calloc((size_t)top, sizeof *tprob);
-		tidx = calloc((size_t)top, sizeof *tidx);
-		if (!tkeys || !tobs || !tprob || !tidx)
-			nm_fatal("out of memory");
+		tkeys = nm_calloc((size_t)top, sizeof *tkeys);
+		tobs = nm_calloc((size_t)top, sizeof *tobs);
+		tprob = nm_calloc((size_t)top, sizeof *tprob);
+		tidx = nm_calloc((size_t)top, sizeof *tidx);
 		ntop = ycsb_expected_top(&g, (size_t)top, tkeys, tprob, &exact);
 		if (ntop < 0)
 			nm_fatal("out of memory computing the expected frequencies");

@@ -1,0 +1,51 @@
+/* Deciding, while a collective waits, which ranks hold it up and show no sign
+ * of life, and the one line that says so (boot.c). No MPI here.
+ *
+ * Every rank tells every other rank when it enters a collective (the
+ * collective's sequence number) and, while it waits in one or waits for its
+ * worker threads, that it is still alive; each message carries what the rank
+ * is doing (its "where"). A rank waiting in collective `seq` since t0 gives up
+ * on a peer that has not entered it and that it has not heard from for
+ * `deadline` seconds, counted from t0 or from the peer's last message,
+ * whichever is later. */
+#ifndef NM_STALL_H
+#define NM_STALL_H
+#include <stddef.h>
+#include <stdint.h>
+
+#define NM_WHERE_MAX 240   /* bytes of a where label, NUL included */
+#define NM_STALL_LINE 1024 /* bytes of the line, NUL included */
+
+typedef struct nm_peer_seen {
+	uint64_t seq;               /* last collective it said it entered (0: none) */
+	double seen;                /* when it was last heard from (seconds, monotonic) */
+	char where[NM_WHERE_MAX];   /* what it said it was doing then */
+} nm_peer_seen;
+
+enum {
+	NM_STALL_FINE = 0,
+	NM_STALL_ABSENT = 1,  /* has not entered the collective and is silent */
+	NM_STALL_SILENT = 2,  /* entered it, then went silent while it cannot complete */
+};
+
+/* Marks state[p] for every rank p != me, for collective `seq` this rank has
+ * waited in since t0: ABSENT when p has not entered it and has been silent
+ * for more than deadline seconds. When every rank has entered it and it still
+ * has not completed after deadline seconds, ranks silent that long are marked
+ * SILENT (they stopped inside it). Returns how many ranks are marked. */
+int nm_stall_find(const nm_peer_seen *peers, int nranks, int me, uint64_t seq, double t0,
+		  double now, double deadline, int *state);
+
+/* The rank that reports: the lowest-numbered one among those that entered
+ * `seq` (me included) and are not marked. */
+int nm_stall_reporter(const nm_peer_seen *peers, int nranks, int me, uint64_t seq,
+		      const int *state);
+
+/* The line (no newline): "netmem: rank ME (HOST) waited N s at COLL during
+ * WHERE: rank P (HOST) has not arrived and shows no sign of life (last seen
+ * ...); ending the job (finished points are saved)". hosts[r] names rank r's
+ * host. */
+void nm_stall_line(char *buf, size_t len, int me, const char *const *hosts, double waited,
+		   const char *coll, const char *where, const nm_peer_seen *peers, int nranks,
+		   const int *state, double now);
+#endif

@@ -1,0 +1,76 @@
+#!/bin/sh
+# A rank that stops ends the job: a 2-rank READ sweep, rank 1 (the target)
+# SIGSTOPped once the first point is on disk. Rank 0 keeps reading (one-sided
+# operations need no target CPU), finishes its point and then waits for rank 1
+# at most --timeout seconds: one line names rank 1, its host and where it was,
+# the job exits non-zero, the finished points stay on disk, and --resume
+# completes the sweep.
+cd "$(dirname "$0")/../.." || exit 1
+. tests/lib.sh
+nm_setup ops
+
+host=$(hostname)
+DUR=2 TMO=5 NPT=8
+SWEEP="--op read -s 8..1k -D $DUR --timeout $TMO"
+doc=$tmp/stall.json
+now() { cut -d' ' -f1 /proc/uptime; }
+# The pids of the job's ranks with this OMPI_COMM_WORLD_RANK (not mpirun's).
+rank_pids() {
+	for p in $(pgrep -f -- "--output $doc"); do
+		tr '\0' '\n' <"/proc/$p/environ" 2>/dev/null | grep -qx "OMPI_COMM_WORLD_RANK=$1" && echo "$p"
+	done
+}
+
+# Bounded: a job that ignores the stop is killed after 300 s (exit 124).
+# Points last DUR s each, so the sweep outlasts the (slow, emulated) polling.
+timeout -k 5 300 $MPI -np 2 $N ops $Q --output "$doc" $SWEEP >"$tmp/stall.out" 2>"$tmp/stall.err" &
+job=$!
+r0= r1= i=0
+while [ $i -lt 300 ] && { [ -z "$r0" ] || [ -z "$r1" ]; } && kill -0 $job 2>/dev/null; do
+	sleep 0.5; i=$((i + 1))
+	r0=$(rank_pids 0) r1=$(rank_pids 1)
+done
+i=0
+while [ $i -lt 600 ] && ! jq -e '(.points // []) | length >= 1' "$doc" >/dev/null 2>&1; do
+	sleep 0.2; i=$((i + 1))
+done
+check "first point on disk, rank 1 found (pid ${r1:-none})" \
+	sh -c "[ -n '$r1' ] && jq -e '(.points | length) >= 1' $doc"
+t0=$(now)
+[ -n "$r1" ] && kill -STOP $r1
+wait $job
+rc=$?
+t1=$(now)
+secs=$(awk -v a="$t0" -v b="$t1" 'BEGIN { printf "%.1f", b - a }')
+# Rank 0 may finish the point it is in (DUR s) before it waits TMO s; the
+# rest is slack for an emulated VM.
+check "the job ends $secs s after the stop (limit $DUR + $TMO + 30 s)" \
+	awk -v s="$secs" -v l=$((DUR + TMO + 30)) 'BEGIN { exit !(s <= l) }'
+check "exit status non-zero, not the test's timeout (exit $rc)" sh -c "[ $rc -ne 0 ] && [ $rc -ne 124 ] && [ $rc -ne 137 ]"
+line=$(grep 'no sign of life' "$tmp/stall.err")
+n=$(grep -c 'no sign of life' "$tmp/stall.err")
+check "exactly one line about it ($n): $line" [ "$n" -eq 1 ]
+check "it names rank 1, its host and what it was doing" \
+	sh -c "printf '%s\n' \"\$1\" | grep -q '^netmem: rank 0 ($host) waited [0-9]* s at .* during point .*: rank 1 ($host) .* (last seen .* at point [0-9]*/$NPT '" sh "$line"
+# It gave up TMO s after it began to wait or last heard from rank 1,
+# whichever was later.
+waited=$(printf '%s\n' "$line" | sed -n 's/.* waited \([0-9]*\) s at .*/\1/p')
+ago=$(printf '%s\n' "$line" | sed -n 's/.*last seen \([0-9]*\) s ago.*/\1/p')
+quiet=$(( ${waited:-0} < ${ago:-0} ? ${waited:-0} : ${ago:-0} ))
+check "rank 0 gave up after the timeout, give or take a second (waited ${waited:-?} s, last seen ${ago:-?} s ago)" \
+	sh -c "[ $quiet -ge $TMO ] && [ $quiet -le $((TMO + 1)) ]"
+check "the finished points are on disk, valid, the sweep cut short" \
+	jq -e "(.points | length) >= 1 and (.points | length) < $NPT and all(.points[]; .valid)" "$doc"
+for p in $r0 $r1; do kill -CONT "$p" 2>/dev/null; done
+sleep 1
+left=
+for p in $r0 $r1; do kill -0 "$p" 2>/dev/null && left="$left $p"; done
+check "no rank left behind${left:+ (pids$left)}" [ -z "$left" ]
+for p in $left; do kill -KILL "$p" 2>/dev/null; done
+
+# --resume completes the sweep.
+$MPI -np 2 $N ops $Q --output "$doc" $SWEEP --resume >/dev/null 2>"$tmp/resume.err"
+rc=$?
+check "--resume after the stop: exit 0 and all $NPT points valid (exit $rc)" \
+	sh -c "[ $rc -eq 0 ] && jq -e '(.points | length) == $NPT and all(.points[]; .valid)' $doc"
+t_summary
