@@ -444,6 +444,35 @@ static void test_usage(void)
 	free(buf);
 }
 
+/* An ENUM whose choices come from a registry (the lock types): parsing,
+ * errors and usage all read the function, not a copy of the list. */
+static const char *registry_names(void) { return "spin,mcs,ticket"; }
+static const nm_opt from_registry[] = {
+	{.name = "lock", .shortc = 'L', .type = NM_OPT_ENUM, .def = "mcs", .flags = NM_OPT_LIST,
+	 .help = "lock type", .choices_fn = registry_names},
+	NM_OPT_END,
+};
+
+static void test_choices_fn(void)
+{
+	const nm_opt *const t[] = {from_registry, NULL};
+	char *argv[] = {"--lock", "spin,ticket"};
+	json_t *s = nm_opt_parse(t, NULL, NULL, 2, argv, err, sizeof err);
+	CHECK(s && json_array_size(json_object_get(s, "lock")) == 2, "registry enum: a list of registered names");
+	json_decref(s);
+	char *bad[] = {"--lock", "bakery"};
+	s = nm_opt_parse(t, NULL, NULL, 2, bad, err, sizeof err);
+	CHECK(!s && strstr(err, "'bakery' is not one of spin, mcs, ticket"), "registry enum: error lists the registry (%s)",
+	      err);
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&buf, &len);
+	nm_opt_usage(f, "netmem x", "x", t);
+	fclose(f);
+	CHECK(strstr(buf, "--lock=spin|mcs|ticket") != NULL, "registry enum: usage lists the registry");
+	free(buf);
+}
+
 int main(void)
 {
 	/* Line-buffered, so a crash still shows the checks before it. */
@@ -456,5 +485,6 @@ int main(void)
 	test_config();
 	test_getters();
 	test_usage();
+	test_choices_fn();
 	return tap_done();
 }
