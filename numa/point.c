@@ -18,6 +18,26 @@ int nm_numa_load_decode(const json_t *pt, nm_numa_load *l, char *err, size_t err
 	return nm_place_parse(nm_cfg_str(pt, "load_node"), &l->node, "--load-node", err, errlen);
 }
 
+int nm_numa_roles_decode(const json_t *pt, int mem_node, nm_place *buf, nm_place *cpu, char *err, size_t errlen)
+{
+	if (nm_place_parse(nm_cfg_str(pt, "buf_node"), buf, "--buf-node", err, errlen) ||
+	    nm_place_parse(nm_cfg_str(pt, "cpu_node"), cpu, "--cpu-node", err, errlen))
+		return -1;
+	if (mem_node >= 0 && (buf->kind != NM_PLACE_ANY || cpu->kind != NM_PLACE_ANY)) {
+		snprintf(err, errlen, "--mem-node places every rank's memory and threads on one node; it "
+			 "cannot be combined with --buf-node or --cpu-node (use those alone)");
+		return -1;
+	}
+	return 0;
+}
+
+nm_hammer_cfg nm_numa_workers_decode(const json_t *pt)
+{
+	return (nm_hammer_cfg){.threads = (int)nm_cfg_int(pt, "server_workers"),
+			       .op = nm_hammer_op(nm_cfg_str(pt, "server_op")),
+			       .write_ratio = nm_cfg_double(pt, "server_write_ratio")};
+}
+
 void nm_numa_point_init(nm_numa_point *np, nm_dev *dev, int harness_node, int nthreads)
 {
 	memset(np, 0, sizeof *np);
@@ -35,6 +55,8 @@ void nm_numa_point_init(nm_numa_point *np, nm_dev *dev, int harness_node, int nt
 void nm_numa_point_free(nm_numa_point *np)
 {
 	nm_hammer_free(&np->hammer);
+	free(np->image);
+	np->image = NULL;
 	json_decref(np->load_result);
 	free(np->cp);
 	free(np->working);
@@ -59,6 +81,35 @@ void nm_numa_need_load(nm_numa_point *np, const nm_numa_load *l)
 	nm_numa_need(np, "load_node", "--load-node", &l->node, NM_NEED_MEMORY, &mem);
 }
 
+void nm_numa_place_roles(nm_numa_point *np, bool initiator, bool target, const nm_place *buf,
+			 const nm_place *cpu)
+{
+	static const nm_place any = {NM_PLACE_ANY, 0};
+	int b = -1, c = -1, mem = -1;
+	if (target)
+		nm_numa_need(np, "buf_node", "--buf-node", buf, NM_NEED_MEMORY, &b);
+	if (initiator)
+		nm_numa_need(np, "cpu_node", "--cpu-node", cpu, NM_NEED_CPUS, &c);
+	if (initiator && !target && c >= 0)
+		nm_numa_need(np, "cpu_node", "--cpu-node", cpu, NM_NEED_MEMORY, &mem);
+	np->role = initiator && target ? "both" : initiator ? "initiator" : target ? "target" : "idle";
+	np->mem_node = target ? b : mem;
+	np->thread_node = c;
+	np->qp_node = initiator ? c : b;
+	np->worker_node = b;
+	nm_place_str(target ? buf : initiator ? cpu : &any, np->mem_request, sizeof np->mem_request);
+}
+
+void nm_numa_place_all(nm_numa_point *np, const char *key, const char *what, const nm_place *p)
+{
+	int node = -1, mem;
+	nm_numa_need(np, key, what, p, NM_NEED_CPUS, &node);
+	nm_numa_need(np, key, what, p, NM_NEED_MEMORY, &mem);
+	np->mem_node = np->thread_node = node;
+	np->one_node = true;
+	nm_place_str(p, np->mem_request, sizeof np->mem_request);
+}
+
 void nm_numa_refuse(nm_numa_point *np, const char *key, const char *fmt, ...)
 {
 	if (np->bad)
@@ -72,6 +123,9 @@ void nm_numa_refuse(nm_numa_point *np, const char *key, const char *fmt, ...)
 
 int nm_numa_point_settle(nm_numa_point *np, const json_t *spec, json_t *out)
 {
+	if (np->misplace_at >= 0 && np->view.nnodes < 2)
+		nm_numa_refuse(np, "inject", "--inject misplace needs a second NUMA node to move a page to "
+			       "(%s has one)", np->view.hostname);
 	if (nm_placement_unresolved(spec, np->bad, np->why, out))
 		return 1;
 	int h = np->harness_node;
@@ -83,6 +137,8 @@ int nm_numa_point_settle(nm_numa_point *np, const json_t *spec, json_t *out)
 		np->thread_node = h;
 	if (np->worker_node < 0)
 		np->worker_node = h;
+	if (np->one_node)
+		np->qp_node = np->mem_node;
 	return 0;
 }
 
@@ -146,7 +202,13 @@ void nm_numa_point_loads_start(nm_numa_point *np, const nm_numa_loads *l)
 		     nm_loadproc_start(&np->proc, ld->threads, np->load_node, ld->buf, ld->mix, l->seed, err,
 				       sizeof err);
 	nm_boot_check(failed ? err : NULL, NM_EXIT_FAIL);
-	failed = l->here && l->workers.threads > 0 && nm_hammer_start(&np->hammer, &np->loads.workers, err, sizeof err);
+	nm_hammer_cfg *w = &np->loads.workers;
+	if (l->here && w->threads > 0) {
+		np->image = nm_malloc(w->len);
+		memcpy(np->image, w->area, w->len);
+		w->image = np->image;
+	}
+	failed = l->here && w->threads > 0 && nm_hammer_start(&np->hammer, w, err, sizeof err);
 	nm_boot_check(failed ? err : NULL, NM_EXIT_FAIL);
 }
 
@@ -165,6 +227,16 @@ void nm_numa_thread_start(nm_numa_point *np, int index, int cpu, bool working)
 }
 
 void nm_numa_thread_end(nm_numa_point *np, int index) { nm_cpu_place_end(&np->cp[index]); }
+
+json_t *nm_numa_point_cpus(const nm_numa_point *np)
+{
+	json_t *mine = json_array();
+	for (int t = 0; t < np->nthreads; t++)
+		json_array_append_new(mine, json_integer(np->cp[t].cpu));
+	json_t *all = nm_boot_gather_json(mine, 0);
+	json_decref(mine);
+	return all;
+}
 
 json_t *nm_numa_point_record(nm_numa_point *np, int rank, int nranks)
 {

@@ -43,7 +43,6 @@
  * client connection in the point's one measured interval (harness/measure.h);
  * the server thread does not measure. */
 #include "alloc.h"
-#include "boot.h"
 #include "clock.h"
 #include "experiment.h"
 #include "log.h"
@@ -169,30 +168,14 @@ static uint64_t key_word(int k)
 	return w;
 }
 
-static uint64_t value_word(int key, uint64_t tag, size_t i)
-{
-	return nm_mix64(((uint64_t)key << 40) ^ tag ^ (i * 0x100000001b3ull));
-}
-
-static bool value_ok(const uint8_t *v, size_t len, int key, uint64_t tag)
-{
-	for (size_t i = 0; i < len; i += 8) {
-		uint64_t x;
-		memcpy(&x, v + i, 8);
-		if (x != value_word(key, tag, i))
-			return false;
-	}
-	return true;
-}
+/* The pattern of a value: distinct per (key, tag). */
+static uint64_t value_owner(int key, uint64_t tag) { return nm_mix64(((uint64_t)key << 40) ^ tag); }
 
 static void put_record(uint8_t *r, size_t vsize, uint64_t seq, int key, uint64_t tag)
 {
 	uint64_t h[4] = {seq, key_word(key), tag, (uint64_t)key};
 	memcpy(r, h, HDR);
-	for (size_t i = 0; i < vsize; i += 8) {
-		uint64_t w = value_word(key, tag, i);
-		memcpy(r + HDR + i, &w, 8);
-	}
+	nm_pattern_fill(r + HDR, vsize, value_owner(key, tag));
 	uint64_t s = rec_sum(r, vsize);
 	memcpy(r + HDR + vsize, &s, 8);
 }
@@ -286,7 +269,7 @@ static void check_table(kv_job *j, nm_measure *ms)
 		uint64_t sum, h[4];
 		memcpy(h, b, HDR);
 		memcpy(&sum, b + HDR + vs, 8);
-		if (sum != rec_sum(b, vs) || h[1] != key_word(k) || !value_ok(b + HDR, vs, k, h[2]))
+		if (sum != rec_sum(b, vs) || h[1] != key_word(k) || nm_pattern_check(b + HDR, vs, value_owner(k, h[2])) >= 0)
 			nm_error_note(&ms->rank_err, "bucket %d is inconsistent after the run", k);
 	}
 	ms->rank_c[C_SERVER_ERRORS] = ms->rank_err.count;
@@ -324,7 +307,7 @@ static void get(kv_client *cl, int key)
 			nm_fatal("GET of key %d never read a consistent bucket", key);
 	}
 	cl->m->c[C_CHECKED]++;
-	if (h[1] != key_word(key) || !value_ok(cl->getb + HDR, p->vsize, key, h[2]))
+	if (h[1] != key_word(key) || nm_pattern_check(cl->getb + HDR, p->vsize, value_owner(key, h[2])) >= 0)
 		nm_error_note(&cl->m->err, "GET of key %d on rank %d returned a value no PUT wrote (tag %" PRIx64 ")",
 			      key, cl->j->server, h[2]);
 }
@@ -410,30 +393,19 @@ static void kv_body(nm_worker *w)
 
 /* ---- the point ---- */
 
-/* This rank's side of the scenario: its buffer, threads and QP/CQ rings on
- * one node. Returns 1 when the point is skipped. */
+/* This rank's side of the scenario on one node; 1: the point is skipped. */
 static int kv_place(nm_ctx *ctx, kv_job *j, json_t *out)
 {
 	const kv_point *p = j->p;
-	nm_numa_point *np = &j->np;
 	bool server = j->rank == j->server;
-	const nm_place *want = &p->side[server];
 	char req[16], what[96];
-	nm_place_str(want, req, sizeof req);
 	snprintf(what, sizeof what, "--scenario %s (%s %s)", scenario_names[p->scenario],
-		 server ? "server" : "client", req);
-	int node = -1, mem;
-	nm_numa_need(np, "scenario", what, want, NM_NEED_CPUS, &node);
-	nm_numa_need(np, "scenario", what, want, NM_NEED_MEMORY, &mem);
+		 server ? "server" : "client", nm_place_str(&p->side[server], req, sizeof req));
+	nm_numa_place_all(&j->np, "scenario", what, &p->side[server]);
 	if (server)
-		nm_numa_need_load(np, &p->load);
-	np->role = server ? "server" : "client";
-	np->mem_node = np->thread_node = node;
-	snprintf(np->mem_request, sizeof np->mem_request, "%s", req);
-	if (nm_numa_point_settle(np, ctx->spec, out))
-		return 1;
-	np->qp_node = np->mem_node;
-	return 0;
+		nm_numa_need_load(&j->np, &p->load);
+	j->np.role = server ? "server" : "client";
+	return nm_numa_point_settle(&j->np, ctx->spec, out);
 }
 
 /* The server's table, mailboxes and ack sources, or a client's
