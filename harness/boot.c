@@ -485,6 +485,22 @@ char **nm_boot_gather_str(const char *s, int root)
 	return out;
 }
 
+json_t *nm_boot_gather_json(const json_t *mine, int root)
+{
+	char *s = json_dumps(mine, JSON_COMPACT | JSON_ENCODE_ANY);
+	char **all = nm_boot_gather_str(s, root);
+	free(s);
+	if (!all)
+		return NULL;
+	json_t *a = json_array();
+	for (int r = 0; r < b_size; r++) {
+		json_array_append_new(a, json_loads(all[r], JSON_DECODE_ANY, NULL));
+		free(all[r]);
+	}
+	free(all);
+	return a;
+}
+
 static void allreduce(void *in, void *out, int n, MPI_Datatype t, MPI_Op op)
 {
 	MPI_Request r;

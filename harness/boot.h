@@ -14,6 +14,7 @@
  * exceed such steps. */
 #ifndef NM_BOOT_H
 #define NM_BOOT_H
+#include <jansson.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -49,6 +50,9 @@ char *nm_boot_bcast_str(const char *s, int root);
 /* Gathers one string per rank at root (array of nranks malloc'd strings
  * there, NULL elsewhere). */
 char **nm_boot_gather_str(const char *s, int root);
+/* Gathers one JSON value per rank at root: a new array by rank there, NULL
+ * elsewhere. */
+json_t *nm_boot_gather_json(const json_t *mine, int root);
 uint64_t nm_boot_sum_u64(uint64_t v);
 uint64_t nm_boot_max_u64(uint64_t v);
 void nm_boot_sum_u64_array(uint64_t *v, size_t n);  /* in place, all ranks */

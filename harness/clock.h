@@ -16,4 +16,15 @@ uint64_t nm_now_ns(void);
 /* "tsc" or "clock_gettime", and the tick rate in Hz, for the metadata. */
 const char *nm_clock_source(void);
 double nm_clock_hz(void);
+
+/* The CPU's spin-wait hint, for loops that poll memory another thread or the
+ * NIC will change. */
+static inline void nm_cpu_relax(void)
+{
+#if defined(__x86_64__) || defined(__i386__)
+	__builtin_ia32_pause();
+#elif defined(__aarch64__)
+	__asm__ __volatile__("yield");
+#endif
+}
 #endif

@@ -4,7 +4,7 @@
 #include "log.h"
 #include <math.h>
 #include <pthread.h>
-#include <sched.h>
+#include <time.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -109,11 +109,19 @@ void nm_meter_begin(nm_meter *m)
 		/* A worker on the main thread (MPI baselines) is its rank's only one. */
 		nm_measure_poll(ms, ms->nthreads);
 	} else {
-		/* Waiting workers yield: on an oversubscribed host the main thread
-		 * and the workers still warming up need the cores. */
-		for (uint32_t n = 1; !atomic_load_explicit(&ms->go, memory_order_acquire); n++)
-			if ((n & 63) == 0)
-				sched_yield();
+		/* Waiting workers spin briefly, then sleep: on an oversubscribed
+		 * host the main thread and the workers still warming up need the
+		 * cores, and spinning (even with sched_yield) keeps them off. The
+		 * naps cost a start skew of tens of microseconds, nothing against a
+		 * point's interval. */
+		for (uint32_t n = 1; !atomic_load_explicit(&ms->go, memory_order_acquire); n++) {
+			if (n < 4096) {
+				nm_cpu_relax();
+			} else {
+				struct timespec d = {0, 20000};
+				nanosleep(&d, NULL);
+			}
+		}
 	}
 	m->start = ms->start;
 	m->deadline = ms->deadline;

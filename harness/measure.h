@@ -35,7 +35,8 @@
  *     }
  *
  * Loops of another shape (a window of outstanding operations) call
- * nm_meter_begin after their warm-up and nm_meter_end when they stop. */
+ * nm_meter_begin after their warm-up, count completions with nm_meter_ops
+ * and call nm_meter_end when they stop. */
 #ifndef NM_MEASURE_H
 #define NM_MEASURE_H
 #include "clock.h"
@@ -141,16 +142,22 @@ static inline nm_meter *nm_meter_of(nm_measure *ms, int thread) { return &ms->me
 void nm_meter_begin(nm_meter *m);
 void nm_meter_skip(nm_meter *m);
 void nm_meter_end(nm_meter *m, uint64_t end);
-/* Counts one completed operation that started at t0 and completed at t1:
- * measured when inside the interval, in the histogram and the rate. */
-static inline void nm_meter_op(nm_meter *m, uint64_t t0, uint64_t t1)
+/* Counts n operations that completed together at t1 (one signaled
+ * completion retiring a batch), timed by one that started at t0: measured
+ * when inside the interval, one sample in the histogram and n in the rate.
+ * Returns whether they were measured. */
+static inline bool nm_meter_ops(nm_meter *m, uint64_t t0, uint64_t t1, uint64_t n)
 {
-	m->total++;
+	m->total += n;
 	if (m->measuring && (m->deadline == 0 || t1 <= m->deadline)) {
 		nm_hist_add(&m->hist, nm_ticks_to_ns(t1 - t0));
-		m->ops++;
+		m->ops += n;
+		return true;
 	}
+	return false;
 }
+/* One completed operation that started at t0 and completed at t1. */
+static inline bool nm_meter_op(nm_meter *m, uint64_t t0, uint64_t t1) { return nm_meter_ops(m, t0, t1, 1); }
 
 /* Main-thread side, for the harness's worker rounds (workers.c): arrive
  * marks a worker that finished without arriving; poll starts the interval
@@ -188,8 +195,9 @@ static inline bool nm_loop_next(nm_loop *l)
 	l->i++;
 	return true;
 }
-/* The operation of this iteration completed: t0 and t1 in ticks. */
-static inline void nm_loop_done(nm_loop *l, uint64_t t0, uint64_t t1) { nm_meter_op(l->m, t0, t1); }
+/* The operation of this iteration completed: t0 and t1 in ticks. Returns
+ * whether it was measured (warm-up and completions past the deadline are not). */
+static inline bool nm_loop_done(nm_loop *l, uint64_t t0, uint64_t t1) { return nm_meter_op(l->m, t0, t1); }
 /* Whether the current iteration is measured (not warm-up). */
 static inline bool nm_loop_measured(const nm_loop *l) { return l->m->measuring; }
 #endif

@@ -2,9 +2,51 @@
 #include "mesh.h"
 #include "boot.h"
 #include "log.h"
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+
+/* "all" or a comma list into set[n]. */
+static int rank_set(const char *s, int n, uint8_t *set, const char *what, char *err, size_t len)
+{
+	bool all = !strcmp(s, "all");
+	memset(set, all, (size_t)n);
+	for (const char *p = s; *p && !all;) {
+		char *end;
+		long r = strtol(p, &end, 10);
+		if (end == p || (*end && *end != ',') || r < 0) {
+			snprintf(err, len, "option --%s: '%s' is not 'all' or a list of ranks like 0,2", what, s);
+			return -1;
+		}
+		if (r >= n) {
+			snprintf(err, len, "option --%s: rank %ld does not exist (the job has %d rank%s)", what,
+				 r, n, n == 1 ? "" : "s");
+			return -1;
+		}
+		set[r] = 1;
+		p = *end ? end + 1 : end;
+	}
+	return 0;
+}
+
+int nm_mesh_pairs(const char *initiators, const char *targets, int n, uint8_t *initiates, char *err,
+		  size_t errlen)
+{
+	uint8_t *ini = nm_calloc((size_t)n, 1), *tgt = nm_calloc((size_t)n, 1);
+	bool self = !strcmp(targets, "self"), others = !strcmp(targets, "others");
+	int rc = rank_set(initiators, n, ini, "initiators", err, errlen), pairs = 0;
+	if (!rc && !self && !others)
+		rc = rank_set(targets, n, tgt, "targets", err, errlen);
+	memset(initiates, 0, (size_t)n * (size_t)n);
+	for (int i = 0; !rc && i < n; i++)
+		for (int t = 0; ini[i] && t < n; t++)
+			if (self ? t == i : others ? !ini[t] : tgt[t])
+				pairs += initiates[i * n + t] = 1;
+	free(ini);
+	free(tgt);
+	return rc ? -1 : pairs;
+}
 
 void nm_mesh_create(nm_mesh *m, nm_dev *d, const nm_mesh_cfg *c, const nm_mr *mr)
 {

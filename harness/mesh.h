@@ -32,6 +32,14 @@ typedef struct nm_mesh {
 	nm_rmr *rmr;               /* every rank's registered memory */
 } nm_mesh;
 
+/* Who initiates to whom, from two rank sets as users write them: initiators
+ * "all" or a list like "0,2"; targets "all", a list, "others" (the ranks
+ * that do not initiate) or "self" (each initiator itself: loopback). Fills
+ * initiates[from * nranks + to] and returns the number of pairs, or -1 with
+ * one line in err naming the option (--initiators, --targets). */
+int nm_mesh_pairs(const char *initiators, const char *targets, int nranks, uint8_t *initiates, char *err,
+		  size_t errlen);
+
 /* Collective over all ranks. Any failure ends the job with the failing
  * rank's message (nm_boot_check). */
 void nm_mesh_create(nm_mesh *m, nm_dev *d, const nm_mesh_cfg *c, const nm_mr *mr);

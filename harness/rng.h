@@ -3,7 +3,9 @@
  * streams. Not for anything cryptographic. */
 #ifndef NM_RNG_H
 #define NM_RNG_H
+#include <stddef.h>
 #include <stdint.h>
+#include <string.h>
 
 static inline uint64_t nm_mix64(uint64_t x)
 {
@@ -31,6 +33,29 @@ static inline uint64_t nm_xorshift(uint64_t *s)
 	x ^= x >> 27;
 	*s = x;
 	return x * 0x2545f4914f6cdd1dull;
+}
+
+/* Pattern words: distinct per (owner, word index) and cheap to regenerate,
+ * so checking data needs no copy of what was written. */
+static inline uint64_t nm_pattern_word(uint64_t owner, size_t i) { return nm_mix64(owner * 0x100000001b3ull + i); }
+
+static inline void nm_pattern_fill(void *p, size_t len, uint64_t owner)
+{
+	for (size_t i = 0; i < len; i += 8) {
+		uint64_t w = nm_pattern_word(owner, i / 8);
+		memcpy((uint8_t *)p + i, &w, len - i < 8 ? len - i : 8);
+	}
+}
+
+/* Offset of the first word that differs from the pattern, or -1. */
+static inline long nm_pattern_check(const void *p, size_t len, uint64_t owner)
+{
+	for (size_t i = 0; i < len; i += 8) {
+		uint64_t w = nm_pattern_word(owner, i / 8);
+		if (memcmp((const uint8_t *)p + i, &w, len - i < 8 ? len - i : 8) != 0)
+			return (long)i;
+	}
+	return -1;
 }
 
 /* A never-zero stream state, distinct per (seed, rank, thread). */

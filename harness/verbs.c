@@ -304,6 +304,11 @@ int nm_mr_alloc(nm_dev *d, nm_mr *m, size_t len, bool hugepages, int numa_node,
 	m->len = len;
 	m->hugepages = hugepages;
 	m->numa_node = numa_node;
+	return nm_mr_register(d, m, err, errlen);
+}
+
+int nm_mr_register(nm_dev *d, nm_mr *m, char *err, size_t errlen)
+{
 	m->mr = ibv_reg_mr(d->pd, m->buf, m->alloc_len, NM_ACCESS_ALL);
 	if (!m->mr) {
 		snprintf(err, errlen, "ibv_reg_mr(%zu bytes) on %s: %s%s", m->alloc_len, d->name,

@@ -73,6 +73,10 @@ typedef struct nm_mr {
 
 int nm_mr_alloc(nm_dev *d, nm_mr *m, size_t len, bool hugepages, int numa_node,
 		char *err, size_t errlen);
+/* The second half of nm_mr_alloc, for a buffer the caller placed itself
+ * (buf, len, alloc_len, hugepages, numa_node set): pages may still move
+ * before this call, never after it. On failure the buffer is freed. */
+int nm_mr_register(nm_dev *d, nm_mr *m, char *err, size_t errlen);
 void nm_mr_free(nm_mr *m);
 
 /* Where a peer's registered memory is. */

@@ -16,6 +16,7 @@
  * its own rank. */
 #ifndef NM_LOCK_H
 #define NM_LOCK_H
+#include "clock.h"
 #include "mesh.h"
 #include "rdma.h"
 #include <stdbool.h>
@@ -179,12 +180,4 @@ typedef struct nm_lock_wait {
 } nm_lock_wait;
 void nm_lock_pause(nm_lock_thread *t, nm_lock_wait *w, const char *type, int key, const char *what);
 
-static inline void nm_cpu_relax(void)
-{
-#if defined(__x86_64__) || defined(__i386__)
-	__builtin_ia32_pause();
-#elif defined(__aarch64__)
-	__asm__ __volatile__("yield");
-#endif
-}
 #endif

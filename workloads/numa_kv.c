@@ -39,28 +39,22 @@
  * the value size is 64 B; 90% GETs; one operation outstanding per connection;
  * OSU's PUT has the server READ the value from the client, ours has the
  * client WRITE it to the server (what this suite's issue asks for); the table
- * is preloaded so every GET hits. */
-#include "boot.h"
+ * is preloaded so every GET hits. Throughput counts the operations of every
+ * client connection in the point's one measured interval (harness/measure.h);
+ * the server thread does not measure. */
+#include "alloc.h"
 #include "clock.h"
 #include "experiment.h"
 #include "log.h"
 #include "rng.h"
 #include "mesh.h"
 #include "rdma.h"
-#include "stats.h"
 #include "workers.h"
-#include "../numa/loadproc.h"
-#include "../numa/mem.h"
-#include "../numa/nodes.h"
-#include "../numa/pages.h"
-#include "../numa/placement.h"
-#include "../numa/record.h"
-#include <errno.h>
+#include "../numa/point.h"
 #include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
 
 static const nm_opt kv_opts[] = {
 	{"scenario", 0, NM_OPT_ENUM, "both-local", 0, 0,
@@ -70,17 +64,10 @@ static const nm_opt kv_opts[] = {
 	{"keys", 0, NM_OPT_INT, "1000", 1, 1 << 24, NULL, NM_OPT_LIST, "keys in the table (all preloaded)"},
 	{"value-size", 0, NM_OPT_SIZE, "64", 8, 4096, NULL, NM_OPT_LIST, "value bytes (a multiple of 8)"},
 	{"get-ratio", 0, NM_OPT_DOUBLE, "0.9", 0, 1, NULL, NM_OPT_LIST, "fraction of GETs"},
-	{"iters", 'n', NM_OPT_INT, "100000", 1, 1e10, NULL, 0, "measured operations per connection"},
-	{"duration", 'D', NM_OPT_DOUBLE, "0", 0, 86400, NULL, 0,
-	 "measure for this many seconds instead of --iters"},
-	{"warmup", 0, NM_OPT_INT, "-1", -1, 1e9, NULL, 0,
-	 "unmeasured operations per connection first (-1: iters/10, at most 1000)"},
-	{"load-threads", 0, NM_OPT_INT, "0", 0, 4096, NULL, NM_OPT_LIST,
-	 "an independent load process (netmem numa-load) on the server: its threads"},
-	{"load-node", 0, NM_OPT_STR, "any", 0, 0, NULL, NM_OPT_LIST,
-	 "its node: nic, other, a node number, or any (NUMA-agnostic)"},
-	{"load-buf", 0, NM_OPT_SIZE, "64M", 8, 1ll << 44, NULL, NM_OPT_LIST, "its buffer size"},
-	{"load-mix", 0, NM_OPT_DOUBLE, "0.5", 0, 1, NULL, NM_OPT_LIST, "its fraction of stores"},
+	NM_OPT_ITERS("100000", "operations"),
+	NM_OPT_DURATION,
+	NM_OPT_WARMUP("operations"),
+	NM_OPT_NUMA_LOAD("the server"),
 	NM_OPT_END,
 };
 
@@ -89,42 +76,75 @@ static const nm_opt kv_opts[] = {
 #define HDR 32
 #define DONE_SEQ UINT64_MAX
 
-typedef struct kv_job kv_job;
+typedef enum { SC_BOTH_LOCAL, SC_CLIENT_LOCAL, SC_SERVER_LOCAL, SC_BOTH_REMOTE, SC_ANY } kv_scenario;
+static const char *const scenario_names[] = {"both-local", "client-local", "server-local", "both-remote", "any"};
+/* Where each side goes, [scenario][server]. */
+static const nm_place_kind scenario_place[][2] = {
+	[SC_BOTH_LOCAL] = {NM_PLACE_NIC, NM_PLACE_NIC},     [SC_CLIENT_LOCAL] = {NM_PLACE_NIC, NM_PLACE_OTHER},
+	[SC_SERVER_LOCAL] = {NM_PLACE_OTHER, NM_PLACE_NIC}, [SC_BOTH_REMOTE] = {NM_PLACE_OTHER, NM_PLACE_OTHER},
+	[SC_ANY] = {NM_PLACE_ANY, NM_PLACE_ANY},
+};
 
-typedef struct kv_thread {
-	kv_job *job;
-	nm_hist hist;
-	uint64_t measured, gets, puts, retries, checked, mismatches, get_ns, put_ns, elapsed_ns;
-	uint64_t acked;          /* PUTs acknowledged, warm-up included */
-	char first_error[256];
-	nm_cpu_place cp;
-} kv_thread;
+/* One point, decoded once. */
+typedef struct kv_point {
+	kv_scenario scenario;
+	nm_place side[2];     /* client, server */
+	int keys;
+	size_t vsize, rec;    /* value bytes, record bytes (64-aligned) */
+	double get_ratio;
+	nm_numa_load load;
+} kv_point;
 
-struct kv_job {
+static int kv_decode(const json_t *pt, const nm_base *b, void *out, char *err, size_t len)
+{
+	const char *sc = nm_cfg_str(pt, "scenario");
+	kv_point *p = out;
+	*p = (kv_point){.keys = (int)nm_cfg_int(pt, "keys"), .vsize = (size_t)nm_cfg_int(pt, "value_size"),
+			.get_ratio = nm_cfg_double(pt, "get_ratio")};
+	while (p->scenario < SC_ANY && strcmp(sc, scenario_names[p->scenario]))
+		p->scenario++;
+	for (int s = 0; s < 2; s++)
+		p->side[s].kind = scenario_place[p->scenario][s];
+	p->rec = nm_align64(HDR + p->vsize + 8);
+	if (p->vsize % 8) {
+		snprintf(err, len, "--value-size %zu is not a multiple of 8", p->vsize);
+		return -1;
+	}
+	if (nm_numa_load_decode(pt, &p->load, err, len))
+		return -1;
+	if (b->mem_node >= 0 && p->scenario != SC_ANY) {
+		snprintf(err, len, "--mem-node cannot be combined with --scenario %s (use --scenario any)", sc);
+		return -1;
+	}
+	return 0;
+}
+
+/* The tally: measured GETs and PUTs and their summed latencies; GETs read
+ * again and GETs checked (warm-up included) and those that returned a value
+ * no PUT wrote; PUTs the clients saw acknowledged and the server applied
+ * (warm-up included); errors the server found. */
+enum { C_GETS, C_PUTS, C_GET_NS, C_PUT_NS, C_RETRIES, C_CHECKED, C_MISMATCHES, C_ACKED, C_APPLIED,
+       C_SERVER_ERRORS, C_N };
+static const nm_counter kv_counters[C_N] = {
+	[C_GETS] = {"gets", NM_COUNT_METRIC}, [C_PUTS] = {"puts", NM_COUNT_METRIC},
+	[C_GET_NS] = {"get_ns", 0}, [C_PUT_NS] = {"put_ns", 0},
+	[C_RETRIES] = {"get_retries", NM_COUNT_METRIC},
+	[C_CHECKED] = {"gets_checked", 0}, [C_MISMATCHES] = {"get_mismatches", 0},
+	[C_ACKED] = {"puts_acknowledged", 0}, [C_APPLIED] = {"puts_applied", 0},
+	[C_SERVER_ERRORS] = {"server_errors", 0},
+};
+
+typedef struct kv_job {
+	const kv_point *p;
+	nm_numa_point np;
 	nm_mesh mesh;
 	nm_mr mr;
-	int rank, nranks, server, T, nconn, keys;
-	size_t vsize, rec;             /* value bytes, record bytes (64-aligned) */
+	int rank, server, T, nconn;
 	size_t mbox_off, ack_off;      /* server layout */
 	size_t thread_area;            /* client layout: per thread [get | put | ack] */
-	double get_ratio, timeout;
-	uint64_t iters, warmup, seed;
-	double duration;
-	kv_thread *th;
-	/* server */
-	uint64_t applied, server_mismatches;
-	char server_error[256];
-	/* placement */
-	int node, load_node, load_threads;
-	int64_t load_buf;
-	double load_mix;
-	nm_numa_view view;
-	nm_nic_numa nic;
-	nm_page_census census[2];
-	char qp_policy[128], request[64];
-	nm_loadproc load;
-	json_t *load_result;
-};
+	double timeout;
+	uint64_t seed;
+} kv_job;
 
 static uint64_t rec_sum(const uint8_t *r, size_t vsize)
 {
@@ -148,467 +168,310 @@ static uint64_t key_word(int k)
 	return w;
 }
 
-static void fill_value(uint8_t *v, size_t len, int key, uint64_t tag)
-{
-	for (size_t i = 0; i < len; i += 8) {
-		uint64_t w = nm_mix64(((uint64_t)key << 40) ^ tag ^ (i * 0x100000001b3ull));
-		memcpy(v + i, &w, 8);
-	}
-}
-
-static bool value_ok(const uint8_t *v, size_t len, int key, uint64_t tag)
-{
-	for (size_t i = 0; i < len; i += 8) {
-		uint64_t w = nm_mix64(((uint64_t)key << 40) ^ tag ^ (i * 0x100000001b3ull)), x;
-		memcpy(&x, v + i, 8);
-		if (x != w)
-			return false;
-	}
-	return true;
-}
+/* The pattern of a value: distinct per (key, tag). */
+static uint64_t value_owner(int key, uint64_t tag) { return nm_mix64(((uint64_t)key << 40) ^ tag); }
 
 static void put_record(uint8_t *r, size_t vsize, uint64_t seq, int key, uint64_t tag)
 {
 	uint64_t h[4] = {seq, key_word(key), tag, (uint64_t)key};
 	memcpy(r, h, HDR);
-	fill_value(r + HDR, vsize, key, tag);
+	nm_pattern_fill(r + HDR, vsize, value_owner(key, tag));
 	uint64_t s = rec_sum(r, vsize);
 	memcpy(r + HDR + vsize, &s, 8);
 }
 
-static const char *scenario_req(const char *sc, bool server)
-{
-	if (!strcmp(sc, "both-local"))
-		return "nic";
-	if (!strcmp(sc, "both-remote"))
-		return "other";
-	if (!strcmp(sc, "client-local"))
-		return server ? "other" : "nic";
-	if (!strcmp(sc, "server-local"))
-		return server ? "nic" : "other";
-	return "any";
-}
-
-static int kv_validate(const json_t *pt, int nranks, char *err, size_t len)
-{
-	if (nm_cfg_int(pt, "value_size") % 8) {
-		snprintf(err, len, "--value-size %" PRId64 " is not a multiple of 8",
-			 nm_cfg_int(pt, "value_size"));
-		return -1;
-	}
-	nm_place p;
-	if (nm_place_parse(nm_cfg_str(pt, "load_node"), &p, "--load-node", err, len))
-		return -1;
-	if (nm_cfg_int(pt, "mem_node") >= 0 && strcmp(nm_cfg_str(pt, "scenario"), "any")) {
-		snprintf(err, len, "--mem-node cannot be combined with --scenario %s (use --scenario any)",
-			 nm_cfg_str(pt, "scenario"));
-		return -1;
-	}
-	(void)nranks;
-	return 0;
-}
-
 /* ---- server ---- */
 
-static uint8_t *bucket(kv_job *j, int k) { return (uint8_t *)j->mr.buf + (size_t)k * j->rec; }
-static uint8_t *mbox(kv_job *j, int c) { return (uint8_t *)j->mr.buf + j->mbox_off + (size_t)c * j->rec; }
-
-static void server_error(kv_job *j, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-static void server_error(kv_job *j, const char *fmt, ...)
-{
-	if (j->server_mismatches++ == 0) {
-		va_list ap;
-		va_start(ap, fmt);
-		vsnprintf(j->server_error, sizeof j->server_error, fmt, ap);
-		va_end(ap);
-	}
-}
+static uint8_t *bucket(kv_job *j, int k) { return (uint8_t *)j->mr.buf + (size_t)k * j->p->rec; }
+static uint8_t *mbox(kv_job *j, int c) { return (uint8_t *)j->mr.buf + j->mbox_off + (size_t)c * j->p->rec; }
 
 static void preload(kv_job *j)
 {
-	for (int k = 0; k < j->keys; k++)
-		put_record(bucket(j, k), j->vsize, 1, k, 0);
+	for (int k = 0; k < j->p->keys; k++)
+		put_record(bucket(j, k), j->p->vsize, 1, k, 0);
 }
 
-static void serve(kv_job *j, nm_poller *pl)
+/* A complete PUT from connection c: into its bucket, everything but the sum
+ * first and the sum last (readers that catch it half-written see a wrong
+ * sum and read again), then seq into the client's ack word. Returns the
+ * completions it will produce. */
+static int apply(kv_job *j, nm_meter *m, int c, const uint8_t *rec)
 {
-	uint64_t *last = calloc((size_t)j->nconn, sizeof *last);
-	uint8_t *snap = malloc(j->rec);
+	size_t vs = j->p->vsize;
+	uint64_t h[4];
+	memcpy(h, rec, HDR);
+	int key = (int)h[3];
+	if (key < 0 || key >= j->p->keys || h[1] != key_word(key)) {
+		nm_error_note(&m->err, "connection %d: PUT %" PRIu64 " names key %d", c, h[0], key);
+		return 0;
+	}
+	uint8_t *b = bucket(j, key);
+	uint64_t ver;
+	memcpy(&ver, b, 8);
+	ver++;
+	memcpy(b, &ver, 8);
+	memcpy(b + 16, &h[2], 8);
+	memcpy(b + HDR, rec + HDR, vs);
+	uint64_t s = rec_sum(b, vs);
+	__atomic_thread_fence(__ATOMIC_RELEASE);
+	memcpy(b + HDR + vs, &s, 8);
+	m->c[C_APPLIED]++;
+	int peer = c / j->T, t = c % j->T;
+	nm_conn *cn = nm_mesh_conn(&j->mesh, 0, peer, 0);
+	uint64_t *src = (uint64_t *)((uint8_t *)j->mr.buf + j->ack_off) + c;
+	*src = h[0];
+	nm_post_rw(cn, NM_OP_WRITE, src, j->mr.mr->lkey, cn->rmr.addr + (size_t)t * j->thread_area + 2 * j->p->rec,
+		   8, NM_WRID(NM_OP_WRITE, c), true);
+	return 1;
+}
+
+/* Polls the mailboxes until every connection has sent its last record. */
+static void serve(kv_job *j, nm_meter *m, nm_poller *pl)
+{
+	size_t rec = j->p->rec, vs = j->p->vsize;
+	uint64_t *last = nm_calloc((size_t)j->nconn, sizeof *last);
+	uint8_t *snap = nm_malloc(rec);
 	struct ibv_wc wc[16];
 	int done = 0, outstanding = 0;
 	while (done < j->nconn) {
 		for (int c = 0; c < j->nconn; c++) {
-			uint8_t *m = mbox(j, c);
-			uint64_t seq = *(volatile uint64_t *)m;
+			uint64_t seq = *(volatile uint64_t *)mbox(j, c), sum, h0;
 			if (seq == last[c])
 				continue;
-			memcpy(snap, m, j->rec);
+			memcpy(snap, mbox(j, c), rec);
 			__atomic_thread_fence(__ATOMIC_ACQUIRE);
-			uint64_t sum, h[4];
-			memcpy(&sum, snap + HDR + j->vsize, 8);
-			memcpy(h, snap, HDR);
-			if (h[0] != seq || sum != rec_sum(snap, j->vsize))
+			memcpy(&sum, snap + HDR + vs, 8);
+			memcpy(&h0, snap, 8);
+			if (h0 != seq || sum != rec_sum(snap, vs))
 				continue; /* still being written: look again */
 			last[c] = seq;
-			if (seq == DONE_SEQ) {
+			if (seq == DONE_SEQ)
 				done++;
-				continue;
-			}
-			int key = (int)h[3];
-			if (key < 0 || key >= j->keys || h[1] != key_word(key)) {
-				server_error(j, "connection %d: PUT %" PRIu64 " names key %d", c, seq, key);
-				continue;
-			}
-			/* apply: everything but the sum, then the sum (readers that
-			 * catch it half-written see a wrong sum and read again) */
-			uint8_t *b = bucket(j, key);
-			uint64_t ver;
-			memcpy(&ver, b, 8);
-			ver++;
-			memcpy(b, &ver, 8);
-			memcpy(b + 16, &h[2], 8);
-			memcpy(b + HDR, snap + HDR, j->vsize);
-			uint64_t s = rec_sum(b, j->vsize);
-			__atomic_thread_fence(__ATOMIC_RELEASE);
-			memcpy(b + HDR + j->vsize, &s, 8);
-			j->applied++;
-			/* acknowledge: seq into the client's ack word */
-			int peer = c / j->T, t = c % j->T;
-			nm_conn *cn = nm_mesh_conn(&j->mesh, 0, peer, 0);
-			uint64_t *src = (uint64_t *)((uint8_t *)j->mr.buf + j->ack_off) + c;
-			*src = seq;
-			nm_post_rw(cn, NM_OP_WRITE, src, j->mr.mr->lkey,
-				   cn->rmr.addr + (size_t)t * j->thread_area + 2 * j->rec, 8,
-				   NM_WRID(NM_OP_WRITE, c), true);
-			outstanding++;
+			else
+				outstanding += apply(j, m, c, snap);
 		}
 		if (outstanding)
 			outstanding -= nm_poll_some(pl, wc, 16);
 	}
 	while (outstanding > 0)
 		outstanding -= nm_poll_wait(pl, wc, 16);
+	m->c[C_SERVER_ERRORS] = m->err.count;
 	free(last);
 	free(snap);
 }
 
-static void check_table(kv_job *j)
+/* After the run, on the main thread. */
+static void check_table(kv_job *j, nm_measure *ms)
 {
-	for (int k = 0; k < j->keys; k++) {
+	size_t vs = j->p->vsize;
+	for (int k = 0; k < j->p->keys; k++) {
 		uint8_t *b = bucket(j, k);
 		uint64_t sum, h[4];
 		memcpy(h, b, HDR);
-		memcpy(&sum, b + HDR + j->vsize, 8);
-		if (sum != rec_sum(b, j->vsize) || h[1] != key_word(k) || !value_ok(b + HDR, j->vsize, k, h[2]))
-			server_error(j, "bucket %d is inconsistent after the run", k);
+		memcpy(&sum, b + HDR + vs, 8);
+		if (sum != rec_sum(b, vs) || h[1] != key_word(k) || nm_pattern_check(b + HDR, vs, value_owner(k, h[2])) >= 0)
+			nm_error_note(&ms->rank_err, "bucket %d is inconsistent after the run", k);
 	}
+	ms->rank_c[C_SERVER_ERRORS] = ms->rank_err.count;
 }
 
 /* ---- client ---- */
 
-static void mismatch(kv_thread *t, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-static void mismatch(kv_thread *t, const char *fmt, ...)
+typedef struct kv_client {
+	kv_job *j;
+	nm_meter *m;
+	nm_poller pl;
+	nm_conn *cn;
+	uint8_t *getb, *putb;
+	volatile uint64_t *ack;
+	int conn;
+	uint64_t seq, timeout;   /* timeout in ticks */
+} kv_client;
+
+/* GET: READ the bucket until its sum holds, then check its value. */
+static void get(kv_client *cl, int key)
 {
-	if (t->mismatches++ == 0) {
-		va_list ap;
-		va_start(ap, fmt);
-		vsnprintf(t->first_error, sizeof t->first_error, fmt, ap);
-		va_end(ap);
+	const kv_point *p = cl->j->p;
+	uint64_t raddr = cl->cn->rmr.addr + (size_t)key * p->rec, sum, h[4];
+	struct ibv_wc wc;
+	for (int tries = 0;; tries++) {
+		nm_post_rw(cl->cn, NM_OP_READ, cl->getb, cl->j->mr.mr->lkey, raddr, (uint32_t)p->rec,
+			   NM_WRID(NM_OP_READ, 0), true);
+		nm_poll_wait(&cl->pl, &wc, 1);
+		memcpy(h, cl->getb, HDR);
+		memcpy(&sum, cl->getb + HDR + p->vsize, 8);
+		if (sum == rec_sum(cl->getb, p->vsize))
+			break;
+		cl->m->c[C_RETRIES]++;
+		if (tries > 100000)
+			nm_fatal("GET of key %d never read a consistent bucket", key);
 	}
+	cl->m->c[C_CHECKED]++;
+	if (h[1] != key_word(key) || nm_pattern_check(cl->getb + HDR, p->vsize, value_owner(key, h[2])) >= 0)
+		nm_error_note(&cl->m->err, "GET of key %d on rank %d returned a value no PUT wrote (tag %" PRIx64 ")",
+			      key, cl->j->server, h[2]);
 }
 
-static void client(kv_job *j, kv_thread *t, int ti, nm_poller *pl)
+/* The connection's PUT buffer into its mailbox. */
+static void post_mbox(kv_client *cl)
 {
-	nm_conn *cn = nm_mesh_conn(&j->mesh, ti, j->server, 0);
-	uint8_t *area = (uint8_t *)j->mr.buf + (size_t)ti * j->thread_area;
-	uint8_t *getb = area, *putb = area + j->rec;
-	volatile uint64_t *ack = (volatile uint64_t *)(area + 2 * j->rec);
-	int conn = j->rank * j->T + ti;
-	uint64_t rng = nm_mix64(j->seed ^ ((uint64_t)conn << 20)) | 1, seq = 0, start = 0, end_ticks = 0;
-	uint32_t get_thresh = j->get_ratio >= 1 ? UINT32_MAX : (uint32_t)(j->get_ratio * 4294967296.0);
-	uint64_t timeout = nm_ns_to_ticks((uint64_t)(j->timeout * 1e9));
 	struct ibv_wc wc;
-	for (uint64_t i = 0;; i++) {
-		if (i == j->warmup) {
-			start = nm_ticks();
-			if (j->duration > 0)
-				end_ticks = start + nm_ns_to_ticks((uint64_t)(j->duration * 1e9));
-		}
-		if (j->duration > 0 ? (i >= j->warmup && nm_ticks() >= end_ticks) : i >= j->warmup + j->iters)
-			break;
+	kv_job *j = cl->j;
+	nm_post_rw(cl->cn, NM_OP_WRITE, cl->putb, j->mr.mr->lkey,
+		   cl->cn->rmr.addr + j->mbox_off + (size_t)cl->conn * j->p->rec, (uint32_t)j->p->rec,
+		   NM_WRID(NM_OP_WRITE, 0), true);
+	nm_poll_wait(&cl->pl, &wc, 1);
+}
+
+/* PUT: the record into the mailbox, then wait for the server's ack. */
+static void put(kv_client *cl, int key)
+{
+	kv_job *j = cl->j;
+	uint64_t seq = ++cl->seq;
+	put_record(cl->putb, j->p->vsize, seq, key, ((uint64_t)(cl->conn + 1) << 32) | seq);
+	post_mbox(cl);
+	uint64_t since = nm_ticks();
+	for (uint32_t spins = 0; *cl->ack != seq; spins++)
+		if ((spins & 4095) == 0 && nm_ticks() - since > cl->timeout)
+			nm_fatal("connection %d: PUT %" PRIu64 " of key %d not acknowledged by rank %d within %.0f s",
+				 cl->conn, seq, key, j->server, j->timeout);
+}
+
+static void client(kv_job *j, nm_meter *m, int ti)
+{
+	uint8_t *area = (uint8_t *)j->mr.buf + (size_t)ti * j->thread_area;
+	kv_client cl = {.j = j, .m = m, .cn = nm_mesh_conn(&j->mesh, ti, j->server, 0), .getb = area,
+			.putb = area + j->p->rec, .ack = (volatile uint64_t *)(area + 2 * j->p->rec),
+			.conn = j->rank * j->T + ti, .timeout = nm_ns_to_ticks((uint64_t)(j->timeout * 1e9))};
+	nm_poller_init(&cl.pl, &j->mesh, ti, j->timeout);
+	uint64_t rng = nm_mix64(j->seed ^ ((uint64_t)cl.conn << 20)) | 1;
+	uint32_t get_thresh = j->p->get_ratio >= 1 ? UINT32_MAX : (uint32_t)(j->p->get_ratio * 4294967296.0);
+	nm_loop lp;
+	nm_loop_init(&lp, m);
+	while (nm_loop_next(&lp)) {
 		rng ^= rng << 13, rng ^= rng >> 7, rng ^= rng << 17;
-		int key = (int)((rng >> 20) % (uint64_t)j->keys);
-		bool get = (uint32_t)rng < get_thresh;
+		int key = (int)((rng >> 20) % (uint64_t)j->p->keys);
+		bool is_get = (uint32_t)rng < get_thresh;
 		uint64_t t0 = nm_ticks();
-		if (get) {
-			uint64_t raddr = cn->rmr.addr + (size_t)key * j->rec, sum, h[4];
-			for (int tries = 0;; tries++) {
-				nm_post_rw(cn, NM_OP_READ, getb, j->mr.mr->lkey, raddr, (uint32_t)j->rec,
-					   NM_WRID(NM_OP_READ, 0), true);
-				nm_poll_wait(pl, &wc, 1);
-				memcpy(h, getb, HDR);
-				memcpy(&sum, getb + HDR + j->vsize, 8);
-				if (sum == rec_sum(getb, j->vsize))
-					break;
-				t->retries++;
-				if (tries > 100000)
-					nm_fatal("GET of key %d never read a consistent bucket", key);
-			}
-			t->checked++;
-			if (h[1] != key_word(key) || !value_ok(getb + HDR, j->vsize, key, h[2]))
-				mismatch(t, "GET of key %d on rank %d returned a value no PUT wrote (tag %" PRIx64 ")",
-					 key, j->server, h[2]);
-		} else {
-			seq++;
-			put_record(putb, j->vsize, seq, key, ((uint64_t)(conn + 1) << 32) | seq);
-			nm_post_rw(cn, NM_OP_WRITE, putb, j->mr.mr->lkey,
-				   cn->rmr.addr + j->mbox_off + (size_t)conn * j->rec, (uint32_t)j->rec,
-				   NM_WRID(NM_OP_WRITE, 0), true);
-			nm_poll_wait(pl, &wc, 1);
-			uint64_t since = nm_ticks();
-			for (uint32_t spins = 0; *ack != seq; spins++)
-				if ((spins & 4095) == 0 && nm_ticks() - since > timeout)
-					nm_fatal("connection %d: PUT %" PRIu64 " of key %d not acknowledged by "
-						 "rank %d within %.0f s", conn, seq, key, j->server, j->timeout);
-		}
-		uint64_t ns = nm_ticks_to_ns(nm_ticks() - t0);
-		if (i >= j->warmup) {
-			nm_hist_add(&t->hist, ns);
-			t->measured++;
-			if (get) {
-				t->gets++;
-				t->get_ns += ns;
-			} else {
-				t->puts++;
-				t->put_ns += ns;
-			}
+		if (is_get)
+			get(&cl, key);
+		else
+			put(&cl, key);
+		uint64_t t1 = nm_ticks();
+		if (nm_loop_done(&lp, t0, t1)) {
+			m->c[is_get ? C_GETS : C_PUTS]++;
+			m->c[is_get ? C_GET_NS : C_PUT_NS] += nm_ticks_to_ns(t1 - t0);
 		}
 	}
-	t->elapsed_ns = nm_ticks_to_ns(nm_ticks() - start);
-	put_record(putb, j->vsize, DONE_SEQ, 0, 0);
-	nm_post_rw(cn, NM_OP_WRITE, putb, j->mr.mr->lkey, cn->rmr.addr + j->mbox_off + (size_t)conn * j->rec,
-		   (uint32_t)j->rec, NM_WRID(NM_OP_WRITE, 0), true);
-	nm_poll_wait(pl, &wc, 1);
-	t->acked = seq;
+	put_record(cl.putb, j->p->vsize, DONE_SEQ, 0, 0);
+	post_mbox(&cl);
+	m->c[C_ACKED] = cl.seq;
+	m->c[C_MISMATCHES] = m->err.count;
 }
+
+static bool serves(const kv_job *j, int thread) { return j->rank == j->server && thread == 0; }
 
 static void kv_setup(nm_worker *w)
 {
 	kv_job *j = w->arg;
-	kv_thread *t = &j->th[w->index];
-	t->job = j;
-	nm_hist_init(&t->hist);
-	bool active = j->rank == j->server ? w->index == 0 : true;
-	nm_cpu_place_start(&t->cp, w->cpu, active ? j->node : -1);
+	nm_numa_thread_start(&j->np, w->index, w->cpu, j->rank != j->server || serves(j, w->index));
 }
 
 static void kv_body(nm_worker *w)
 {
 	kv_job *j = w->arg;
-	kv_thread *t = &j->th[w->index];
-	if (j->rank == j->server && w->index != 0) {
-		nm_cpu_place_end(&t->cp);
-		return;
+	if (serves(j, w->index)) {
+		nm_poller pl;
+		nm_poller_init(&pl, &j->mesh, w->index, j->timeout);
+		nm_meter_skip(w->meter);
+		serve(j, w->meter, &pl);
+	} else if (j->rank != j->server) {
+		client(j, w->meter, w->index);
 	}
-	nm_poller pl;
-	nm_poller_init(&pl, &j->mesh, w->index, j->timeout);
-	if (j->rank == j->server)
-		serve(j, &pl);
-	else
-		client(j, t, w->index, &pl);
-	nm_cpu_place_end(&t->cp);
+	nm_numa_thread_end(&j->np, w->index);
 }
 
-/* Resolves this rank's node for the scenario; 1 = skipped point. */
-static int kv_place(nm_ctx *ctx, const json_t *pt, kv_job *j, json_t *out)
+/* ---- the point ---- */
+
+/* This rank's side of the scenario on one node; 1: the point is skipped. */
+static int kv_place(nm_ctx *ctx, kv_job *j, json_t *out)
 {
-	char why[512] = "", e[256];
-	const char *bad = NULL, *req = scenario_req(nm_cfg_str(pt, "scenario"), j->rank == j->server);
-	nm_place p;
-	nm_place_parse(req, &p, "--scenario", e, sizeof e);
-	nm_numa_view_load(&j->view, ctx->dev->ctx->device, &j->nic);
-	j->node = j->load_node = -1;
-	char what[96];
-	snprintf(what, sizeof what, "--scenario %s (%s %s)", nm_cfg_str(pt, "scenario"),
-		 j->rank == j->server ? "server" : "client", req);
-	int n2;
-	if (nm_place_resolve(&p, &j->view, NM_NEED_CPUS, &j->node, what, why, sizeof why) ||
-	    nm_place_resolve(&p, &j->view, NM_NEED_MEMORY, &n2, what, why, sizeof why))
-		bad = "scenario";
-	if (!bad && j->rank == j->server && j->load_threads > 0) {
-		nm_place lp;
-		nm_place_parse(nm_cfg_str(pt, "load_node"), &lp, "--load-node", e, sizeof e);
-		if (nm_place_resolve(&lp, &j->view, NM_NEED_CPUS, &j->load_node, "--load-node", why,
-				     sizeof why) ||
-		    nm_place_resolve(&lp, &j->view, NM_NEED_MEMORY, &n2, "--load-node", why, sizeof why))
-			bad = "load_node";
-	}
-	if (nm_placement_unresolved(ctx->spec, bad, why, out))
-		return 1;
-	snprintf(j->request, sizeof j->request, "%s", req);
-	int harness_node = (int)nm_cfg_int(pt, "mem_node");
-	if (j->node < 0 && harness_node >= 0) {
-		j->node = harness_node;
-		snprintf(j->request, sizeof j->request, "--mem-node %d", harness_node);
-	}
-	return 0;
+	const kv_point *p = j->p;
+	bool server = j->rank == j->server;
+	char req[16], what[96];
+	snprintf(what, sizeof what, "--scenario %s (%s %s)", scenario_names[p->scenario],
+		 server ? "server" : "client", nm_place_str(&p->side[server], req, sizeof req));
+	nm_numa_place_all(&j->np, "scenario", what, &p->side[server]);
+	if (server)
+		nm_numa_need_load(&j->np, &p->load);
+	j->np.role = server ? "server" : "client";
+	return nm_numa_point_settle(&j->np, ctx->spec, out);
 }
 
-static void kv_run(nm_ctx *ctx, const json_t *pt, json_t *out)
+/* The server's table, mailboxes and ack sources, or a client's
+ * per-connection GET, PUT and ack areas; then the connections. */
+static void kv_connect(nm_ctx *ctx, kv_job *j)
 {
-	kv_job j = {.rank = ctx->rank, .nranks = ctx->nranks, .server = ctx->nranks - 1};
 	int R = ctx->nranks;
-	char err[512];
-	j.T = (int)nm_cfg_int(pt, "threads");
-	j.nconn = (R - 1) * j.T;
-	j.keys = (int)nm_cfg_int(pt, "keys");
-	j.vsize = (size_t)nm_cfg_int(pt, "value_size");
-	j.rec = (HDR + j.vsize + 8 + 63) & ~(size_t)63;
-	j.get_ratio = nm_cfg_double(pt, "get_ratio");
-	j.iters = (uint64_t)nm_cfg_int(pt, "iters");
-	j.duration = nm_cfg_double(pt, "duration");
-	int64_t wu = nm_cfg_int(pt, "warmup");
-	j.warmup = wu >= 0 ? (uint64_t)wu : j.duration > 0 ? 100 : (j.iters / 10 < 1000 ? j.iters / 10 : 1000);
-	j.timeout = nm_cfg_double(pt, "timeout");
-	j.seed = (uint64_t)nm_cfg_int(pt, "seed") * 1000003u + (uint64_t)ctx->rep;
-	j.load_threads = (int)nm_cfg_int(pt, "load_threads");
-	j.load_buf = nm_cfg_int(pt, "load_buf");
-	j.load_mix = nm_cfg_double(pt, "load_mix");
-	if (kv_place(ctx, pt, &j, out))
-		return;
-	bool server = ctx->rank == j.server;
-
-	/* memory: the server's table, mailboxes and ack sources; a client's
-	 * per-connection GET, PUT and ack areas */
-	j.mbox_off = (size_t)j.keys * j.rec;
-	j.ack_off = j.mbox_off + (size_t)j.nconn * j.rec;
-	j.thread_area = 2 * j.rec + 64;
-	size_t total = server ? j.ack_off + 8 * (size_t)j.nconn : j.thread_area * (size_t)j.T;
-	bool huge = nm_cfg_bool(pt, "hugepages");
-	int failed = nm_mr_alloc(ctx->dev, &j.mr, total, huge, j.node, err, sizeof err);
-	nm_boot_check(failed ? err : NULL, NM_EXIT_FAIL);
-	size_t page = huge ? (size_t)2 << 20 : (size_t)sysconf(_SC_PAGESIZE);
-	nm_pages_census(j.mr.buf, j.mr.alloc_len, page, j.node, &j.census[0]);
+	bool server = j->rank == j->server;
+	j->mbox_off = (size_t)j->p->keys * j->p->rec;
+	j->ack_off = j->mbox_off + (size_t)j->nconn * j->p->rec;
+	j->thread_area = 2 * j->p->rec + 64;
+	size_t total = server ? j->ack_off + 8 * (size_t)j->nconn : j->thread_area * (size_t)j->T;
+	nm_numa_point_alloc(&j->np, &j->mr, total, ctx->base.hugepages);
 	if (server)
-		preload(&j);
-
-	uint8_t *m = calloc((size_t)R * R, 1);
+		preload(j);
+	uint8_t *m = nm_calloc((size_t)R * R, 1);
 	for (int c = 0; c < R - 1; c++)
-		m[c * R + j.server] = m[j.server * R + c] = 1;
-	nm_mesh_cfg mc = {.nthreads = j.T, .qps = 1, .initiates = m};
-	mc.qp = ctx->base.qp;
-	mc.qp.sq_depth = server ? 2 * j.T + 16 : 4;
-	nm_numa_saved saved;
-	failed = nm_numa_bind_thread(j.node, &saved, err, sizeof err);
-	nm_boot_check(failed ? err : NULL, NM_EXIT_FAIL);
-	nm_numa_policy_str(j.qp_policy, sizeof j.qp_policy);
-	nm_mesh_create(&j.mesh, ctx->dev, &mc, &j.mr);
-	nm_numa_unbind_thread(&saved);
-
-	failed = server && j.load_threads > 0 &&
-		 nm_loadproc_start(&j.load, j.load_threads, j.load_node, j.load_buf, j.load_mix, j.seed,
-				   err, sizeof err);
-	nm_boot_check(failed ? err : NULL, NM_EXIT_FAIL);
-	j.th = calloc((size_t)j.T, sizeof *j.th);
-	nm_round rd = {.workers = j.T, .numa_node = j.node, .setup = kv_setup, .body = kv_body, .arg = &j};
-	nm_workers_run(&rd);
-	if (j.load_threads > 0) { /* every rank is done: nm_workers_run ends in a barrier */
-		failed = j.load.pid > 0 && !(j.load_result = nm_loadproc_stop(&j.load, err, sizeof err));
-		nm_boot_check(failed ? err : NULL, NM_EXIT_FAIL);
-	}
-	if (server)
-		check_table(&j);
-	nm_pages_census(j.mr.buf, j.mr.alloc_len, page, j.node, &j.census[1]);
-
-	/* placement record */
-	nm_cpu_place *cps = calloc((size_t)j.T, sizeof *cps);
-	int *ids = calloc((size_t)j.T, sizeof *ids), nact = server ? 1 : j.T;
-	for (int t = 0; t < nact; t++) {
-		cps[t] = j.th[t].cp;
-		ids[t] = t;
-	}
-	nm_rank_place rp = {.role = server ? "server" : "client", .view = &j.view, .nic = &j.nic,
-			    .emulated = ctx->dev->emulated, .mem_request = j.request, .mem_node = j.node,
-			    .mem_bytes = j.mr.alloc_len, .census = j.census, .misplaced_to = -1,
-			    .qp_node = j.node, .qp_policy = j.qp_policy, .threads = cps, .thread_ids = ids,
-			    .nthreads = nact, .load = j.load_result};
-	bool mine_ok, place_ok = true;
-	char mine_first[600], place_err[600] = "";
-	json_t *mine = nm_rank_place_json(ctx->rank, &rp, &mine_ok, mine_first, sizeof mine_first);
-	json_t *placement = nm_job_place(ctx->rank, R, mine, mine_first, &place_ok, place_err,
-					 sizeof place_err);
-	free(cps);
-	free(ids);
-
-	/* gather counts and latencies */
-	nm_hist h;
-	nm_hist_init(&h);
-	uint64_t v[13] = {0}, max_el = 0;
-	char first[320] = "";
-	for (int t = 0; !server && t < j.T; t++) {
-		kv_thread *th = &j.th[t];
-		nm_hist_merge(&h, &th->hist);
-		v[0] += th->measured, v[1] += th->gets, v[2] += th->puts, v[3] += th->retries;
-		v[4] += th->checked, v[5] += th->mismatches, v[6] += th->get_ns, v[7] += th->put_ns;
-		v[8] += th->acked;
-		if (th->elapsed_ns > max_el)
-			max_el = th->elapsed_ns;
-		if (th->mismatches && !*first)
-			snprintf(first, sizeof first, "rank %d connection %d: %s", ctx->rank, t, th->first_error);
-	}
-	v[9] = j.applied;
-	v[10] = j.server_mismatches;
-	v[11] = (uint64_t)json_integer_value(json_object_get(j.load_result, "ops"));
-	v[12] = (uint64_t)json_number_value(json_object_get(j.load_result, "ops_per_sec"));
-	if (server && j.server_mismatches)
-		snprintf(first, sizeof first, "server (rank %d): %s", ctx->rank, j.server_error);
-	nm_boot_sum_u64_array(v, 13);
-	max_el = nm_boot_max_u64(max_el);
-	char **errs = nm_boot_gather_str(first, 0);
-	nm_boot_hist_merge(&h);
-	if (ctx->rank == 0) {
-		const char *fe = "";
-		for (int r = 0; r < R && !*fe; r++)
-			fe = errs[r];
-		if (!*fe && v[8] != v[9])
-			fe = "the server applied a different number of PUTs than the clients saw acknowledged";
-		if (!*fe && !place_ok)
-			fe = place_err;
-		bool ok = v[5] == 0 && v[10] == 0 && v[8] == v[9] && v[0] > 0 && place_ok;
-		double secs = (double)max_el / 1e9, ops_s = secs > 0 ? (double)v[0] / secs : 0;
-		json_t *checks = json_pack("{s:{s:I, s:I, s:b}, s:{s:I, s:I, s:b}, s:{s:I, s:b}, s:{s:b, s:s?}}",
-					   "gets", "checked", (json_int_t)v[4], "mismatches", (json_int_t)v[5],
-					   "ok", v[5] == 0, "puts", "acknowledged", (json_int_t)v[8], "applied",
-					   (json_int_t)v[9], "ok", v[8] == v[9], "table", "server_errors",
-					   (json_int_t)v[10], "ok", v[10] == 0, "placement", "ok", place_ok,
-					   "first_error", place_ok ? NULL : place_err);
-		if (*fe)
-			json_object_set_new(checks, "first_error", json_string(fe));
-		json_t *metrics = json_pack(
-			"{s:I, s:I, s:I, s:f, s:f, s:f, s:I, s:f, s:f, s:o}", "ops", (json_int_t)v[0], "gets",
-			(json_int_t)v[1], "puts", (json_int_t)v[2], "seconds", secs, "ops_per_sec", ops_s, "mops",
-			ops_s / 1e6, "get_retries", (json_int_t)v[3], "get_lat_mean_us",
-			v[1] ? (double)v[6] / (double)v[1] / 1e3 : 0.0, "put_lat_mean_us",
-			v[2] ? (double)v[7] / (double)v[2] / 1e3 : 0.0, "lat", nm_hist_summary_json(&h));
-		if (j.load_threads > 0)
-			json_object_set_new(metrics, "load", json_pack("{s:I, s:I}", "ops", (json_int_t)v[11],
-								       "ops_per_sec", (json_int_t)v[12]));
-		json_object_set_new(out, "valid", json_boolean(ok));
-		json_object_set_new(out, "checks", checks);
-		json_object_set_new(out, "metrics", metrics);
-		json_object_set_new(out, "effective",
-				    json_pack("{s:i, s:i, s:I, s:I}", "connections", j.nconn, "server_rank",
-					      j.server, "record_bytes", (json_int_t)j.rec, "warmup",
-					      (json_int_t)j.warmup));
-		json_object_set_new(out, "placement", placement);
-		for (int r = 0; r < R; r++)
-			free(errs[r]);
-		free(errs);
-	}
-	json_decref(j.load_result);
-	free(j.th);
+		m[c * R + j->server] = m[j->server * R + c] = 1;
+	nm_mesh_cfg mc = {.nthreads = j->T, .qps = 1, .initiates = m, .qp = ctx->base.qp};
+	mc.qp.sq_depth = server ? 2 * j->T + 16 : 4;
+	nm_numa_point_mesh(&j->np, &j->mesh, &mc);
 	free(m);
-	nm_mesh_destroy(&j.mesh);
-	nm_mr_free(&j.mr);
+}
+
+static double mean_us(uint64_t ns, uint64_t n) { return n ? (double)ns / (double)n / 1e3 : 0.0; }
+
+static json_t *kv_checks(const kv_job *j, const nm_measure *ms, bool *valid)
+{
+	const uint64_t *c = ms->total_c;
+	bool gets_ok = c[C_MISMATCHES] == 0, puts_ok = c[C_ACKED] == c[C_APPLIED];
+	bool table_ok = c[C_SERVER_ERRORS] == 0;
+	const char *first = ms->first_error[0] ? ms->first_error
+			  : !puts_ok ? "the server applied a different number of PUTs than the clients saw acknowledged"
+			  : NULL;
+	json_t *checks = json_object();
+	json_object_set_new(checks, "gets", json_pack("{s:I, s:I, s:b}", "checked", (json_int_t)c[C_CHECKED],
+						      "mismatches", (json_int_t)c[C_MISMATCHES], "ok", gets_ok));
+	json_object_set_new(checks, "puts", json_pack("{s:I, s:I, s:b}", "acknowledged", (json_int_t)c[C_ACKED],
+						      "applied", (json_int_t)c[C_APPLIED], "ok", puts_ok));
+	json_object_set_new(checks, "table",
+			    json_pack("{s:I, s:b}", "server_errors", (json_int_t)c[C_SERVER_ERRORS], "ok", table_ok));
+	nm_numa_point_checks(&j->np, checks, first);
+	*valid = gets_ok && puts_ok && table_ok && ms->ops > 0 && j->np.ok;
+	return checks;
+}
+
+/* Collective: the placement record, the tally and the loads; rank 0 fills out. */
+static void kv_result(nm_ctx *ctx, kv_job *j, nm_measure *ms, json_t *out)
+{
+	json_t *placement = nm_numa_point_record(&j->np, ctx->rank, ctx->nranks);
+	nm_measure_gather(ms);
+	json_t *metrics = ctx->rank == 0 ? nm_measure_metrics(ms) : NULL;
+	nm_numa_point_load_metrics(&j->np, metrics);
+	if (ctx->rank != 0)
+		return;
+	const uint64_t *c = ms->total_c;
+	json_object_set_new(metrics, "get_lat_mean_us", json_real(mean_us(c[C_GET_NS], c[C_GETS])));
+	json_object_set_new(metrics, "put_lat_mean_us", json_real(mean_us(c[C_PUT_NS], c[C_PUTS])));
+	bool valid;
+	json_object_set_new(out, "checks", kv_checks(j, ms, &valid));
+	json_object_set_new(out, "valid", json_boolean(valid));
+	json_object_set_new(out, "metrics", metrics);
+	json_object_set_new(out, "effective",
+			    json_pack("{s:i, s:i, s:I, s:I}", "connections", j->nconn, "server_rank", j->server,
+				      "record_bytes", (json_int_t)j->p->rec, "warmup", (json_int_t)ms->cfg.warmup));
+	json_object_set_new(out, "placement", placement);
 }
 
 static void kv_report(const json_t *pt, const json_t *res, bool first)
@@ -632,16 +495,36 @@ static void kv_report(const json_t *pt, const json_t *res, bool first)
 	       json_is_true(json_object_get(res, "valid")) ? "ok" : "INVALID");
 }
 
-static int kv_validate_decode(const json_t *pt, const nm_base *b, void *out, char *err, size_t len)
+static void kv_run(nm_ctx *ctx, const void *point, json_t *out)
 {
-	(void)out;
-	return kv_validate(pt, b->nranks, err, len);
-}
+	const nm_base *b = &ctx->base;
+	kv_job j = {.p = point, .rank = ctx->rank, .server = ctx->nranks - 1, .T = b->threads,
+		    .nconn = (ctx->nranks - 1) * b->threads, .timeout = b->timeout,
+		    .seed = b->seed * 1000003u + (uint64_t)ctx->rep};
+	bool server = ctx->rank == j.server;
+	nm_numa_point_init(&j.np, ctx->dev, b->mem_node, j.T);
+	if (kv_place(ctx, &j, out)) {
+		nm_numa_point_free(&j.np);
+		return;
+	}
+	kv_connect(ctx, &j);
+	nm_numa_loads loads = {.load = j.p->load, .here = server, .seed = j.seed};
+	nm_numa_point_loads_start(&j.np, &loads);
 
-static void kv_run_point(nm_ctx *ctx, const void *point, json_t *out)
-{
-	(void)point;
-	kv_run(ctx, ctx->pt, out);
+	static const nm_measure_def def = {"ops", kv_counters, C_N};
+	nm_measure *ms = nm_measure_new(&b->measure, &def, ctx->rank, j.T);
+	nm_round rd = {.workers = j.T, .numa_node = j.np.thread_node, .setup = kv_setup, .body = kv_body,
+		       .arg = &j, .measure = ms};
+	nm_workers_run(&rd);
+	/* every rank is done: nm_workers_run ends in a barrier */
+	nm_numa_point_loads_stop(&j.np);
+	if (server)
+		check_table(&j, ms);
+	kv_result(ctx, &j, ms, out);
+	nm_measure_free(ms);
+	nm_numa_point_free(&j.np);
+	nm_mesh_destroy(&j.mesh);
+	nm_mr_free(&j.mr);
 }
 
 static const nm_experiment kv_experiment = {
@@ -655,10 +538,8 @@ static const nm_experiment kv_experiment = {
 		"Examples:\n"
 		"  mpirun -np 2 netmem numa-kv --scenario both-local,client-local,both-remote -T 1,4,8\n"
 		"  mpirun -np 2 netmem numa-kv -T 8 --load-threads 20 --load-node nic --load-buf 1G",
-	.opts = kv_opts,
-	.min_ranks = 2,
-	.decode = kv_validate_decode,
-	.run = kv_run_point,
-	.report = kv_report,
+	.opts = kv_opts, .min_ranks = 2,
+	.point_size = sizeof(kv_point), .decode = kv_decode,
+	.run = kv_run, .report = kv_report,
 };
 NM_EXPERIMENT(kv_experiment)
