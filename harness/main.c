@@ -486,16 +486,30 @@ static int run_experiment(const nm_experiment *e, json_t *config_params, const c
 							"finished", t1, "seconds", secs);
 				json_object_update(rec, out);
 				point_add_nic(rec, nic);
+				bool retried = json_is_true(json_object_get(rec, "nic_retransmissions"));
 				if (json_is_string(json_object_get(rec, "skipped")))
 					skipped++;
 				if (!json_is_true(json_object_get(rec, "valid"))) {
 					json_object_set_new(rec, "valid", json_false());
 					invalid++;
+					/* A failed invariant with retries on the wire may be
+					 * the transport's (an atomic executed twice), not the
+					 * algorithm's: the record says which to suspect. */
+					if (retried)
+						json_object_set_new(rec, "remark", json_string(
+							"the transport retried during this point (nic_counters): a "
+							"retransmitted atomic may have executed twice"));
 				}
 				if (e->report) {
 					if (prog.tty && prog.enabled)
 						fputs("\r\033[K", stderr);
 					e->report(pt, rec, first_row);
+					/* Under the row it belongs to, in every experiment's table. */
+					if (retried)
+						printf("   retransmitted: true (the NIC counted retransmissions or duplicate "
+						       "requests during this point)%s\n",
+						       json_is_true(json_object_get(rec, "valid")) ? "" :
+						       "; the point failed its checks while the transport retried");
 					fflush(stdout);
 					first_row = false;
 				}

@@ -135,12 +135,14 @@ static void desc_reset(nm_alock_desc *d)
 	__atomic_store_n(&d->next, 0, __ATOMIC_RELAXED);
 }
 
-static int64_t wait_budget(nm_lock_thread *t, nm_alock_desc *d, int key)
+/* peer: the predecessor's rank (remote cohort), or our own (local cohort). */
+static int64_t wait_budget(nm_lock_thread *t, nm_alock_desc *d, int key, int peer)
 {
 	nm_lock_wait w = {0};
 	int64_t b;
 	while ((b = __atomic_load_n(&d->budget, __ATOMIC_ACQUIRE)) < 0)
-		nm_lock_pause(t, &w, "alock", key, "for its cohort predecessor to pass the lock");
+		nm_lock_pause(t, &w, "alock", key, peer, "own descriptor's budget", (uint64_t)b,
+			      "for its cohort predecessor to pass the lock");
 	return b;
 }
 
@@ -149,7 +151,8 @@ static uint64_t wait_next(nm_lock_thread *t, nm_alock_desc *d, int key)
 	nm_lock_wait w = {0};
 	uint64_t n;
 	while ((n = __atomic_load_n(&d->next, __ATOMIC_ACQUIRE)) == 0)
-		nm_lock_pause(t, &w, "alock", key, "for its cohort successor to link itself");
+		nm_lock_pause(t, &w, "alock", key, -1, "own descriptor's next", n,
+			      "for its cohort successor to link itself");
 	return n;
 }
 
@@ -165,7 +168,8 @@ void nm_alock_plock_local(nm_lock_thread *t, int key)
 			break;
 		if (__atomic_load_n(&a->victim, __ATOMIC_SEQ_CST) != NM_ALOCK_LOCAL_VICTIM)
 			break;
-		nm_lock_pause(t, &w, "alock", key, "in Peterson for the remote cohort");
+		nm_lock_pause(t, &w, "alock", key, -1, "r_tail (remote cohort's tail)",
+			      __atomic_load_n(&a->r_tail, __ATOMIC_RELAXED), "in Peterson for the remote cohort");
 	}
 }
 
@@ -183,7 +187,8 @@ void nm_alock_plock_remote(nm_lock_thread *t, int key)
 		if (a.l_tail == 0 || a.victim != NM_ALOCK_REMOTE_VICTIM)
 			break;
 		t->stat[NM_ALOCK_PETERSON_REREADS]++;
-		nm_lock_pause(t, &w, "alock", key, "in Peterson for the local cohort");
+		nm_lock_pause(t, &w, "alock", key, home, "l_tail (local cohort's tail; victim in the low line)",
+			      a.l_tail, "in Peterson for the local cohort");
 	}
 	__atomic_thread_fence(__ATOMIC_ACQUIRE);
 }
@@ -208,7 +213,7 @@ bool nm_alock_qlock_remote(nm_lock_thread *t, int key)
 		return false;
 	}
 	nm_lock_write64(t, id_rank(prev), rdesc_addr(e, prev, NM_ALOCK_NEXT), me);
-	if (wait_budget(t, d, key) == 0) {
+	if (wait_budget(t, d, key, id_rank(prev)) == 0) {
 		t->stat[NM_ALOCK_REACQUIRES]++;
 		nm_alock_plock_remote(t, key);
 		__atomic_store_n(&d->budget, (int64_t)e->remote_budget, __ATOMIC_RELAXED);
@@ -230,7 +235,7 @@ bool nm_alock_qlock_local(nm_lock_thread *t, int key)
 		return false;
 	}
 	__atomic_store_n(&((nm_alock_desc *)(uintptr_t)prev)->next, (uint64_t)(uintptr_t)d, __ATOMIC_RELEASE);
-	if (wait_budget(t, d, key) == 0) {
+	if (wait_budget(t, d, key, e->rank) == 0) {
 		t->stat[NM_ALOCK_REACQUIRES]++;
 		nm_alock_plock_local(t, key);
 		__atomic_store_n(&d->budget, (int64_t)e->local_budget, __ATOMIC_RELAXED);

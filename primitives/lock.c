@@ -5,6 +5,7 @@
 #include "log.h"
 #include "measure.h"
 #include "workers.h"
+#include <inttypes.h>
 #include <sched.h>
 #include <stdlib.h>
 #include <string.h>
@@ -183,7 +184,8 @@ void nm_lock_fence(nm_lock_thread *t, int rank)
 	nm_fence_wait(&t->poller, nm_lock_conn(t, rank));
 }
 
-void nm_lock_pause(nm_lock_thread *t, nm_lock_wait *w, const char *type, int key, const char *what)
+void nm_lock_pause(nm_lock_thread *t, nm_lock_wait *w, const char *type, int key, int peer, const char *word,
+		   uint64_t value, const char *what)
 {
 	nm_cpu_relax();
 	if ((++w->n & 255) != 0)
@@ -193,6 +195,7 @@ void nm_lock_pause(nm_lock_thread *t, nm_lock_wait *w, const char *type, int key
 	if (w->start == 0)
 		w->start = now;
 	else if (now - w->start > nm_ns_to_ticks((uint64_t)(t->env->timeout * 1e9)))
-		nm_fatal("%s: thread %d waited more than %g s %s (lock %d, home rank %d)", type, t->thread,
-			 t->env->timeout, what, key, nm_lock_home(t->env, key));
+		nm_fatal("%s lock %d (home rank %d): rank %d thread %d waited more than %g s %s; peer rank %d, "
+			 "%s = %#" PRIx64, type, key, nm_lock_home(t->env, key), t->env->rank, t->thread,
+			 t->env->timeout, what, peer, word, value);
 }

@@ -171,13 +171,18 @@ void *nm_lock_read(nm_lock_thread *t, int rank, uint64_t raddr, uint32_t len);
 /* LOCO's fence towards `rank`: every earlier WRITE on the QP is placed. */
 void nm_lock_fence(nm_lock_thread *t, int rank);
 
-/* Waiting in a queue lock: pause, and every 256 rounds yield (oversubscribed
- * hosts must let the holder run) and check the deadline env->timeout, ending
- * the job with a message naming the lock type, key and what was awaited. */
+/* Every wait in a lock: pause, and every 256 rounds yield (oversubscribed
+ * hosts must let the holder run) and check the deadline env->timeout. Past
+ * it the job ends (exit 1, finished points already on disk) with one line
+ * naming rank, thread, lock type and key, the lock's home, the peer whose
+ * step is awaited (-1: not known, such as a successor not yet linked), the
+ * word waited on and its last value, and what was awaited. That line is what
+ * tells a lost hand-off from a holder that never released. */
 typedef struct nm_lock_wait {
 	uint64_t start;
 	uint32_t n;
 } nm_lock_wait;
-void nm_lock_pause(nm_lock_thread *t, nm_lock_wait *w, const char *type, int key, const char *what);
+void nm_lock_pause(nm_lock_thread *t, nm_lock_wait *w, const char *type, int key, int peer, const char *word,
+		   uint64_t value, const char *what);
 
 #endif

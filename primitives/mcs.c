@@ -87,7 +87,9 @@ static void mcs_acquire(nm_lock_thread *t, int key)
 	nm_lock_write64(t, id_rank(prev), id_addr(e, prev, MCS_NEXT), me);
 	nm_lock_wait w = {0};
 	while (__atomic_load_n(&d[MCS_LOCKED / 8], __ATOMIC_ACQUIRE) != 0)
-		nm_lock_pause(t, &w, "mcs", key, "for the lock to be handed over");
+		nm_lock_pause(t, &w, "mcs", key, id_rank(prev), "own descriptor's locked",
+			      __atomic_load_n(&d[MCS_LOCKED / 8], __ATOMIC_RELAXED),
+			      "for the predecessor to hand the lock over");
 	t->stat[MCS_HANDOFFS]++;
 }
 
@@ -106,7 +108,8 @@ static void mcs_release(nm_lock_thread *t, int key)
 	if (__atomic_load_n(&d[MCS_NEXT / 8], __ATOMIC_ACQUIRE) == 0)
 		t->stat[MCS_RELEASE_WAITS]++;
 	while ((next = __atomic_load_n(&d[MCS_NEXT / 8], __ATOMIC_ACQUIRE)) == 0)
-		nm_lock_pause(t, &w, "mcs", key, "for the successor to link itself");
+		nm_lock_pause(t, &w, "mcs", key, id_rank(seen), "own descriptor's next (tail seen by the release CAS)",
+			      seen, "for the successor to link itself");
 	nm_lock_write64(t, id_rank(next), id_addr(e, next, MCS_LOCKED), 0);
 }
 

@@ -19,13 +19,16 @@ static void spin_acquire(nm_lock_thread *t, int key)
 	uint64_t addr = nm_lock_addr(e, &nm_spinlock, key, 0);
 	uint64_t me = ((uint64_t)e->rank << 16 | (uint64_t)t->thread) + 1;
 	uint64_t seen;
+	nm_lock_wait w = {0};
 	/* Seeing our own identity means we already hold the lock: only we
 	 * write it, so an earlier CAS of ours succeeded and this answer comes
 	 * from a retransmitted copy executed again (rxe does not execute
-	 * retried atomics exactly once). */
+	 * retried atomics exactly once). The pause bounds the wait: a holder
+	 * that never releases (or a lost release) ends the job naming it. */
 	while ((seen = nm_lock_cas(t, home, addr, 0, me)) != 0 && seen != me) {
 		t->stat[SPIN_RETRIES]++;
-		nm_cpu_relax();
+		nm_lock_pause(t, &w, "spin", key, seen ? (int)((seen - 1) >> 16) : -1, "lock word (holder id + 1)",
+			      seen, "for the holder to release");
 	}
 }
 

@@ -142,14 +142,11 @@ static void ticket_acquire(nm_lock_thread *t, int key)
 
 	/* Local FIFO: one thread of this rank at a time past this point. */
 	uint64_t mine = atomic_fetch_add_explicit(&l->next, 1, memory_order_relaxed);
-	for (uint32_t spins = 0; atomic_load_explicit(&l->serving, memory_order_acquire) != mine;) {
-		if (spins < LOCAL_SPINS) {
-			spins++;
-			nm_cpu_relax();
-		} else {
-			sched_yield();
-		}
-	}
+	nm_lock_wait w = {0};
+	uint64_t ls;
+	while ((ls = atomic_load_explicit(&l->serving, memory_order_acquire)) != mine)
+		nm_lock_pause(t, &w, "ticket", key, e->rank, "local now_serving",
+			      ls, mine == ls + 1 ? "for the local holder to pass on" : "for earlier local tickets");
 	if (l->held) { /* the previous local holder kept the global lock for us */
 		t->stat[ST_HANDOVER]++;
 		return;
@@ -170,9 +167,9 @@ static void ticket_acquire(nm_lock_thread *t, int key)
 			seen = s;
 			since = now;
 		} else if (now - since > limit) {
-			nm_fatal("ticket lock %d (home rank %d): now_serving stuck at %" PRIu64
-				 " for %.0f s while thread %d waits with ticket %" PRIu64,
-				 key, home, s, e->timeout, t->thread, tk);
+			nm_fatal("ticket lock %d (home rank %d): rank %d thread %d waited more than %g s "
+				 "for its turn; peer rank %d, now_serving = %" PRIu64 " (stuck), own ticket %" PRIu64,
+				 key, home, e->rank, t->thread, e->timeout, home, s, tk);
 		}
 		if (polls < GLOBAL_POLLS) {
 			polls++;

@@ -9,17 +9,24 @@
  * measured interval give throughput (Fig. 1, 4, 5). Node counts are swept
  * inside one job with --nodes: ranks beyond N sit the point out.
  *
- * Mutual exclusion is checked on every run: each lock owns a counter on its
- * home rank, and the critical section increments it with a deliberately
- * non-atomic read, then write (through RDMA, or CPU loads and stores where
- * the lock type allows local access), followed by a fence so the write is
- * placed before the release. At the end every counter must equal the number
- * of acquisitions of its lock; otherwise the point is invalid.
+ * The measured operation is the paper's: lock + unlock with nothing inside
+ * (--cs empty, the default; --cs-ns puts a busy wait under the lock). So that
+ * an empty section still proves mutual exclusion, every point ends with an
+ * unmeasured validation phase (--validate operations per thread, same keys,
+ * locality and contention): there the critical section increments the lock's
+ * counter on its home with a deliberately non-atomic read, then write
+ * (through RDMA, or CPU loads and stores where the lock type allows local
+ * access), followed by a fence so the write is placed before the release.
+ * Two holders at once lose an increment, so every counter must equal the
+ * acquisitions of its lock counted by the threads; otherwise the point is
+ * invalid. --cs counter runs that same section inside the measured loop too
+ * (what this benchmark measured before, a READ + WRITE + fence per remote
+ * operation); the check then covers both phases.
  *
  * Decisions the paper leaves open: with fewer locks than ranks (LOCO's single
  * contended lock), lock k lives on rank k and ranks without a lock always
- * take a remote one; critical section empty by default
- * (--cs-ns adds a busy wait between the read and the write); duration or
+ * take a remote one; --cs-ns busy-waits under the lock (between the read and
+ * the write of the counter section); duration or
  * iteration count per thread, warm-up excluded, one measured interval for
  * every thread (harness/measure.h); one RC QP per
  * (thread, rank), loopback to the own rank included; keys drawn with a
@@ -49,23 +56,32 @@ static const nm_opt lock_opts[] = {
 	{"remote-budget", 0, NM_OPT_INT, "20", 1, 1e6, NULL, NM_OPT_LIST, "ALock remote cohort budget"},
 	{"handover-max", 0, NM_OPT_INT, "8", 0, 1e6, NULL, 0,
 	 "ticket lock: local hand-overs between threads before a global release"},
+	{"cs", 0, NM_OPT_ENUM, "empty", 0, 0, "empty,counter", NM_OPT_LIST,
+	 "measured critical section: empty (the paper's lock + unlock) or counter (the checked "
+	 "non-atomic increment, RDMA READ + WRITE + fence for remote holders)"},
 	{"cs-ns", 0, NM_OPT_INT, "0", 0, 1e9, NULL, NM_OPT_LIST, "extra critical-section time (ns)"},
+	{"validate", 0, NM_OPT_INT, "100", 0, 1e9, NULL, 0,
+	 "unmeasured operations per thread with the counter section after the measured run, "
+	 "checking mutual exclusion (0 only with --cs counter)"},
 	NM_OPT_ITERS("1000", "operations"),
 	NM_OPT_DURATION,
 	NM_OPT_WARMUP("operations"),
 	{"inject", 0, NM_OPT_ENUM, "none", 0, 0, "none,race", 0,
-	 "testing the check: race lets rank 0 thread 0 skip the lock (the point must come out invalid)"},
+	 "testing the check: race lets rank 0 thread 0 skip the lock in both phases (the point must "
+	 "come out invalid)"},
 	NM_OPT_END,
 };
 
 typedef enum { INJECT_NONE, INJECT_RACE } lock_inject;
+typedef enum { CS_EMPTY, CS_COUNTER } lock_cs;
 
 /* One point, decoded once. */
 typedef struct lock_point {
 	const nm_lock_type *type;
 	int locks, p_local, nodes;   /* nodes: ranks taking part, resolved */
 	int local_budget, remote_budget, handover_max;
-	uint64_t cs_ns;
+	uint64_t cs_ns, validate;
+	lock_cs cs;
 	lock_inject inject;
 } lock_point;
 
@@ -83,11 +99,18 @@ static int lock_decode(const json_t *pt, const nm_base *b, void *out, char *err,
 		.remote_budget = (int)nm_cfg_int(pt, "remote_budget"),
 		.handover_max = (int)nm_cfg_int(pt, "handover_max"),
 		.cs_ns = (uint64_t)nm_cfg_int(pt, "cs_ns"),
+		.validate = (uint64_t)nm_cfg_int(pt, "validate"),
+		.cs = !strcmp(nm_cfg_str(pt, "cs"), "counter") ? CS_COUNTER : CS_EMPTY,
 		.inject = !strcmp(nm_cfg_str(pt, "inject"), "race") ? INJECT_RACE : INJECT_NONE,
 	};
 	if (!p->type) {
 		snprintf(err, len, "lock '%s' is not built into this netmem (available: %s)", name,
 			 nm_lock_names());
+		return -1;
+	}
+	if (p->cs == CS_EMPTY && p->validate == 0) {
+		snprintf(err, len, "--validate 0 with --cs empty would leave mutual exclusion unchecked: "
+			 "give --validate > 0 or --cs counter");
 		return -1;
 	}
 	if (p->nodes > b->nranks) {
@@ -116,7 +139,8 @@ typedef struct lock_job lock_job;
 
 typedef struct lock_thr {
 	nm_lock_thread lt;
-	uint64_t *count;          /* acquisitions per key */
+	uint64_t *count;          /* acquisitions per key with the counter section */
+	uint64_t validated;       /* operations of the validation phase */
 	uint64_t rng;
 } lock_thr;
 
@@ -194,27 +218,60 @@ static void thr_setup(nm_worker *w)
 	nm_lock_thread_init(&t->lt, j->p->type, &j->env, w->index);
 }
 
+/* One operation: lock, the section, unlock. A cheating thread (--inject
+ * race) skips the lock but not the section. */
+static void lock_op(lock_job *j, lock_thr *t, int key, bool cheat, bool counter)
+{
+	const nm_lock_type *lt = j->p->type;
+	if (!cheat)
+		lt->acquire(&t->lt, key);
+	if (counter)
+		critical_section(j, t, key);
+	else if (j->cs_ticks)
+		spin_ticks(j->cs_ticks);
+	if (!cheat)
+		lt->release(&t->lt, key);
+	if (counter)
+		t->count[key]++;
+}
+
+static bool cheats(const lock_job *j, const nm_worker *w)
+{
+	return j->p->inject == INJECT_RACE && j->env.rank == 0 && w->index == 0;
+}
+
 static void thr_body(nm_worker *w)
 {
 	lock_job *j = w->arg;
 	lock_thr *t = &j->th[w->index];
-	const nm_lock_type *lt = j->p->type;
-	bool cheat = j->p->inject == INJECT_RACE && j->env.rank == 0 && w->index == 0;
+	bool cheat = cheats(j, w), counter = j->p->cs == CS_COUNTER;
 	nm_loop lp;
 	nm_loop_init(&lp, w->meter);
 	while (nm_loop_next(&lp)) {
 		int key = pick_key(j, t);
 		uint64_t t0 = nm_ticks();
-		if (!cheat)
-			lt->acquire(&t->lt, key);
-		critical_section(j, t, key);
-		if (!cheat)
-			lt->release(&t->lt, key);
+		lock_op(j, t, key, cheat, counter);
 		nm_loop_done(&lp, t0, nm_ticks());
-		t->count[key]++;
 	}
+	/* The lock's statistics describe the measured run only. */
 	for (int s = 0; s < NM_LOCK_STATS; s++)
 		w->meter->c[C_STAT + s] = t->lt.stat[s];
+}
+
+static void thr_nosetup(nm_worker *w) { (void)w; }
+
+/* The validation phase: an unmeasured round of the same loop with the
+ * counter section, so that an empty measured section still has its lock's
+ * mutual exclusion checked on this point's keys, locality and contention. */
+static void thr_validate(nm_worker *w)
+{
+	lock_job *j = w->arg;
+	lock_thr *t = &j->th[w->index];
+	const nm_lock_type *lt = j->p->type;
+	bool cheat = cheats(j, w);
+	for (uint64_t i = 0; i < j->p->validate; i++)
+		lock_op(j, t, pick_key(j, t), cheat, true);
+	t->validated = j->p->validate;
 	if (lt->thread_fini)
 		lt->thread_fini(&t->lt);
 }
@@ -245,13 +302,17 @@ static size_t lock_layout(lock_job *j, int rank, int T)
 
 /* Each home compares its counters with the acquisitions of its locks, summed
  * over every thread of every rank. */
-static void check_counters(lock_job *j, nm_measure *ms, int T, uint64_t *acquisitions)
+static void check_counters(lock_job *j, nm_measure *ms, int T, uint64_t *acquisitions, uint64_t *validated)
 {
 	nm_lock_env *e = &j->env;
 	uint64_t *count = nm_calloc((size_t)e->nlocks, sizeof *count);
-	for (int t = 0; e->rank >= 0 && t < T; t++)
+	*validated = 0;
+	for (int t = 0; e->rank >= 0 && t < T; t++) {
 		for (int k = 0; k < e->nlocks; k++)
 			count[k] += j->th[t].count[k];
+		*validated += j->th[t].validated;
+	}
+	*validated = nm_boot_sum_u64(*validated);
 	nm_boot_sum_u64_array(count, (size_t)e->nlocks);
 	*acquisitions = 0;
 	for (int k = 0; k < e->nlocks; k++) {
@@ -269,7 +330,8 @@ static void check_counters(lock_job *j, nm_measure *ms, int T, uint64_t *acquisi
 	free(count);
 }
 
-static void lock_result(const lock_job *j, const nm_measure *ms, uint64_t acquisitions, json_t *out)
+static void lock_result(const lock_job *j, const nm_measure *ms, uint64_t acquisitions, uint64_t validated,
+			json_t *out)
 {
 	const nm_lock_type *lt = j->p->type;
 	uint64_t wrong = ms->total_c[C_WRONG];
@@ -277,8 +339,12 @@ static void lock_result(const lock_job *j, const nm_measure *ms, uint64_t acquis
 	for (int s = 0; s < NM_LOCK_STATS; s++)
 		if (lt->stat_names[s])
 			json_object_set_new(stats, lt->stat_names[s], json_integer((json_int_t)ms->total_c[C_STAT + s]));
-	json_t *me = json_pack("{s:i, s:I, s:I, s:b}", "locks", j->env.nlocks, "acquisitions",
-			       (json_int_t)acquisitions, "counters_wrong", (json_int_t)wrong, "ok", wrong == 0);
+	/* acquisitions: every one made with the counter section (the
+	 * validation phase, and the measured run with --cs counter). */
+	json_t *me = json_pack("{s:i, s:I, s:I, s:s, s:I, s:b}", "locks", j->env.nlocks, "acquisitions",
+			       (json_int_t)acquisitions, "validation_acquisitions", (json_int_t)validated,
+			       "measured_cs", j->p->cs == CS_COUNTER ? "counter" : "empty",
+			       "counters_wrong", (json_int_t)wrong, "ok", wrong == 0);
 	if (wrong)
 		json_object_set_new(me, "first_wrong_lock", json_integer((json_int_t)ms->total_c[C_FIRST_WRONG]));
 	json_t *metrics = nm_measure_metrics(ms);
@@ -286,8 +352,10 @@ static void lock_result(const lock_job *j, const nm_measure *ms, uint64_t acquis
 	json_object_set_new(out, "valid", json_boolean(wrong == 0 && ms->ops > 0));
 	json_object_set_new(out, "checks", json_pack("{s:o}", "mutual_exclusion", me));
 	json_object_set_new(out, "metrics", metrics);
-	json_object_set_new(out, "effective", json_pack("{s:i, s:I, s:s}", "nodes", j->p->nodes, "warmup",
-							(json_int_t)ms->cfg.warmup, "lock_summary", lt->summary));
+	json_object_set_new(out, "effective", json_pack("{s:i, s:I, s:s, s:s}", "nodes", j->p->nodes, "warmup",
+							(json_int_t)ms->cfg.warmup, "cs",
+							j->p->cs == CS_COUNTER ? "counter" : "empty",
+							"lock_summary", lt->summary));
 }
 
 static void lock_run(nm_ctx *ctx, const void *point, json_t *out)
@@ -314,12 +382,16 @@ static void lock_run(nm_ctx *ctx, const void *point, json_t *out)
 	nm_round r = {.workers = T, .numa_node = b->mem_node, .setup = thr_setup, .body = thr_body, .arg = &j,
 		      .measure = ms};
 	nm_lock_run(e, p->type, &r);
+	/* Unmeasured: no meters, so the interval measured above is untouched. */
+	nm_round v = {.workers = T, .numa_node = b->mem_node, .setup = thr_nosetup, .body = thr_validate,
+		      .arg = &j};
+	nm_lock_run(e, p->type, &v);
 
-	uint64_t acquisitions;
-	check_counters(&j, ms, in ? T : 0, &acquisitions);
+	uint64_t acquisitions, validated;
+	check_counters(&j, ms, in ? T : 0, &acquisitions, &validated);
 	nm_measure_gather(ms);
 	if (ctx->rank == 0)
-		lock_result(&j, ms, acquisitions, out);
+		lock_result(&j, ms, acquisitions, validated, out);
 	nm_measure_free(ms);
 	if (p->type->env_fini)
 		p->type->env_fini(e);
@@ -352,8 +424,10 @@ static const nm_experiment lock_experiment = {
 	.summary = "distributed lock table (ALock paper): throughput and latency of lock+unlock",
 	.details =
 		"Every thread of the first --nodes ranks loops: pick a key (own rank's range with\n"
-		"probability --p-local), acquire, increment the lock's counter non-atomically,\n"
-		"release. Counters are checked against acquisitions on every run.\n\n"
+		"probability --p-local), acquire, release (--cs counter: increment the lock's\n"
+		"counter non-atomically in between). An unmeasured validation phase with the\n"
+		"counter section (--validate operations per thread) follows on every point; its\n"
+		"counters must equal the acquisitions, or the point is invalid.\n\n"
 		"Examples:\n"
 		"  mpirun -np 3 netmem lock --lock spin,mcs,alock -K 20 -p 0,50,100 -T 2\n"
 		"  mpirun -np 4 netmem lock --lock ticket,mpi -K 1 -T 1 -N 2,3,4 -D 2",
