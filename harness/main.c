@@ -354,204 +354,245 @@ static char *point_label(const json_t *spec, const json_t *pt, int rep, int reps
 	return s;
 }
 
-static int run_experiment(const nm_experiment *e, json_t *config_params, const char *where,
-			  int argc, char **argv, int full_argc, char **full_argv)
+/* One job: a sweep of points run in one mpirun. */
+typedef struct job {
+	const nm_experiment *e;
+	int rank, nranks;
+	json_t *spec, *points;
+	size_t npoints;
+	int reps;
+	nm_base *bases;           /* per point: the harness's options, decoded */
+	uint8_t *decoded;         /* per point: the experiment's typed point */
+	size_t psize;
+	nm_dev dev;
+	char *path;
+	nm_result res;            /* rank 0 */
+	nm_progress prog;
+	bool first_row;
+	uint64_t invalid, skipped;  /* skipped: points this host cannot honour */
+	bool nic_reader;          /* one rank per host reads its NIC's counters */
+	char nic_dir[512];
+} job;
+
+/* Options into the spec, then every point decoded and checked before the
+ * first runs: bad input in the last point of a sweep is found at once, not
+ * hours later. Returns the output path asked for ("" for the default). */
+static void job_parse(job *j, json_t *config_params, const char *where, int argc, char **argv,
+		      char *outpath, size_t outlen, bool *resume, bool *show_progress)
 {
 	char err[1024] = "";
+	const nm_experiment *e = j->e;
 	const nm_opt *tables[] = {e->opts, nm_harness_opts, NULL};
-	json_t *spec = nm_opt_parse(tables, config_params, where, argc, argv, err, sizeof err);
+	j->spec = nm_opt_parse(tables, config_params, where, argc, argv, err, sizeof err);
 	json_decref(config_params);
-	if (!spec)
+	if (!j->spec)
 		bad_input(err);
-	nm_boot_set_deadline(nm_cfg_double(spec, "timeout"));
+	nm_boot_set_deadline(nm_cfg_double(j->spec, "timeout"));
 	nm_boot_set_where("setup");
-	int nranks = nm_boot_size(), rank = nm_boot_rank();
-	int mtu = (int)nm_cfg_int(spec, "mtu");
+	int mtu = (int)nm_cfg_int(j->spec, "mtu");
 	if (mtu && !nm_mtu_from_bytes(mtu)) {
 		snprintf(err, sizeof err, "option --mtu: %d is not one of 256, 512, 1024, 2048, 4096", mtu);
 		bad_input(err);
 	}
-	if (nranks < e->min_ranks) {
+	if (j->nranks < e->min_ranks) {
 		snprintf(err, sizeof err, "%s needs at least %d ranks, this job has %d (start it with "
-			 "mpirun -np %d)", e->name, e->min_ranks, nranks, e->min_ranks);
+			 "mpirun -np %d)", e->name, e->min_ranks, j->nranks, e->min_ranks);
 		bad_input(err);
 	}
 	/* How a job is run (where it writes, resuming, progress) is not part of
 	 * what it measures: take it out of the spec, so it is neither in the
 	 * stored identity of the sweep nor in the keys of its points. */
-	char outpath[4096];
-	snprintf(outpath, sizeof outpath, "%s", nm_cfg_str(spec, "output"));
-	bool resume = nm_cfg_bool(spec, "resume"), show_progress = nm_cfg_bool(spec, "progress");
-	json_object_del(spec, "output");
-	json_object_del(spec, "resume");
-	json_object_del(spec, "progress");
-	json_t *points = nm_points_expand(spec);
-	size_t npoints = json_array_size(points);
-	if (npoints == 0)
+	snprintf(outpath, outlen, "%s", nm_cfg_str(j->spec, "output"));
+	*resume = nm_cfg_bool(j->spec, "resume");
+	*show_progress = nm_cfg_bool(j->spec, "progress");
+	json_object_del(j->spec, "output");
+	json_object_del(j->spec, "resume");
+	json_object_del(j->spec, "progress");
+	j->points = nm_points_expand(j->spec);
+	j->npoints = json_array_size(j->points);
+	if (j->npoints == 0)
 		bad_input("the sweep has no points (an option was given an empty list)");
-	/* Every point decoded and checked before the first runs: bad input in
-	 * the last point of a sweep is found at once, not hours later. */
-	size_t i, psize = e->point_size ? e->point_size : 1;
+	j->reps = (int)nm_cfg_int(j->spec, "reps");
+	j->psize = e->point_size ? e->point_size : 1;
+	j->bases = nm_calloc(j->npoints, sizeof *j->bases);
+	j->decoded = nm_calloc(j->npoints, j->psize);
+	size_t i;
 	json_t *pt;
-	nm_base *bases = nm_calloc(npoints, sizeof *bases);
-	uint8_t *decoded = nm_calloc(npoints, psize);
-	json_array_foreach(points, i, pt) {
-		nm_base_decode(pt, nranks, &bases[i]);
-		if (e->decode && e->decode(pt, &bases[i], decoded + i * psize, err, sizeof err) != 0)
+	json_array_foreach(j->points, i, pt) {
+		nm_base_decode(pt, j->nranks, &j->bases[i]);
+		if (e->decode && e->decode(pt, &j->bases[i], j->decoded + i * j->psize, err, sizeof err) != 0)
 			bad_input(err);
 	}
+}
 
-	nm_dev dev;
-	int failed = nm_dev_open(&dev, nm_cfg_str(spec, "ib_dev"), (int)nm_cfg_int(spec, "ib_port"),
-				 (int)nm_cfg_int(spec, "gid_index"), err, sizeof err);
+/* The device, the result document (resumed or new) and this run's metadata. */
+static void job_open(job *j, const char *outpath, bool resume, int full_argc, char **full_argv)
+{
+	char err[1024] = "", def[4096];
+	int failed = nm_dev_open(&j->dev, nm_cfg_str(j->spec, "ib_dev"), (int)nm_cfg_int(j->spec, "ib_port"),
+				 (int)nm_cfg_int(j->spec, "gid_index"), err, sizeof err);
 	bad_input(failed ? err : NULL);
 	nm_topo_init();
-
 	if (!*outpath)
-		default_output(e->name, outpath, sizeof outpath);
-	char *path = nm_boot_bcast_str(outpath, 0);
-	nm_result res = {0};
-	if (rank == 0)
-		failed = nm_result_open(&res, path, e->name, spec, resume, err, sizeof err);
-	bad_input(rank == 0 && failed ? err : NULL);
-	json_t *meta = job_meta(&dev, json_array_get(points, 0), full_argc, full_argv);
-	if (rank == 0) {
-		json_t *old = json_object_get(res.doc, "meta");
+		default_output(j->e->name, def, sizeof def);
+	j->path = nm_boot_bcast_str(*outpath ? outpath : def, 0);
+	if (j->rank == 0)
+		failed = nm_result_open(&j->res, j->path, j->e->name, j->spec, resume, err, sizeof err);
+	bad_input(j->rank == 0 && failed ? err : NULL);
+	json_t *meta = job_meta(&j->dev, json_array_get(j->points, 0), full_argc, full_argv);
+	if (j->rank == 0) {
+		json_t *old = json_object_get(j->res.doc, "meta");
 		if (old && json_is_array(json_object_get(old, "runs")))
 			json_array_append_new(json_object_get(old, "runs"), meta);
 		else
-			nm_result_set(&res, "meta", json_pack("{s:[o]}", "runs", meta));
-		if (nm_result_save(&res) != 0) {
-			snprintf(err, sizeof err, "cannot write %s: %s", path, strerror(errno));
+			nm_result_set(&j->res, "meta", json_pack("{s:[o]}", "runs", meta));
+		if (nm_result_save(&j->res) != 0) {
+			snprintf(err, sizeof err, "cannot write %s: %s", j->path, strerror(errno));
 			failed = 1;
 		}
 	}
-	bad_input(rank == 0 && failed ? err : NULL);
-	if (dev.emulated)
+	bad_input(j->rank == 0 && failed ? err : NULL);
+	if (j->dev.emulated)
 		nm_note("%s is Soft-RoCE (emulated): timings are for correctness and side-by-side "
-			"ratios, not hardware numbers", dev.name);
+			"ratios, not hardware numbers", j->dev.name);
+	nm_nic_counters_dir(j->dev.name, j->dev.port, j->nic_dir, sizeof j->nic_dir);
+	j->nic_reader = true;
+	for (int r = 0; r < j->rank; r++)
+		if (nm_boot_hosts()[r] == nm_boot_hosts()[j->rank])
+			j->nic_reader = false;
+}
 
-	int reps = (int)nm_cfg_int(spec, "reps");
-	nm_progress prog;
-	nm_progress_init(&prog, (int)npoints * reps, rank == 0 && show_progress);
-	nm_ctx ctx = {.rank = rank, .nranks = nranks, .dev = &dev, .spec = spec,
-		      .npoints = (int)npoints};
-	uint64_t invalid = 0, skipped = 0;  /* skipped: points this host cannot honour */
-	bool first_row = true;
-	/* One rank per host reads its NIC's counters (ranks on a host share it). */
-	static nm_nic_counters nic_before;
-	char nic_dir[512];
-	nm_nic_counters_dir(dev.name, dev.port, nic_dir, sizeof nic_dir);
-	bool nic_reader = true;
-	for (int r = 0; r < rank; r++)
-		if (nm_boot_hosts()[r] == nm_boot_hosts()[rank])
-			nic_reader = false;
-	json_array_foreach(points, i, pt) {
-		for (int rep = 0; rep < reps; rep++) {
-			char *key = nm_point_key(pt, rep);
-			char *label = point_label(spec, pt, rep, reps), where_now[512];
-			snprintf(where_now, sizeof where_now, "point %d/%d %s", (int)i * reps + rep + 1,
-				 (int)npoints * reps, label ? label : "");
-			nm_boot_set_where(where_now);
-			nm_boot_set_deadline(nm_cfg_double(pt, "timeout"));
-			int skip = rank == 0 && nm_result_has(&res, key);
-			nm_boot_bcast(&skip, sizeof skip, 0);
-			if (skip) {
-				nm_progress_skip(&prog);
-				free(label);
-				free(key);
-				continue;
-			}
-			nm_progress_start(&prog, label);
-			free(label);
-			ctx.point_index = (int)i;
-			ctx.rep = rep;
-			ctx.pt = pt;
-			ctx.base = bases[i];
-			char *t0 = nm_iso8601_now();
-			uint64_t s0 = nm_now_ns();
-			json_t *out = json_object();
-			if (nic_reader)
-				nm_nic_counters_read_dir(nic_dir, &nic_before);
-			nm_boot_barrier();
-			e->run(&ctx, decoded + i * psize, out);
-			nm_boot_barrier();
-			json_t *nic = point_nic_counters(nic_reader, nic_dir, &nic_before);
-			double secs = (double)(nm_now_ns() - s0) / 1e9;
-			nm_progress_done(&prog, secs);
-			if (rank == 0) {
-				char *t1 = nm_iso8601_now();
-				json_t *rec = json_pack("{s:s, s:O, s:i, s:s, s:s, s:f}", "key", key,
-							"params", pt, "rep", rep, "started", t0,
-							"finished", t1, "seconds", secs);
-				json_object_update(rec, out);
-				point_add_nic(rec, nic);
-				bool retried = json_is_true(json_object_get(rec, "nic_retransmissions"));
-				if (json_is_string(json_object_get(rec, "skipped")))
-					skipped++;
-				if (!json_is_true(json_object_get(rec, "valid"))) {
-					json_object_set_new(rec, "valid", json_false());
-					invalid++;
-					/* A failed invariant with retries on the wire may be
-					 * the transport's (an atomic executed twice), not the
-					 * algorithm's: the record says which to suspect. */
-					if (retried)
-						json_object_set_new(rec, "remark", json_string(
-							"the transport retried during this point (nic_counters): a "
-							"retransmitted atomic may have executed twice"));
-				}
-				if (e->report) {
-					if (prog.tty && prog.enabled)
-						fputs("\r\033[K", stderr);
-					e->report(pt, rec, first_row);
-					/* Under the row it belongs to, in every experiment's table. */
-					if (retried)
-						printf("   retransmitted: true (the NIC counted retransmissions or duplicate "
-						       "requests during this point)%s\n",
-						       json_is_true(json_object_get(rec, "valid")) ? "" :
-						       "; the point failed its checks while the transport retried");
-					fflush(stdout);
-					first_row = false;
-				}
-				free(t1);
-				if (nm_result_add_point(&res, rec) != 0)
-					nm_fatal("cannot write %s: %s", path, strerror(errno));
-			}
-			json_decref(out);
-			free(t0);
-			free(key);
-		}
+/* Rank 0: a finished point's record, its row in the table, and the
+ * document saved at once (a killed job loses no finished point). */
+static void job_record(job *j, const json_t *pt, int rep, const char *key, const char *t0, double secs,
+		       json_t *out, json_t *nic)
+{
+	char *t1 = nm_iso8601_now();
+	json_t *rec = json_pack("{s:s, s:O, s:i, s:s, s:s, s:f}", "key", key, "params", pt, "rep", rep,
+				"started", t0, "finished", t1, "seconds", secs);
+	free(t1);
+	json_object_update(rec, out);
+	point_add_nic(rec, nic);
+	bool retried = json_is_true(json_object_get(rec, "nic_retransmissions"));
+	if (json_is_string(json_object_get(rec, "skipped")))
+		j->skipped++;
+	if (!json_is_true(json_object_get(rec, "valid"))) {
+		json_object_set_new(rec, "valid", json_false());
+		j->invalid++;
+		/* A failed invariant with retries on the wire may be the
+		 * transport's (an atomic executed twice), not the algorithm's:
+		 * the record says which to suspect. */
+		if (retried)
+			json_object_set_new(rec, "remark", json_string(
+				"the transport retried during this point (nic_counters): a "
+				"retransmitted atomic may have executed twice"));
 	}
-	nm_progress_finish(&prog);
+	if (j->e->report) {
+		if (j->prog.tty && j->prog.enabled)
+			fputs("\r\033[K", stderr);
+		j->e->report(pt, rec, j->first_row);
+		/* Under the row it belongs to, in every experiment's table. */
+		if (retried)
+			printf("   retransmitted: true (the NIC counted retransmissions or duplicate "
+			       "requests during this point)%s\n",
+			       json_is_true(json_object_get(rec, "valid")) ? "" :
+			       "; the point failed its checks while the transport retried");
+		fflush(stdout);
+		j->first_row = false;
+	}
+	if (nm_result_add_point(&j->res, rec) != 0)
+		nm_fatal("cannot write %s: %s", j->path, strerror(errno));
+}
+
+/* One repetition of point i (collective), unless the document holds it. */
+static void job_point(job *j, size_t i, int rep)
+{
+	static nm_nic_counters nic_before;
+	json_t *pt = json_array_get(j->points, i);
+	char *key = nm_point_key(pt, rep);
+	char *label = point_label(j->spec, pt, rep, j->reps), where_now[512];
+	snprintf(where_now, sizeof where_now, "point %d/%d %s", (int)i * j->reps + rep + 1,
+		 (int)j->npoints * j->reps, label ? label : "");
+	nm_boot_set_where(where_now);
+	nm_boot_set_deadline(j->bases[i].timeout);
+	int skip = j->rank == 0 && nm_result_has(&j->res, key);
+	nm_boot_bcast(&skip, sizeof skip, 0);
+	if (skip) {
+		nm_progress_skip(&j->prog);
+		free(label);
+		free(key);
+		return;
+	}
+	nm_progress_start(&j->prog, label);
+	free(label);
+	nm_ctx ctx = {.rank = j->rank, .nranks = j->nranks, .dev = &j->dev, .spec = j->spec, .pt = pt,
+		      .base = j->bases[i], .point_index = (int)i, .npoints = (int)j->npoints, .rep = rep};
+	char *t0 = nm_iso8601_now();
+	uint64_t s0 = nm_now_ns();
+	json_t *out = json_object();
+	if (j->nic_reader)
+		nm_nic_counters_read_dir(j->nic_dir, &nic_before);
+	nm_boot_barrier();
+	j->e->run(&ctx, j->decoded + i * j->psize, out);
+	nm_boot_barrier();
+	json_t *nic = point_nic_counters(j->nic_reader, j->nic_dir, &nic_before);
+	double secs = (double)(nm_now_ns() - s0) / 1e9;
+	nm_progress_done(&j->prog, secs);
+	if (j->rank == 0)
+		job_record(j, pt, rep, key, t0, secs, out, nic);
+	json_decref(out);
+	free(t0);
+	free(key);
+}
+
+/* The run's end in the document, the closing lines, and everything freed.
+ * Returns the job's exit status. */
+static int job_finish(job *j)
+{
+	nm_progress_finish(&j->prog);
 	nm_boot_set_where("finishing");
-	invalid = nm_boot_sum_u64(invalid);
-	if (rank == 0) {
-		json_t *runs = json_object_get(json_object_get(res.doc, "meta"), "runs");
+	uint64_t invalid = nm_boot_sum_u64(j->invalid);
+	if (j->rank == 0) {
+		json_t *runs = json_object_get(json_object_get(j->res.doc, "meta"), "runs");
 		char *ts = nm_iso8601_now();
-		json_object_set_new(json_array_get(runs, json_array_size(runs) - 1), "finished",
-				    json_string(ts));
+		json_object_set_new(json_array_get(runs, json_array_size(runs) - 1), "finished", json_string(ts));
 		free(ts);
-		if (nm_result_save(&res) != 0)
-			nm_fatal("cannot write %s: %s", path, strerror(errno));
-		fprintf(stderr, "netmem: results in %s\n", path);
-		if (skipped)
+		if (nm_result_save(&j->res) != 0)
+			nm_fatal("cannot write %s: %s", j->path, strerror(errno));
+		fprintf(stderr, "netmem: results in %s\n", j->path);
+		if (j->skipped)
 			fprintf(stderr, "netmem: %llu point(s) skipped: this host cannot honour them "
-				"(\"skipped\" says why in %s)\n", (unsigned long long)skipped, path);
+				"(\"skipped\" says why in %s)\n", (unsigned long long)j->skipped, j->path);
 		if (invalid)
 			fprintf(stderr, "netmem: %llu point(s) FAILED their correctness checks "
-				"(\"valid\": false in %s)\n", (unsigned long long)invalid, path);
-		nm_result_close(&res);
+				"(\"valid\": false in %s)\n", (unsigned long long)invalid, j->path);
+		nm_result_close(&j->res);
 	}
-	free(path);
-	for (i = 0; e->point_free && i < npoints; i++)
-		e->point_free(decoded + i * psize);
-	free(decoded);
-	free(bases);
-	json_decref(points);
-	json_decref(spec);
-	nm_dev_close(&dev);
+	free(j->path);
+	for (size_t i = 0; j->e->point_free && i < j->npoints; i++)
+		j->e->point_free(j->decoded + i * j->psize);
+	free(j->decoded);
+	free(j->bases);
+	json_decref(j->points);
+	json_decref(j->spec);
+	nm_dev_close(&j->dev);
 	nm_topo_fini();
 	return invalid ? NM_EXIT_FAIL : 0;
+}
+
+static int run_experiment(const nm_experiment *e, json_t *config_params, const char *where,
+			  int argc, char **argv, int full_argc, char **full_argv)
+{
+	job j = {.e = e, .rank = nm_boot_rank(), .nranks = nm_boot_size(), .first_row = true};
+	char outpath[4096];
+	bool resume, show_progress;
+	job_parse(&j, config_params, where, argc, argv, outpath, sizeof outpath, &resume, &show_progress);
+	job_open(&j, outpath, resume, full_argc, full_argv);
+	nm_progress_init(&j.prog, (int)j.npoints * j.reps, j.rank == 0 && show_progress);
+	for (size_t i = 0; i < j.npoints; i++)
+		for (int rep = 0; rep < j.reps; rep++)
+			job_point(&j, i, rep);
+	return job_finish(&j);
 }
 
 int main(int argc, char **argv)
