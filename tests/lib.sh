@@ -8,10 +8,14 @@ notok() { T_N=$((T_N + 1)); T_FAIL=$((T_FAIL + 1)); echo "not ok $T_N - $*"; }
 # "ok N - what # SKIP reason"; counted as skipped, neither passed nor failed.
 skip() { T_N=$((T_N + 1)); T_SKIP=$((T_SKIP + 1)); echo "ok $T_N - $1 # SKIP $2"; }
 # check "what" command...: passes when the command succeeds
-# (a failed nm_jq check also prints why, as TAP comments: see nm_diag)
+# (a failed nm_jq or nm_rc_jq check also prints why, as TAP comments: see
+# nm_diag)
 check() {
 	what=$1; shift
-	if "$@" >/dev/null 2>&1; then ok "$what"; else notok "$what"; [ "$1" = nm_jq ] && nm_diag "$2"; fi
+	if "$@" >/dev/null 2>&1; then ok "$what"; else
+		notok "$what"
+		case $1 in nm_jq | nm_rc_jq) nm_diag "$2" ;; esac
+	fi
 	return 0
 }
 t_summary() {
@@ -51,6 +55,7 @@ expect_usage() {
 #   nm_run NAME NP ARGS...  runs `netmem SUBCOMMAND` into $tmp/NAME.json
 #   nm_rc NAME              its exit status
 #   nm_jq NAME FILTER       succeeds when jq FILTER holds on its document
+#   nm_rc_jq NAME RC FILTER succeeds when it exited RC and FILTER holds
 nm_setup() {
 	NM_SUB=$1
 	N=bin/netmem
@@ -66,6 +71,7 @@ nm_run() {
 }
 nm_rc() { cat "$tmp/$1.rc"; }
 nm_jq() { jq -e "$2" "$tmp/$1.json" >/dev/null 2>&1; }
+nm_rc_jq() { [ "$(nm_rc "$1")" = "$2" ] && nm_jq "$1" "$3"; }
 # nm_diag NAME: what a run left behind, as TAP comments (exit status, the
 # last netmem lines on stderr, each point's parameters and verdict).
 nm_diag() {
