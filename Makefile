@@ -44,6 +44,14 @@ build/tests/%: tests/unit/%.c tests/unit/tap.h $(UNIT_MODS) $(wildcard harness/*
 	@echo "  CC+SAN  $<"
 	@$(CC) $(CPPFLAGS) $(CSTD) $(WARN) -O1 -g $(SAN) -pthread -Itests/unit -o $@ $< $(UNIT_MODS) -ljansson -lm
 
+# ALock's Fig. 2 trace on real verbs, run by tests/integration/test_alock_trace.sh:
+# alock_trace.c against the harness, primitives and NUMA objects (no netmem main).
+TRACE_OBJS := $(filter-out build/harness/main.o,$(filter build/harness/% build/primitives/% build/numa/%,$(OBJS)))
+build/tests/alock_trace: tests/integration/alock_trace.c $(TRACE_OBJS) $(wildcard harness/*.h numa/*.h primitives/*.h)
+	@mkdir -p $(@D)
+	@echo "  CC+LD   $@"
+	@$(MPICC) $(CPPFLAGS) $(CFLAGS) -o $@ $< $(TRACE_OBJS) $(LDLIBS)
+
 # ns per draw of the YCSB generator (-O2, no sanitizers); not a test.
 .PHONY: bench-ycsb
 bench-ycsb: tests/bench/ycsb-bench.c primitives/ycsb.c primitives/ycsb.h

@@ -1,16 +1,39 @@
 # Shell test helpers: each check prints a TAP line ("ok N - what" or
-# "not ok N - what"); t_summary prints "N passed, N failed".
-T_PASS=0; T_FAIL=0; T_N=0
+# "not ok N - what"); t_summary prints "N passed, N failed" (and ", N
+# skipped" when a check was skipped).
+T_PASS=0; T_FAIL=0; T_SKIP=0; T_N=0
 ok() { T_N=$((T_N + 1)); T_PASS=$((T_PASS + 1)); echo "ok $T_N - $*"; }
 notok() { T_N=$((T_N + 1)); T_FAIL=$((T_FAIL + 1)); echo "not ok $T_N - $*"; }
+# skip "what" "reason": a check this host cannot make, as TAP's
+# "ok N - what # SKIP reason"; counted as skipped, neither passed nor failed.
+skip() { T_N=$((T_N + 1)); T_SKIP=$((T_SKIP + 1)); echo "ok $T_N - $1 # SKIP $2"; }
 # check "what" command...: passes when the command succeeds
-# (a failed nm_jq check also prints why, as TAP comments: see nm_diag)
+# (a failed nm_jq or nm_rc_jq check also prints why, as TAP comments: see
+# nm_diag)
 check() {
 	what=$1; shift
-	if "$@" >/dev/null 2>&1; then ok "$what"; else notok "$what"; [ "$1" = nm_jq ] && nm_diag "$2"; fi
+	if "$@" >/dev/null 2>&1; then ok "$what"; else
+		notok "$what"
+		case $1 in nm_jq | nm_rc_jq) nm_diag "$2" ;; esac
+	fi
 	return 0
 }
-t_summary() { echo "$T_PASS passed, $T_FAIL failed"; [ "$T_FAIL" -eq 0 ]; }
+t_summary() {
+	if [ "$T_SKIP" -gt 0 ]; then echo "$T_PASS passed, $T_FAIL failed, $T_SKIP skipped"
+	else echo "$T_PASS passed, $T_FAIL failed"; fi
+	[ "$T_FAIL" -eq 0 ]
+}
+
+# nm_rdma_device: prints the name of an RDMA device this host has and
+# succeeds, or fails when it has none (/sys/class/infiniband, else what
+# ibv_devices lists).
+nm_rdma_device() {
+	for d in /sys/class/infiniband/*; do
+		[ -e "$d" ] && { echo "${d##*/}"; return 0; }
+	done
+	command -v ibv_devices >/dev/null 2>&1 &&
+		ibv_devices 2>/dev/null | awk 'NR > 2 && $1 != "" { print $1; f = 1; exit } END { exit !f }'
+}
 
 # expect_usage "what" cmd...: exit status 2, exactly one line on stderr that
 # starts with "netmem:" (mpirun's own notes are ignored), no core dump.
@@ -32,6 +55,7 @@ expect_usage() {
 #   nm_run NAME NP ARGS...  runs `netmem SUBCOMMAND` into $tmp/NAME.json
 #   nm_rc NAME              its exit status
 #   nm_jq NAME FILTER       succeeds when jq FILTER holds on its document
+#   nm_rc_jq NAME RC FILTER succeeds when it exited RC and FILTER holds
 nm_setup() {
 	NM_SUB=$1
 	N=bin/netmem
@@ -47,6 +71,7 @@ nm_run() {
 }
 nm_rc() { cat "$tmp/$1.rc"; }
 nm_jq() { jq -e "$2" "$tmp/$1.json" >/dev/null 2>&1; }
+nm_rc_jq() { [ "$(nm_rc "$1")" = "$2" ] && nm_jq "$1" "$3"; }
 # nm_diag NAME: what a run left behind, as TAP comments (exit status, the
 # last netmem lines on stderr, each point's parameters and verdict).
 nm_diag() {

@@ -7,52 +7,45 @@
 # test_alock_trace.sh.
 cd "$(dirname "$0")/../.." || exit 1
 . tests/lib.sh
-N=bin/netmem
-tmp=$(mktemp -d); trap 'rm -rf "$tmp"' EXIT
-export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
-MPI="mpirun --oversubscribe --bind-to none"
+nm_setup lock
 # -u 20: a 4 s ACK timeout instead of 67 ms. Under TCG, round trips beyond
 # 67 ms make rxe retransmit, and rxe does not execute retried RDMA atomics
 # exactly once (a spinlock was seen stuck holding its own releaser's id with
 # the duplicate_request counter rising); with -u 20 no retransmissions occur.
-Q="--progress=false -u 20"
-run() { name=$1; np=$2; shift 2; $MPI -np "$np" $N lock $Q --output "$tmp/$name.json" "$@" \
-	>"$tmp/$name.out" 2>"$tmp/$name.err"; echo $? >"$tmp/$name.rc"; }
-rc() { cat "$tmp/$1.rc"; }
-jqf() { jq -e "$2" "$tmp/$1.json" >/dev/null 2>&1; }
+Q="$Q -u 20"
 pt() { echo "(.points[] | select(.params.lock == \"$1\" and .params.locks == $2 and .params.p_local == $3))"; }
 
 # 1. contention: 3 ranks x 2 threads, 3 and 20 locks, every locality, 110 ops
 #    per thread with the counter section measured, then 20 validation ops
-run grid 3 --lock mcs,alock -K 3,20 -p 0,50,100 -T 2 -n 100 --cs counter --validate 20
-check "mcs+alock, 3 ranks x 2 threads, -K 3,20, p_local 0/50/100: exit 0" [ "$(rc grid)" = 0 ]
-check "mcs+alock grid: 12 points, all valid, counters equal 660 + 120 acquisitions" jqf grid '(.points | length) == 12 and all(.points[]; .valid and .checks.mutual_exclusion.ok and .checks.mutual_exclusion.acquisitions == 780 and .checks.mutual_exclusion.validation_acquisitions == 120 and .metrics.ops == 600)'
-check "mcs: stats named (swap_cas_retries, handoffs, release_waits)" jqf grid 'all(.points[] | select(.params.lock == "mcs"); .metrics.lock_stats | has("swap_cas_retries") and has("handoffs") and has("release_waits"))'
-check "mcs, 3 locks: the queue was used (hand-offs > 0)" jqf grid "[$(pt mcs 3 0), $(pt mcs 3 50), $(pt mcs 3 100) | .metrics.lock_stats.handoffs] | add > 0"
-check "alock: stats named (reacquires, remote/local handoffs, peterson_rereads)" jqf grid 'all(.points[] | select(.params.lock == "alock"); .metrics.lock_stats | has("reacquires") and has("remote_handoffs") and has("local_handoffs") and has("peterson_rereads"))'
-check "alock, p_local 100: no remote cohort (no remote hand-offs, no RDMA Peterson reads)" jqf grid "[$(pt alock 3 100), $(pt alock 20 100)] | all(.metrics.lock_stats.remote_handoffs == 0 and .metrics.lock_stats.peterson_rereads == 0)"
-check "alock, p_local 0: no local cohort (no local hand-offs)" jqf grid "[$(pt alock 3 0), $(pt alock 20 0)] | all(.metrics.lock_stats.local_handoffs == 0)"
-check "alock, 3 locks, p_local 0: remote cohort passes the lock (remote hand-offs > 0)" jqf grid "$(pt alock 3 0) | .metrics.lock_stats.remote_handoffs > 0"
+nm_run grid 3 --lock mcs,alock -K 3,20 -p 0,50,100 -T 2 -n 100 --cs counter --validate 20
+check "mcs+alock, 3 ranks x 2 threads, -K 3,20, p_local 0/50/100: exit 0" [ "$(nm_rc grid)" = 0 ]
+check "mcs+alock grid: 12 points, all valid, counters equal 660 + 120 acquisitions" nm_jq grid '(.points | length) == 12 and all(.points[]; .valid and .checks.mutual_exclusion.ok and .checks.mutual_exclusion.acquisitions == 780 and .checks.mutual_exclusion.validation_acquisitions == 120 and .metrics.ops == 600)'
+check "mcs: stats named (swap_cas_retries, handoffs, release_waits)" nm_jq grid 'all(.points[] | select(.params.lock == "mcs"); .metrics.lock_stats | has("swap_cas_retries") and has("handoffs") and has("release_waits"))'
+check "mcs, 3 locks: the queue was used (hand-offs > 0)" nm_jq grid "[$(pt mcs 3 0), $(pt mcs 3 50), $(pt mcs 3 100) | .metrics.lock_stats.handoffs] | add > 0"
+check "alock: stats named (reacquires, remote/local handoffs, peterson_rereads)" nm_jq grid 'all(.points[] | select(.params.lock == "alock"); .metrics.lock_stats | has("reacquires") and has("remote_handoffs") and has("local_handoffs") and has("peterson_rereads"))'
+check "alock, p_local 100: no remote cohort (no remote hand-offs, no RDMA Peterson reads)" nm_jq grid "[$(pt alock 3 100), $(pt alock 20 100)] | all(.metrics.lock_stats.remote_handoffs == 0 and .metrics.lock_stats.peterson_rereads == 0)"
+check "alock, p_local 0: no local cohort (no local hand-offs)" nm_jq grid "[$(pt alock 3 0), $(pt alock 20 0)] | all(.metrics.lock_stats.local_handoffs == 0)"
+check "alock, 3 locks, p_local 0: remote cohort passes the lock (remote hand-offs > 0)" nm_jq grid "$(pt alock 3 0) | .metrics.lock_stats.remote_handoffs > 0"
 
 # 2. one lock, 20 us critical sections: maximal overlap, both cohorts on rank 0's lock
-run long 3 --lock mcs,alock -K 1 -p 50 -T 2 -n 60 --cs-ns 20000 --cs counter --validate 20
-check "one lock, --cs-ns 20000, mcs+alock: exit 0, both points valid" sh -c "[ \"$(rc long)\" = 0 ] && jq -e '(.points | length) == 2 and all(.points[]; .valid and .checks.mutual_exclusion.acquisitions == 396 + 120)' $tmp/long.json"
-check "one lock, alock: the cohorts met in Peterson (remote leader re-read the lock)" jqf long "$(pt alock 1 50) | .metrics.lock_stats.peterson_rereads > 0"
-check "one lock, alock: in-cohort hand-offs or reacquires happened" jqf long "$(pt alock 1 50) | .metrics.lock_stats | .remote_handoffs + .local_handoffs + .reacquires > 0"
+nm_run long 3 --lock mcs,alock -K 1 -p 50 -T 2 -n 60 --cs-ns 20000 --cs counter --validate 20
+check "one lock, --cs-ns 20000, mcs+alock: exit 0, both points valid" nm_rc_jq long 0 '(.points | length) == 2 and all(.points[]; .valid and .checks.mutual_exclusion.acquisitions == 396 + 120)'
+check "one lock, alock: the cohorts met in Peterson (remote leader re-read the lock)" nm_jq long "$(pt alock 1 50) | .metrics.lock_stats.peterson_rereads > 0"
+check "one lock, alock: in-cohort hand-offs or reacquires happened" nm_jq long "$(pt alock 1 50) | .metrics.lock_stats | .remote_handoffs + .local_handoffs + .reacquires > 0"
 
 # 3. budgets of 1: every in-cohort pass hands 0, so the successor must pReacquire
-run budget 3 --lock alock -K 1,3 -p 50 -T 2 -n 80 --cs-ns 5000 --local-budget 1 --remote-budget 1 --validate 40
-check "alock, budgets 1/1: exit 0, points valid (empty measured section, 240 validated)" sh -c "[ \"$(rc budget)\" = 0 ] && jq -e '(.points | length) == 2 and all(.points[]; .valid and .checks.mutual_exclusion.acquisitions == 240)' $tmp/budget.json"
-check "alock, budgets 1/1: reacquires > 0 and no budget-carrying hand-off" jqf budget '([.points[].metrics.lock_stats.reacquires] | add > 0) and all(.points[]; .metrics.lock_stats.remote_handoffs == 0 and .metrics.lock_stats.local_handoffs == 0)'
+nm_run budget 3 --lock alock -K 1,3 -p 50 -T 2 -n 80 --cs-ns 5000 --local-budget 1 --remote-budget 1 --validate 40
+check "alock, budgets 1/1: exit 0, points valid (empty measured section, 240 validated)" nm_rc_jq budget 0 '(.points | length) == 2 and all(.points[]; .valid and .checks.mutual_exclusion.acquisitions == 240)'
+check "alock, budgets 1/1: reacquires > 0 and no budget-carrying hand-off" nm_jq budget '([.points[].metrics.lock_stats.reacquires] | add > 0) and all(.points[]; .metrics.lock_stats.remote_handoffs == 0 and .metrics.lock_stats.local_handoffs == 0)'
 
 # 4. the mutual-exclusion check also catches a cheater when the home's holders
 #    use CPU stores (empty measured section: the validation phase catches it)
-run race 3 --lock alock -K 1 -T 2 -n 60 --cs-ns 200000 --inject race --validate 60
-check "alock, a thread skipping the lock: exit 1, counters wrong, point invalid" sh -c "[ \"$(rc race)\" = 1 ] && jq -e '.points[0].valid == false and .points[0].checks.mutual_exclusion.counters_wrong > 0' $tmp/race.json"
+nm_run race 3 --lock alock -K 1 -T 2 -n 60 --cs-ns 200000 --inject race --validate 60
+check "alock, a thread skipping the lock: exit 1, counters wrong, point invalid" nm_rc_jq race 1 '.points[0].valid == false and .points[0].checks.mutual_exclusion.counters_wrong > 0'
 
 # 5. one rank (everything local: ALock never touches the NIC) and two ranks
-run one 1 --lock mcs,alock -K 20,1 -p 100 -T 2 -n 200 --cs counter --validate 30
-check "1 rank x 2 threads, -K 20,1: mcs+alock valid" jqf one '(.points | length) == 4 and all(.points[]; .valid and .checks.mutual_exclusion.acquisitions == 440 + 60)'
-run two 2 --lock mcs,alock -K 2 -p 0,50 -T 2 -n 100 --validate 50
-check "2 ranks x 2 threads, -K 2, p_local 0/50: mcs+alock valid (empty section, 200 validated)" jqf two '(.points | length) == 4 and all(.points[]; .valid and .checks.mutual_exclusion.acquisitions == 200)'
+nm_run one 1 --lock mcs,alock -K 20,1 -p 100 -T 2 -n 200 --cs counter --validate 30
+check "1 rank x 2 threads, -K 20,1: mcs+alock valid" nm_jq one '(.points | length) == 4 and all(.points[]; .valid and .checks.mutual_exclusion.acquisitions == 440 + 60)'
+nm_run two 2 --lock mcs,alock -K 2 -p 0,50 -T 2 -n 100 --validate 50
+check "2 ranks x 2 threads, -K 2, p_local 0/50: mcs+alock valid (empty section, 200 validated)" nm_jq two '(.points | length) == 4 and all(.points[]; .valid and .checks.mutual_exclusion.acquisitions == 200)'
 t_summary

@@ -37,10 +37,10 @@ check "injected no-wait: both points invalid with epoch violations named" \
 
 # 3. the quick config runs with the ranks it names (what run_all.sh starts)
 np=$(sed -n 's/.*"ranks"[[:space:]]*:[[:space:]]*\([0-9][0-9]*\).*/\1/p' configs/quick/barrier.json)
-$MPI -np "${np:-2}" $N run configs/quick/barrier.json $Q --iters 20 --output "$tmp/cfg.json" >/dev/null 2>"$tmp/cfg.err"
+$MPI -np "${np:-2}" $N run configs/quick/barrier.json $Q --iters 20 --output "$tmp/cfg.json" >"$tmp/cfg.out" 2>"$tmp/cfg.err"
 echo $? >"$tmp/cfg.rc"
 check "configs/quick/barrier.json with its ${np:-2} ranks: exit 0, all points valid" \
-	sh -c "[ \"$(nm_rc cfg)\" = 0 ] && jq -e '(.points | length) > 0 and all(.points[]; .valid)' $tmp/cfg.json"
+	nm_rc_jq cfg 0 '(.points | length) > 0 and all(.points[]; .valid)'
 
 # 4. bad input (more nodes than ranks): one line from rank 0, exit 2
 expect_usage "--nodes 5 with 4 ranks" $MPI -np 4 $N barrier --nodes 5 -n 10

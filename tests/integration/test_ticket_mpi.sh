@@ -41,7 +41,8 @@ check "Fig. 4a config, 3 ranks: exit 0" [ "$(nm_rc fig4a)" = 0 ]
 check "Fig. 4a: ticket and mpi at nodes 2 and 3, all valid" nm_jq fig4a '(.points | length) == 4 and all(.points[]; .valid) and ([.points[] | "\(.params.lock)/\(.effective.nodes)"] | sort) == ["mpi/2", "mpi/3", "ticket/2", "ticket/3"]'
 check "Fig. 4a: nodes x 33 measured, nodes x 10 validated acquisitions" nm_jq fig4a 'all(.points[]; .metrics.ops_with_warmup == 33 * .effective.nodes and .checks.mutual_exclusion.acquisitions == 10 * .effective.nodes)'
 check "Fig. 4a: ticket with one thread per rank takes a ticket every time" nm_jq fig4a "$SPLIT and all(.points[] | select(.params.lock == \"ticket\"); .metrics.lock_stats.handovers == 0)"
-check "Fig. 4a: netmem table gives one series per lock" sh -c "$N table $tmp/fig4a.json --x nodes --y ops_per_sec --series lock | grep -c '^nodes ' | grep -qx 2"
+check "Fig. 4a: netmem table gives one series per lock" sh -c "$N table $tmp/fig4a.json --x nodes --y ops_per_sec --series lock >$tmp/t4a &&
+	[ \$(grep -c '^nodes ' $tmp/t4a) = 2 ] && grep -qx 'nodes ticket' $tmp/t4a && grep -qx 'nodes mpi' $tmp/t4a"
 
 # 5. bad input: the MPI lock runs one thread per rank
 expect_usage "mpi lock with -T 2" $MPI -np 2 $N lock --lock mpi -T 2 -n 10
