@@ -31,11 +31,8 @@ while [ $# -gt 0 ]; do
 	*) echo "lock-cs.sh: unknown option '$1' (see --help)" >&2; exit 2 ;;
 	esac
 done
-[ -x bin/netmem ] || make -j"$(nproc)" >/dev/null || { echo "lock-cs.sh: build failed" >&2; exit 1; }
-dir="$out/lock-cs-$(date -u +%Y%m%dT%H%M%SZ)"
-mkdir -p "$dir" || exit 1
-inner=$(mktemp)
-trap 'rm -f "$inner"' EXIT
+. tests/bench/lib.sh
+bench_setup lock-cs "$out"
 # -u 20: a 4 s ACK timeout, so that TCG's slow round trips do not retransmit.
 cat >"$inner" <<INNER
 set -u

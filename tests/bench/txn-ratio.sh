@@ -32,11 +32,8 @@ while [ $# -gt 0 ]; do
 	*) echo "txn-ratio.sh: unknown option '$1' (see --help)" >&2; exit 2 ;;
 	esac
 done
-[ -x bin/netmem ] || make -j"$(nproc)" >/dev/null || { echo "txn-ratio.sh: build failed" >&2; exit 1; }
-dir="$out/txn-ratio-$(date -u +%Y%m%dT%H%M%SZ)"
-mkdir -p "$dir" || exit 1
-inner=$(mktemp)
-trap 'rm -f "$inner"' EXIT
+. tests/bench/lib.sh
+bench_setup txn-ratio "$out"
 cat >"$inner" <<INNER
 set -u
 export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
