@@ -12,15 +12,17 @@ tally() { # tally NAME LOGFILE [PREFIX]
 	else
 		pass=$((pass + $(echo "$line" | cut -d' ' -f1)))
 		fail=$((fail + $(echo "$line" | cut -d' ' -f3)))
-		echo "== $1: $line"
+		echo "== $1: $line ($(( $(date +%s) - lane_start )) s)"
 	fi
 }
 log=$(mktemp); trap 'rm -f "$log"' EXIT
 
+lane_start=$(date +%s)
 echo "== unit tests"
 tests/run-unit.sh "$@" >"$log" 2>&1; grep -v '^unit ' "$log" | grep -v '^[0-9]* passed' ; tally unit "$log"
 
 for t in tests/cli/test_*.sh; do
+	lane_start=$(date +%s)
 	echo "== command-line tests: $t"
 	sh "$t" >"$log" 2>&1; grep '^not ok' "$log"; tally "$(basename "$t" .sh)" "$log"
 done
@@ -28,11 +30,13 @@ done
 if [ "${NETMEM_SKIP_VM:-0}" = 1 ]; then
 	echo "== integration tests skipped (NETMEM_SKIP_VM=1)"
 else
+	lane_start=$(date +%s)
 	echo "== integration tests (Soft-RoCE)"
 	# Generous limits: the VM runs under emulation; a loaded host is slower.
 	tests/vm/softroce-run --timeout 3600 -- tests/integration/run-all.sh 2>&1 | tee "$log" |
 		grep -E '^(not ok|#|[0-9]+ passed|integration:)|netmem-vm'
 	tally integration "$log" "integration: "
+	lane_start=$(date +%s)
 	echo "== NUMA integration tests (two NUMA nodes)"
 	NETMEM_VM_TIMEOUT=1800 tests/integration/numa/run.sh 2>&1 | tee "$log" |
 		grep -E '^(not ok|[0-9]+ passed)|netmem-vm'
