@@ -97,9 +97,13 @@ if [ -n "$hostfile" ]; then
 	[ -z "$numa" ] || bash "$s2" || status=1
 else
 	echo "run_all.sh: no hostfile: running the $scale configs on Soft-RoCE (emulated; timings are not hardware numbers)" >&2
-	[ -z "$plain" ] || tests/vm/softroce-run -- bash "$s1" || status=1
+	# softroce-run's default limit (20 min) is for tests: the whole quick scale
+	# under emulation on a small, busy host takes longer, and a lane cut short
+	# loses its remaining configs (they resume on the next run).
+	vmt=${NETMEM_VM_TIMEOUT:-7200}
+	[ -z "$plain" ] || tests/vm/softroce-run --timeout "$vmt" -- bash "$s1" || status=1
 	# NUMA placement needs two nodes: an emulated two-node guest when the host has one node
-	[ -z "$numa" ] || tests/vm/softroce-run --numa -- bash "$s2" || status=1
+	[ -z "$numa" ] || tests/vm/softroce-run --timeout "$vmt" --numa -- bash "$s2" || status=1
 fi
 
 # Draw every figure that reads a document of this run and whose "in" has one.

@@ -48,6 +48,15 @@ const char *nm_lock_names(void)
 	return buf;
 }
 
+json_t *nm_lock_stats_json(const nm_lock_type *lt, const uint64_t stat[NM_LOCK_STATS])
+{
+	json_t *o = json_object();
+	for (int s = 0; s < NM_LOCK_STATS; s++)
+		if (lt->stat_names[s])
+			json_object_set_new(o, lt->stat_names[s], json_integer((json_int_t)stat[s]));
+	return o;
+}
+
 uint64_t nm_lock_addr(const nm_lock_env *e, const nm_lock_type *lt, int key, size_t off)
 {
 	return e->mesh->rmr[nm_lock_world(e, nm_lock_home(e, key))].addr + e->table_off +

@@ -19,6 +19,7 @@
 #include "clock.h"
 #include "mesh.h"
 #include "rdma.h"
+#include <jansson.h>
 #include <stdbool.h>
 #include <stdint.h>
 
@@ -99,6 +100,9 @@ void nm_lock_register(const nm_lock_type *t);
 const nm_lock_type *nm_lock_find(const char *name);
 /* "spin,mcs,ticket,alock,mpi": names of the registered types, by order. */
 const char *nm_lock_names(void);
+
+/* A lock type's statistics by their names: {"cas_retries": N, ...}. */
+json_t *nm_lock_stats_json(const nm_lock_type *lt, const uint64_t stat[NM_LOCK_STATS]);
 
 /* The --lock option of a workload: its choices are the registered types. */
 #define NM_OPT_LOCK(def, help) \

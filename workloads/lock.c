@@ -335,10 +335,7 @@ static void lock_result(const lock_job *j, const nm_measure *ms, uint64_t acquis
 {
 	const nm_lock_type *lt = j->p->type;
 	uint64_t wrong = ms->total_c[C_WRONG];
-	json_t *stats = json_object();
-	for (int s = 0; s < NM_LOCK_STATS; s++)
-		if (lt->stat_names[s])
-			json_object_set_new(stats, lt->stat_names[s], json_integer((json_int_t)ms->total_c[C_STAT + s]));
+	json_t *stats = nm_lock_stats_json(lt, &ms->total_c[C_STAT]);
 	/* acquisitions: every one made with the counter section (the
 	 * validation phase, and the measured run with --cs counter). */
 	json_t *me = json_pack("{s:i, s:I, s:I, s:s, s:I, s:b}", "locks", j->env.nlocks, "acquisitions",

@@ -436,10 +436,7 @@ static void txn_result(const txn_job *j, const nm_measure *ms, int T, int Tp, js
 	const txn_point *p = j->p;
 	bool valid;
 	json_t *checks = txn_checks(j, ms, &valid);
-	json_t *stats = json_object();
-	for (int s = 0; s < NM_LOCK_STATS; s++)
-		if (p->type->stat_names[s])
-			json_object_set_new(stats, p->type->stat_names[s], json_integer((json_int_t)ms->total_c[C_STAT + s]));
+	json_t *stats = nm_lock_stats_json(p->type, &ms->total_c[C_STAT]);
 	json_t *metrics = nm_measure_metrics(ms);
 	json_object_set_new(metrics, "lock_stats", stats);
 	json_object_set_new(out, "valid", json_boolean(valid));
