@@ -58,6 +58,12 @@ typedef struct nm_experiment {
 	/* Prints a human-readable row for a finished point on stdout (rank 0);
 	 * `first` is set for the first row printed in this job. May be NULL. */
 	void (*report)(const json_t *pt, const json_t *res, bool first);
+	/* Optional, rank 0, once after the last point of a job, before the
+	 * document is saved: may add fields that compare points with each
+	 * other (the lock table's ratios to the spinlock and MCS) to the
+	 * records of `points`, the document's whole array (resumed points
+	 * included). */
+	void (*finish)(json_t *points);
 	/* A command that is not a measured job (no MPI, no device), such as a
 	 * trace generator: when set, `netmem <name> ARGS` calls it with argv
 	 * starting at the command name and exits with its return value; the

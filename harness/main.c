@@ -557,6 +557,8 @@ static int job_finish(job *j)
 		char *ts = nm_iso8601_now();
 		json_object_set_new(json_array_get(runs, json_array_size(runs) - 1), "finished", json_string(ts));
 		free(ts);
+		if (j->e->finish)
+			j->e->finish(json_object_get(j->res.doc, "points"));
 		if (nm_result_save(&j->res) != 0)
 			nm_fatal("cannot write %s: %s", j->path, strerror(errno));
 		fprintf(stderr, "netmem: results in %s\n", j->path);

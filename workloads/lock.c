@@ -416,6 +416,49 @@ static void lock_report(const json_t *pt, const json_t *res, bool first)
 	       json_is_true(json_object_get(res, "valid")) ? "ok" : "INVALID");
 }
 
+/* The papers headline ratios ("ALock up to 29x"): a point whose sweep also ran
+ * the spinlock or MCS with every other parameter equal (same repetition)
+ * gets metrics.ratio_to_spin / ratio_to_mcs, its ops/s over theirs. Only
+ * valid points take part. */
+static bool same_but_lock(const json_t *a, const json_t *b)
+{
+	if (json_integer_value(json_object_get(a, "rep")) != json_integer_value(json_object_get(b, "rep")))
+		return false;
+	json_t *pa = json_deep_copy(json_object_get(a, "params")), *pb = json_deep_copy(json_object_get(b, "params"));
+	json_object_del(pa, "lock");
+	json_object_del(pb, "lock");
+	bool eq = json_equal(pa, pb);
+	json_decref(pa);
+	json_decref(pb);
+	return eq;
+}
+
+static void lock_finish(json_t *points)
+{
+	static const char *const base[] = {"spin", "mcs"};
+	size_t i, k;
+	json_t *p, *q;
+	json_array_foreach(points, i, p) {
+		json_t *mt = json_object_get(p, "metrics");
+		double mine = json_real_value(json_object_get(mt, "ops_per_sec"));
+		if (!json_is_true(json_object_get(p, "valid")) || !mt || mine <= 0)
+			continue;
+		for (size_t b = 0; b < sizeof base / sizeof *base; b++) {
+			char name[32];
+			snprintf(name, sizeof name, "ratio_to_%s", base[b]);
+			json_array_foreach(points, k, q) {
+				const char *ql = json_string_value(json_object_get(json_object_get(q, "params"), "lock"));
+				double theirs = json_real_value(json_object_get(json_object_get(q, "metrics"), "ops_per_sec"));
+				if (ql && !strcmp(ql, base[b]) && json_is_true(json_object_get(q, "valid")) &&
+				    theirs > 0 && same_but_lock(p, q)) {
+					json_object_set_new(mt, name, json_real(mine / theirs));
+					break;
+				}
+			}
+		}
+	}
+}
+
 static const nm_experiment lock_experiment = {
 	.name = "lock",
 	.summary = "distributed lock table (ALock paper): throughput and latency of lock+unlock",
@@ -434,5 +477,6 @@ static const nm_experiment lock_experiment = {
 	.decode = lock_decode,
 	.run = lock_run,
 	.report = lock_report,
+	.finish = lock_finish,
 };
 NM_EXPERIMENT(lock_experiment)

@@ -20,6 +20,7 @@ pt() { echo "(.points[] | select(.params.lock == \"$1\" and .params.locks == $2 
 nm_run grid 3 --lock mcs,alock -K 3,20 -p 0,50,100 -T 2 -n 100 --cs counter --validate 20
 check "mcs+alock, 3 ranks x 2 threads, -K 3,20, p_local 0/50/100: exit 0" [ "$(nm_rc grid)" = 0 ]
 check "mcs+alock grid: 12 points, all valid, counters equal 660 + 120 acquisitions" nm_jq grid '(.points | length) == 12 and all(.points[]; .valid and .checks.mutual_exclusion.ok and .checks.mutual_exclusion.acquisitions == 780 and .checks.mutual_exclusion.validation_acquisitions == 120 and .metrics.ops == 600)'
+check "alock points carry their ratio to the MCS point with the same parameters (mcs: exactly 1)" nm_jq grid 'all(.points[] | select(.params.lock == "alock"); .metrics.ratio_to_mcs > 0 and (.metrics | has("ratio_to_spin") | not)) and all(.points[] | select(.params.lock == "mcs"); .metrics.ratio_to_mcs == 1)'
 check "mcs: stats named (swap_cas_retries, handoffs, release_waits)" nm_jq grid 'all(.points[] | select(.params.lock == "mcs"); .metrics.lock_stats | has("swap_cas_retries") and has("handoffs") and has("release_waits"))'
 check "mcs, 3 locks: the queue was used (hand-offs > 0)" nm_jq grid "[$(pt mcs 3 0), $(pt mcs 3 50), $(pt mcs 3 100) | .metrics.lock_stats.handoffs] | add > 0"
 check "alock: stats named (reacquires, remote/local handoffs, peterson_rereads)" nm_jq grid 'all(.points[] | select(.params.lock == "alock"); .metrics.lock_stats | has("reacquires") and has("remote_handoffs") and has("local_handoffs") and has("peterson_rereads"))'
