@@ -160,6 +160,15 @@ void nm_mesh_create(nm_mesh *m, nm_dev *d, const nm_mesh_cfg *c, const nm_mr *mr
 	nm_boot_barrier();
 }
 
+int nm_mesh_qp_count(const nm_mesh *m)
+{
+	size_t n = (size_t)m->nthreads * m->nranks * m->qps;
+	int count = 0;
+	for (size_t i = 0; i < n; i++)
+		count += (m->conn[i].qp != NULL) + (m->passive[i] != NULL);
+	return count;
+}
+
 nm_conn *nm_mesh_find_qpn(const nm_mesh *m, int t, uint32_t qpn)
 {
 	for (int p = 0; p < m->nranks; p++)

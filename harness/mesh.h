@@ -49,6 +49,8 @@ static inline nm_conn *nm_mesh_conn(const nm_mesh *m, int t, int peer, int q)
 {
 	return &m->conn[((size_t)t * (size_t)m->nranks + (size_t)peer) * (size_t)m->qps + (size_t)q];
 }
+/* QPs this rank created: initiating and serving ones. */
+int nm_mesh_qp_count(const nm_mesh *m);
 /* The connection of thread t owning local QP number qpn, or NULL. */
 nm_conn *nm_mesh_find_qpn(const nm_mesh *m, int t, uint32_t qpn);
 #endif

@@ -12,7 +12,8 @@
  * Layout (alock.h, Fig. 3): lock 64 B {r_tail @0, l_tail @16, victim @32};
  * per thread 128 B of descriptors in its own rank's registered memory:
  * RemoteDescriptor @0 {budget @0, next @32}, LocalDescriptor @64 {budget @0,
- * next @32}; budget -1 = waiting.
+ * next @32}; budget -1 = waiting. Budgets and remote ids are mail (lock.h):
+ * a value with its complement, so a poll never takes a partly placed WRITE.
  *
  * Lock(key): local iff nm_lock_home(key) == our rank.
  *   passed = qLock(); if !passed: pLock(); seq_cst fence.
@@ -65,8 +66,11 @@
  * Decisions where the paper (whose Alg. 2 and 4 bodies are lost in our copy)
  * is silent or ambiguous, following digest 3.4-3.12 and section 4:
  * - Remote-cohort hand-off between two threads on the same rank (both remote
- *   to the lock): RDMA WRITE through loopback, as the released code does; a
- *   CPU store would be correct as well but is not what was measured.
+ *   to the lock): RDMA WRITE through loopback, as the released code does,
+ *   in the per-rank QP layout. In the paper's thread-pair layout ALock
+ *   connects no QP to its own rank (the paper: it "removes 1/n QPs"; the
+ *   released code keeps QPs between co-located threads), so that hand-off
+ *   is a CPU store into the successor's descriptor, equally correct.
  * - victim is written by RDMA WRITE (one round trip), not the released code's
  *   rCAS loop, and by a seq_cst store locally (not an exchange): both are
  *   plain writes, see above. Encoding: LOCAL 1, REMOTE 2, initially 0.
@@ -84,7 +88,7 @@
  *   unlock, already succeeded (as in mcs.c).
  * - Descriptors are reset (budget -1, next 0) before the enqueue, and also
  *   set so at thread_init (Fig. 2 frame 2). Remote descriptor ids are
- *   ((rank + 1) << 16 | thread), never 0; l_tail holds a virtual address.
+ *   nm_lock_qid (the mail of (rank + 1) << 16 | thread), never 0; l_tail holds a virtual address.
  * - Fences: seq_cst after Lock and before Unlock, as the paper says.
  * - Waiting: pause, and every 256 polls a sched_yield() and a deadline check
  *   (--timeout without progress ends the job naming lock and step): the VM
@@ -102,12 +106,10 @@
 #include <sched.h>
 #include <string.h>
 
-static int id_rank(uint64_t id) { return (int)(id >> 16) - 1; }
-static int id_thread(uint64_t id) { return (int)(id & 0xffff); }
 
 static uint64_t rdesc_addr(const nm_lock_env *e, uint64_t id, size_t off)
 {
-	return nm_lock_desc_addr(e, &nm_alock, id_rank(id), id_thread(id)) + NM_ALOCK_RDESC + off;
+	return nm_lock_desc_addr(e, &nm_alock, nm_lock_qid_rank(id), nm_lock_qid_thread(id)) + NM_ALOCK_RDESC + off;
 }
 
 nm_alock_desc *nm_alock_rdesc(const nm_lock_thread *t)
@@ -131,8 +133,31 @@ static nm_alock_obj *local_lock(const nm_lock_thread *t, int key)
 
 static void desc_reset(nm_alock_desc *d)
 {
-	__atomic_store_n(&d->budget, -1, __ATOMIC_RELAXED);
+	__atomic_store_n(&d->budget, UINT64_MAX, __ATOMIC_RELAXED);
 	__atomic_store_n(&d->next, 0, __ATOMIC_RELAXED);
+}
+
+static void set_budget(nm_alock_desc *d, int budget)
+{
+	__atomic_store_n(&d->budget, nm_lock_mail((uint32_t)budget), __ATOMIC_RELAXED);
+}
+
+/* A word of another thread's RemoteDescriptor. To a thread of our own rank
+ * without a loopback QP (the thread-pair layout connects none for ALock) a
+ * CPU store does what the WRITE would: descriptor words are only written
+ * and loaded, never read-modify-written, and the holder's data was fenced
+ * before its release. */
+static void put_rdesc(nm_lock_thread *t, uint64_t id, size_t off, uint64_t value)
+{
+	const nm_lock_env *e = t->env;
+	int r = nm_lock_qid_rank(id);
+	uint64_t addr = rdesc_addr(e, id, off);
+	if (r == e->rank && !nm_lock_conn(t, r, addr)) {
+		uint8_t *d = nm_lock_desc_local(e, &nm_alock, nm_lock_qid_thread(id));
+		__atomic_store_n((uint64_t *)(d + NM_ALOCK_RDESC + off), value, __ATOMIC_RELEASE);
+		return;
+	}
+	nm_lock_write64(t, r, addr, value);
 }
 
 /* peer: the predecessor's rank (remote cohort), or our own (local cohort). */
@@ -140,17 +165,20 @@ static int64_t wait_budget(nm_lock_thread *t, nm_alock_desc *d, int key, int pee
 {
 	nm_lock_wait w = {0};
 	int64_t b;
-	while ((b = __atomic_load_n(&d->budget, __ATOMIC_ACQUIRE)) < 0)
-		nm_lock_pause(t, &w, "alock", key, peer, "own descriptor's budget", (uint64_t)b,
+	while ((b = nm_alock_budget(d)) < 0)
+		nm_lock_pause(t, &w, "alock", key, peer, "own descriptor's budget",
+			      __atomic_load_n(&d->budget, __ATOMIC_RELAXED),
 			      "for its cohort predecessor to pass the lock");
 	return b;
 }
 
-static uint64_t wait_next(nm_lock_thread *t, nm_alock_desc *d, int key)
+/* remote: next is a remote id, written by RDMA (mail, lock.h); local: a
+ * descriptor's address, written by one CPU store. */
+static uint64_t wait_next(nm_lock_thread *t, nm_alock_desc *d, int key, bool remote)
 {
 	nm_lock_wait w = {0};
 	uint64_t n;
-	while ((n = __atomic_load_n(&d->next, __ATOMIC_ACQUIRE)) == 0)
+	while ((n = __atomic_load_n(&d->next, __ATOMIC_ACQUIRE)) == 0 || (remote && !nm_lock_mail_ok(n)))
 		nm_lock_pause(t, &w, "alock", key, -1, "own descriptor's next", n,
 			      "for its cohort successor to link itself");
 	return n;
@@ -209,14 +237,15 @@ bool nm_alock_qlock_remote(nm_lock_thread *t, int key)
 	while ((old = nm_lock_cas(t, home, tail, prev, me)) != prev && old != me)
 		prev = old;
 	if (prev == 0) {
-		__atomic_store_n(&d->budget, (int64_t)e->remote_budget, __ATOMIC_RELAXED);
+		set_budget(d, e->remote_budget);
 		return false;
 	}
-	nm_lock_write64(t, id_rank(prev), rdesc_addr(e, prev, NM_ALOCK_NEXT), me);
-	if (wait_budget(t, d, key, id_rank(prev)) == 0) {
+	nm_lock_qid_check(t, &nm_alock, key, prev, NM_ALOCK_R_TAIL, "as its predecessor (the tail its swap replaced)");
+	put_rdesc(t, prev, NM_ALOCK_NEXT, me);
+	if (wait_budget(t, d, key, nm_lock_qid_rank(prev)) == 0) {
 		t->stat[NM_ALOCK_REACQUIRES]++;
 		nm_alock_plock_remote(t, key);
-		__atomic_store_n(&d->budget, (int64_t)e->remote_budget, __ATOMIC_RELAXED);
+		set_budget(d, e->remote_budget);
 	} else {
 		t->stat[NM_ALOCK_REMOTE_HANDOFFS]++;
 	}
@@ -231,14 +260,14 @@ bool nm_alock_qlock_local(nm_lock_thread *t, int key)
 	desc_reset(d);
 	uint64_t prev = __atomic_exchange_n(&a->l_tail, (uint64_t)(uintptr_t)d, __ATOMIC_SEQ_CST);
 	if (prev == 0) {
-		__atomic_store_n(&d->budget, (int64_t)e->local_budget, __ATOMIC_RELAXED);
+		set_budget(d, e->local_budget);
 		return false;
 	}
 	__atomic_store_n(&((nm_alock_desc *)(uintptr_t)prev)->next, (uint64_t)(uintptr_t)d, __ATOMIC_RELEASE);
 	if (wait_budget(t, d, key, e->rank) == 0) {
 		t->stat[NM_ALOCK_REACQUIRES]++;
 		nm_alock_plock_local(t, key);
-		__atomic_store_n(&d->budget, (int64_t)e->local_budget, __ATOMIC_RELAXED);
+		set_budget(d, e->local_budget);
 	} else {
 		t->stat[NM_ALOCK_LOCAL_HANDOFFS]++;
 	}
@@ -254,9 +283,9 @@ void nm_alock_qunlock_remote(nm_lock_thread *t, int key)
 	if (seen == me || seen == 0)  /* 0: a re-executed copy of our release (mcs.c) */
 		return;
 	nm_alock_desc *d = nm_alock_rdesc(t);
-	uint64_t next = wait_next(t, d, key);
-	int64_t b = __atomic_load_n(&d->budget, __ATOMIC_RELAXED);
-	nm_lock_write64(t, id_rank(next), rdesc_addr(e, next, NM_ALOCK_BUDGET), (uint64_t)(b - 1));
+	uint64_t next = nm_lock_qid_check(t, &nm_alock, key, wait_next(t, d, key, true), NM_ALOCK_R_TAIL,
+					  "as its successor (own remote descriptor's next)");
+	put_rdesc(t, next, NM_ALOCK_BUDGET, nm_lock_mail((uint32_t)(nm_alock_budget(d) - 1)));
 }
 
 void nm_alock_qunlock_local(nm_lock_thread *t, int key)
@@ -266,9 +295,8 @@ void nm_alock_qunlock_local(nm_lock_thread *t, int key)
 	uint64_t me = (uint64_t)(uintptr_t)d;
 	if (__atomic_compare_exchange_n(&a->l_tail, &me, 0, false, __ATOMIC_SEQ_CST, __ATOMIC_SEQ_CST))
 		return;
-	nm_alock_desc *next = (nm_alock_desc *)(uintptr_t)wait_next(t, d, key);
-	int64_t b = __atomic_load_n(&d->budget, __ATOMIC_RELAXED);
-	__atomic_store_n(&next->budget, b - 1, __ATOMIC_RELEASE);
+	nm_alock_desc *next = (nm_alock_desc *)(uintptr_t)wait_next(t, d, key, false);
+	__atomic_store_n(&next->budget, nm_lock_mail((uint32_t)(nm_alock_budget(d) - 1)), __ATOMIC_RELEASE);
 }
 
 /* ---- the lock interface (Alg. 2) ---- */
@@ -311,6 +339,7 @@ const nm_lock_type nm_alock = {
 	.lock_bytes = 64,
 	.desc_bytes = 128,
 	.cpu_local = true,
+	.no_loopback = true,
 	.stat_names = {"reacquires", "remote_handoffs", "local_handoffs", "peterson_rereads"},
 	.thread_init = alock_thread_init,
 	.acquire = alock_acquire,

@@ -26,7 +26,9 @@ typedef struct nm_alock_obj {
 
 /* Remote and local descriptor, 64 B each (Alg. 1). */
 typedef struct nm_alock_desc {
-	int64_t budget;   /* @0: -1 waiting, >= 0 lock passed / budget left */
+	uint64_t budget;  /* @0: the mail (lock.h) of the budget left once the lock
+			   * is passed; -1 (all ones, never valid mail) while
+			   * waiting; read it with nm_alock_budget */
 	uint64_t pad0[3];
 	uint64_t next;    /* @32: successor (remote: id; local: address), 0 = none */
 	uint64_t pad1[3];
@@ -49,7 +51,14 @@ extern const nm_lock_type nm_alock;
 /* Id of (rank, thread)'s RemoteDescriptor as stored in r_tail and next. */
 static inline uint64_t nm_alock_rid(int rank, int thread)
 {
-	return ((uint64_t)(rank + 1) << 16) | (uint64_t)thread;
+	return nm_lock_qid(rank, thread);
+}
+/* A descriptor's budget: -1 while waiting (or while the WRITE passing it is
+ * still being placed), else the budget left. */
+static inline int64_t nm_alock_budget(const nm_alock_desc *d)
+{
+	uint64_t w = __atomic_load_n(&d->budget, __ATOMIC_ACQUIRE);
+	return nm_lock_mail_ok(w) ? (int64_t)(uint32_t)w : -1;
 }
 nm_alock_desc *nm_alock_rdesc(const nm_lock_thread *t);
 nm_alock_desc *nm_alock_ldesc(const nm_lock_thread *t);

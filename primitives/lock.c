@@ -89,16 +89,37 @@ void nm_lock_env_connect(nm_lock_env *e, const nm_lock_type *lt, nm_dev *d, nm_m
 	for (int a = 0; a < e->nranks && !lt->uses_mpi; a++)
 		for (int b = 0; b < e->nranks; b++)
 			m[nm_lock_world(e, a) * R + nm_lock_world(e, b)] = 1;
-	nm_mesh_cfg mc = {.nthreads = e->nthreads, .qps = 1, .initiates = m, .qp = *qp};
+	bool pair = e->qp_layout == NM_LOCK_QPS_THREAD_PAIR;
+	for (int a = 0; a < e->nranks && pair && lt->no_loopback; a++)
+		m[nm_lock_world(e, a) * R + nm_lock_world(e, a)] = 0;
+	nm_mesh_cfg mc = {.nthreads = e->nthreads, .qps = pair ? e->nthreads : 1, .initiates = m, .qp = *qp};
 	mc.qp.sq_depth = 8;  /* a few operations in flight per lock thread, plus fences */
 	e->mr = mr;
 	e->mesh = mesh;
+	e->type = lt;
 	nm_mesh_create(mesh, d, &mc, mr);
+	e->qps = nm_mesh_qp_count(mesh);
 	free(m);
 	/* After the mesh: lock types may need every rank's memory address. */
 	int failed = lt->env_init ? lt->env_init(e, err, sizeof err) : 0;
 	nm_boot_check(failed ? err : NULL, NM_EXIT_FAIL);
 	nm_boot_barrier();
+}
+
+int nm_lock_qps_per_nic(const nm_lock_env *e)
+{
+	int R = nm_boot_size(), most = 0;
+	int *qps = nm_calloc((size_t)R, sizeof *qps);
+	nm_boot_allgather(&e->qps, qps, sizeof *qps);
+	const uint64_t *host = nm_boot_hosts();
+	for (int r = 0; r < R; r++) {
+		int sum = 0;
+		for (int o = 0; o < R; o++)
+			sum += host[o] == host[r] ? qps[o] : 0;
+		most = sum > most ? sum : most;
+	}
+	free(qps);
+	return most;
 }
 
 void nm_lock_run(const nm_lock_env *e, const nm_lock_type *lt, const nm_round *r)
@@ -135,9 +156,34 @@ void nm_lock_thread_init(nm_lock_thread *t, const nm_lock_type *lt, nm_lock_env 
 		lt->thread_init(t);
 }
 
-nm_conn *nm_lock_conn(nm_lock_thread *t, int rank)
+/* THREAD_PAIR: the thread owning byte `off` of a rank's table memory. */
+static int owner_thread(const nm_lock_env *e, uint64_t off)
 {
-	return nm_mesh_conn(t->env->mesh, t->thread, nm_lock_world(t->env, rank), 0);
+	uint64_t desc_end = e->desc_off + (uint64_t)e->nthreads * e->type->desc_bytes;
+	if (e->type->desc_bytes && off >= e->desc_off && off < desc_end)
+		return (int)((off - e->desc_off) / e->type->desc_bytes);
+	return (int)(off / 64 % (uint64_t)e->nthreads);
+}
+
+nm_conn *nm_lock_conn(nm_lock_thread *t, int rank, uint64_t raddr)
+{
+	const nm_lock_env *e = t->env;
+	int w = nm_lock_world(e, rank), q = 0;
+	if (e->qp_layout == NM_LOCK_QPS_THREAD_PAIR)
+		q = owner_thread(e, raddr - e->mesh->rmr[w].addr);
+	nm_conn *c = nm_mesh_conn(e->mesh, t->thread, w, q);
+	return c->qp ? c : NULL;
+}
+
+/* For the synchronous helpers: a lock type asking for a QP its layout did
+ * not connect is a bug in the type, named here rather than crashing. */
+static nm_conn *conn_for(nm_lock_thread *t, int rank, uint64_t raddr, const char *op)
+{
+	nm_conn *c = nm_lock_conn(t, rank, raddr);
+	if (!c)
+		nm_fatal("%s lock: rank %d thread %d has no QP for an RDMA %s to rank %d (%#" PRIx64 ")",
+			 t->env->type->name, t->env->rank, t->thread, op, rank, raddr);
+	return c;
 }
 
 static void wait_one(nm_lock_thread *t)
@@ -148,7 +194,7 @@ static void wait_one(nm_lock_thread *t)
 
 uint64_t nm_lock_cas(nm_lock_thread *t, int rank, uint64_t raddr, uint64_t expect, uint64_t swap)
 {
-	nm_post_atomic(nm_lock_conn(t, rank), NM_OP_CAS, t->scratch, t->env->mr->mr->lkey, raddr, expect,
+	nm_post_atomic(conn_for(t, rank, raddr, "CAS"), NM_OP_CAS, t->scratch, t->env->mr->mr->lkey, raddr, expect,
 		       swap, NM_WRID(NM_OP_CAS, 0), true);
 	wait_one(t);
 	return t->scratch[0];
@@ -156,7 +202,7 @@ uint64_t nm_lock_cas(nm_lock_thread *t, int rank, uint64_t raddr, uint64_t expec
 
 uint64_t nm_lock_faa(nm_lock_thread *t, int rank, uint64_t raddr, uint64_t add)
 {
-	nm_post_atomic(nm_lock_conn(t, rank), NM_OP_FAA, t->scratch, t->env->mr->mr->lkey, raddr, add, 0,
+	nm_post_atomic(conn_for(t, rank, raddr, "FAA"), NM_OP_FAA, t->scratch, t->env->mr->mr->lkey, raddr, add, 0,
 		       NM_WRID(NM_OP_FAA, 0), true);
 	wait_one(t);
 	return t->scratch[0];
@@ -165,7 +211,7 @@ uint64_t nm_lock_faa(nm_lock_thread *t, int rank, uint64_t raddr, uint64_t add)
 void *nm_lock_read(nm_lock_thread *t, int rank, uint64_t raddr, uint32_t len)
 {
 	uint8_t *dst = (uint8_t *)t->scratch + 64;
-	nm_post_rw(nm_lock_conn(t, rank), NM_OP_READ, dst, t->env->mr->mr->lkey, raddr, len,
+	nm_post_rw(conn_for(t, rank, raddr, "READ"), NM_OP_READ, dst, t->env->mr->mr->lkey, raddr, len,
 		   NM_WRID(NM_OP_READ, 0), true);
 	wait_one(t);
 	return dst;
@@ -183,14 +229,14 @@ void nm_lock_write64(nm_lock_thread *t, int rank, uint64_t raddr, uint64_t value
 	/* From registered memory, not inline: the value must stay valid until
 	 * the NIC has read it, which the wait below guarantees. */
 	t->scratch[1] = value;
-	nm_post_rw(nm_lock_conn(t, rank), NM_OP_WRITE, &t->scratch[1], t->env->mr->mr->lkey, raddr, 8,
+	nm_post_rw(conn_for(t, rank, raddr, "WRITE"), NM_OP_WRITE, &t->scratch[1], t->env->mr->mr->lkey, raddr, 8,
 		   NM_WRID(NM_OP_WRITE, 0), true);
 	wait_one(t);
 }
 
-void nm_lock_fence(nm_lock_thread *t, int rank)
+void nm_lock_fence(nm_lock_thread *t, int rank, uint64_t raddr)
 {
-	nm_fence_wait(&t->poller, nm_lock_conn(t, rank));
+	nm_fence_wait(&t->poller, conn_for(t, rank, raddr, "fence"));
 }
 
 void nm_lock_pause(nm_lock_thread *t, nm_lock_wait *w, const char *type, int key, int peer, const char *word,
@@ -207,4 +253,27 @@ void nm_lock_pause(nm_lock_thread *t, nm_lock_wait *w, const char *type, int key
 		nm_fatal("%s lock %d (home rank %d): rank %d thread %d waited more than %g s %s; peer rank %d, "
 			 "%s = %#" PRIx64, type, key, nm_lock_home(t->env, key), t->env->rank, t->thread,
 			 t->env->timeout, what, peer, word, value);
+}
+
+void nm_lock_qid_bad(nm_lock_thread *t, const nm_lock_type *lt, int key, uint64_t id, size_t tail_off,
+		     const char *where)
+{
+	const nm_lock_env *e = t->env;
+	int home = nm_lock_home(e, key);
+	uint64_t lock[8] = {0}, *d = nm_lock_desc_local(e, lt, t->thread);
+	const void *words = nm_lock_local(e, lt, key);
+	if (!words)
+		words = nm_lock_read(t, home, nm_lock_addr(e, lt, key, 0), sizeof lock);
+	memcpy(lock, words, sizeof lock);
+	char dump[512];
+	size_t off = (size_t)snprintf(dump, sizeof dump, "lock words (home rank %d):", home);
+	for (int i = 0; i < 8 && off < sizeof dump; i++)
+		off += (size_t)snprintf(dump + off, sizeof dump - off, " %#" PRIx64, lock[i]);
+	for (size_t i = 0; i < lt->desc_bytes / 8 && off < sizeof dump; i++)
+		off += (size_t)snprintf(dump + off, sizeof dump - off, "%s %#" PRIx64,
+					i ? "" : "; own descriptor:", d[i]);
+	nm_fatal("%s lock %d: rank %d thread %d read queue id %#" PRIx64 " %s, which names no thread of "
+		 "%d ranks x %d (tail at byte %zu; own id %#" PRIx64 "); %s",
+		 lt->name, key, e->rank, t->thread, id, where, e->nranks, e->nthreads, tail_off,
+		 nm_lock_qid(e->rank, t->thread), dump);
 }

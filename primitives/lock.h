@@ -25,6 +25,19 @@
 
 #define NM_LOCK_STATS 4
 
+/* Which RC QPs a lock table connects.
+ * PER_RANK: one QP per (thread, rank), loopback to the own rank included;
+ *   every thread reaches a rank's memory through its one QP there.
+ * THREAD_PAIR: the ALock paper's layout, one QP per ordered pair of threads
+ *   (thread i of rank a to thread j of rank b, i == j and a == b included:
+ *   10 nodes x 8 threads give 640 initiating + 640 serving QPs = 1,280 per
+ *   NIC). A rank's memory is split among its threads: a descriptor belongs
+ *   to its thread, any other 64-byte line to thread (line mod threads), and
+ *   a thread reaches a word through its QP to that word's owner. A lock type
+ *   marked no_loopback (ALock) connects no QP to its own rank here, the
+ *   paper's "removes 1/n of the QPs". */
+typedef enum { NM_LOCK_QPS_PER_RANK, NM_LOCK_QPS_THREAD_PAIR } nm_lock_qp_layout;
+
 /* Per rank, shared by its threads, for one lock table. */
 typedef struct nm_lock_env {
 	nm_mesh *mesh;
@@ -41,6 +54,10 @@ typedef struct nm_lock_env {
 	int local_budget, remote_budget; /* ALock cohort budgets (>= 1) */
 	int handover_max;     /* ticket lock: local hand-overs before a global release */
 	double timeout;
+	nm_lock_qp_layout qp_layout;
+	const struct nm_lock_type *type;  /* set by nm_lock_env_connect */
+	int qps;              /* QPs on this rank's NIC for the table (set by
+			       * nm_lock_env_connect: initiating + serving) */
 	void *priv;           /* the lock type's per-rank state */
 	void *mpi_comm;       /* MPI baseline: the communicator of the taking-part ranks */
 	/* MPI baseline: window w exposes [mpi_win_off + w*mpi_win_stride, +
@@ -73,6 +90,8 @@ typedef struct nm_lock_type {
 	size_t lock_bytes;    /* multiple of 64 */
 	size_t desc_bytes;    /* multiple of 64; 0 if unused */
 	bool uses_mpi;        /* runs on the main thread only (one thread per rank) */
+	bool no_loopback;     /* THREAD_PAIR layout: no QP to the own rank; the
+			       * type never takes a word of its own rank by RDMA */
 	bool cpu_local;       /* the holder of a lock homed on its own rank may touch
 			       * data under the lock with CPU loads/stores (ALock's
 			       * local cohort); otherwise data goes through RDMA */
@@ -144,12 +163,17 @@ uint64_t nm_lock_desc_addr(const nm_lock_env *e, const nm_lock_type *lt, int ran
 void *nm_lock_desc_local(const nm_lock_env *e, const nm_lock_type *lt, int thread);
 
 /* Collective over every rank of the job, once e's fields are set: connects
- * the taking-part ranks (e->world, or the first e->nranks) with one RC QP per
- * (lock thread, peer), loopback included, none for a type that goes through
- * MPI; then runs the type's env_init. Ends the job with the failing rank's
+ * the taking-part ranks (e->world, or the first e->nranks) in e->qp_layout,
+ * none for a type that goes through MPI, and sets e->qps; then runs the
+ * type's env_init. Ends the job with the failing rank's
  * message if either fails. */
 void nm_lock_env_connect(nm_lock_env *e, const nm_lock_type *lt, nm_dev *d, nm_mesh *mesh, nm_mr *mr,
 			 const nm_qp_attr *qp);
+
+/* Collective: the most QPs the table put on one host's NIC (the ranks of a
+ * host share its NIC), what the ALock paper counts against the NIC's QP
+ * cache. */
+int nm_lock_qps_per_nic(const nm_lock_env *e);
 
 struct nm_round;
 /* Collective: one round. A taking-part rank (e->rank >= 0) runs r->workers
@@ -165,15 +189,18 @@ void nm_lock_thread_init(nm_lock_thread *t, const nm_lock_type *lt, nm_lock_env 
 /* Synchronous one-sided operations for lock code: post one signaled
  * operation on the thread's QP to `rank` (loopback when rank is our own) and
  * wait for it. Results land in the thread's scratch. */
-nm_conn *nm_lock_conn(nm_lock_thread *t, int rank);
+/* The QP through which thread t reaches address raddr of `rank`; NULL when
+ * the layout connects none (a no_loopback type and its own rank). */
+nm_conn *nm_lock_conn(nm_lock_thread *t, int rank, uint64_t raddr);
 uint64_t nm_lock_cas(nm_lock_thread *t, int rank, uint64_t raddr, uint64_t expect, uint64_t swap);
 uint64_t nm_lock_faa(nm_lock_thread *t, int rank, uint64_t raddr, uint64_t add);
 uint64_t nm_lock_read64(nm_lock_thread *t, int rank, uint64_t raddr);
 void nm_lock_write64(nm_lock_thread *t, int rank, uint64_t raddr, uint64_t value);
 /* Reads len (<= NM_LOCK_SCRATCH - 64) bytes into the scratch; returns it. */
 void *nm_lock_read(nm_lock_thread *t, int rank, uint64_t raddr, uint32_t len);
-/* LOCO's fence towards `rank`: every earlier WRITE on the QP is placed. */
-void nm_lock_fence(nm_lock_thread *t, int rank);
+/* LOCO's fence on the QP that reaches raddr of `rank`: every earlier WRITE
+ * on it is placed. */
+void nm_lock_fence(nm_lock_thread *t, int rank, uint64_t raddr);
 
 /* Every wait in a lock: pause, and every 256 rounds yield (oversubscribed
  * hosts must let the holder run) and check the deadline env->timeout. Past
@@ -188,5 +215,43 @@ typedef struct nm_lock_wait {
 } nm_lock_wait;
 void nm_lock_pause(nm_lock_thread *t, nm_lock_wait *w, const char *type, int key, int peer, const char *word,
 		   uint64_t value, const char *what);
+
+/* Mail: a word one thread writes into another's memory by RDMA WRITE and
+ * the owner polls with CPU loads (a queue successor's id, a budget passed on).
+ * The 32-bit value travels with its complement in the upper half, so that a
+ * poll never acts on a WRITE that is only partly placed: Soft-RoCE copies the
+ * payload with the kernel's memcpy, which under an emulated CPU may store it
+ * byte by byte while the owner reads (seen: a release read its successor's
+ * id with only the low byte placed). Whatever order and granularity the
+ * bytes land in, every mix of the old word (0 or all ones) and the new one
+ * fails the check, and only the finished word passes. A NIC that places 8
+ * aligned bytes at once pays one XOR per poll for it. */
+static inline uint64_t nm_lock_mail(uint32_t v) { return (uint64_t)v | (uint64_t)(uint32_t)~v << 32; }
+static inline bool nm_lock_mail_ok(uint64_t w) { return (uint32_t)(w >> 32) == (uint32_t)~(uint32_t)w; }
+
+/* Queue locks (MCS, ALock's remote cohort) name a waiter by its id, the
+ * mail of ((rank + 1) << 16 | thread): never 0, resolved with
+ * nm_lock_desc_addr. */
+static inline uint64_t nm_lock_qid(int rank, int thread)
+{
+	return nm_lock_mail(((uint32_t)(rank + 1) << 16) | (uint32_t)thread);
+}
+static inline int nm_lock_qid_rank(uint64_t id) { return (int)((uint32_t)id >> 16) - 1; }
+static inline int nm_lock_qid_thread(uint64_t id) { return (int)(id & 0xffff); }
+/* An id read from a tail or a descriptor, checked before it is used as an
+ * address: one that names no (rank, thread) of this table ends the job with
+ * a dump of the lock's words (read at its home), the thread's own
+ * descriptor and the id, instead of an RDMA operation on a peer that does
+ * not exist. tail_off: the queue's tail within the lock object. */
+void nm_lock_qid_bad(nm_lock_thread *t, const nm_lock_type *lt, int key, uint64_t id, size_t tail_off,
+		     const char *where);
+static inline uint64_t nm_lock_qid_check(nm_lock_thread *t, const nm_lock_type *lt, int key, uint64_t id,
+					 size_t tail_off, const char *where)
+{
+	int r = nm_lock_qid_rank(id), th = nm_lock_qid_thread(id);
+	if (__builtin_expect(r < 0 || r >= t->env->nranks || th >= t->env->nthreads || !nm_lock_mail_ok(id), 0))
+		nm_lock_qid_bad(t, lt, key, id, tail_off, where);
+	return id;
+}
 
 #endif

@@ -24,13 +24,16 @@
  * word is RMW'd by RDMA or by the CPU, never both" holds trivially.
  *
  * Decisions the paper leaves open:
- * - Descriptor pointers are ids, not addresses: ((rank + 1) << 16 | thread),
- *   never 0, resolved with nm_lock_desc_addr (every rank's descriptors sit at
+ * - Descriptor pointers are ids, not addresses: nm_lock_qid (the mail of
+ *   (rank + 1) << 16 | thread), never 0, resolved with nm_lock_desc_addr (every rank's descriptors sit at
  *   the same offset of its region). No ABA issue: a swap that succeeds with
  *   the learned value really replaced the current tail, whatever happened in
  *   between, and a descriptor is re-enqueued only after its owner's unlock.
  * - The hand-off to a successor on our own rank also goes through RDMA
  *   (loopback), as the paper's code does; `locked` is written as 8 bytes.
+ * - `next` holds the successor's id as mail (lock.h): the release acts on it
+ *   only once the successor's WRITE is wholly placed. `locked` needs no such
+ *   guard: 1 -> 0 changes one byte.
  * - Tail at offset 0 (the released code has it at 32; any offset in the 64 B
  *   line is equivalent).
  * - Data under the lock goes through RDMA (cpu_local = false); the workload
@@ -55,20 +58,17 @@ extern const nm_lock_type nm_mcs;
 enum { MCS_LOCKED = 0, MCS_NEXT = 32 };                 /* descriptor offsets, bytes */
 enum { MCS_SWAP_RETRIES, MCS_HANDOFFS, MCS_RELEASE_WAITS };
 
-static uint64_t mcs_id(int rank, int thread) { return ((uint64_t)(rank + 1) << 16) | (uint64_t)thread; }
-static int id_rank(uint64_t id) { return (int)(id >> 16) - 1; }
-static int id_thread(uint64_t id) { return (int)(id & 0xffff); }
 
 static uint64_t id_addr(const nm_lock_env *e, uint64_t id, size_t off)
 {
-	return nm_lock_desc_addr(e, &nm_mcs, id_rank(id), id_thread(id)) + off;
+	return nm_lock_desc_addr(e, &nm_mcs, nm_lock_qid_rank(id), nm_lock_qid_thread(id)) + off;
 }
 
 static void mcs_acquire(nm_lock_thread *t, int key)
 {
 	const nm_lock_env *e = t->env;
 	int home = nm_lock_home(e, key);
-	uint64_t tail = nm_lock_addr(e, &nm_mcs, key, 0), me = mcs_id(e->rank, t->thread);
+	uint64_t tail = nm_lock_addr(e, &nm_mcs, key, 0), me = nm_lock_qid(e->rank, t->thread);
 	uint64_t *d = nm_lock_desc_local(e, &nm_mcs, t->thread);
 	__atomic_store_n(&d[MCS_LOCKED / 8], 1, __ATOMIC_RELAXED);
 	__atomic_store_n(&d[MCS_NEXT / 8], 0, __ATOMIC_RELAXED);
@@ -84,10 +84,11 @@ static void mcs_acquire(nm_lock_thread *t, int key)
 	}
 	if (prev == 0)
 		return;
-	nm_lock_write64(t, id_rank(prev), id_addr(e, prev, MCS_NEXT), me);
+	nm_lock_qid_check(t, &nm_mcs, key, prev, 0, "as its predecessor (the tail its swap replaced)");
+	nm_lock_write64(t, nm_lock_qid_rank(prev), id_addr(e, prev, MCS_NEXT), me);
 	nm_lock_wait w = {0};
 	while (__atomic_load_n(&d[MCS_LOCKED / 8], __ATOMIC_ACQUIRE) != 0)
-		nm_lock_pause(t, &w, "mcs", key, id_rank(prev), "own descriptor's locked",
+		nm_lock_pause(t, &w, "mcs", key, nm_lock_qid_rank(prev), "own descriptor's locked",
 			      __atomic_load_n(&d[MCS_LOCKED / 8], __ATOMIC_RELAXED),
 			      "for the predecessor to hand the lock over");
 	t->stat[MCS_HANDOFFS]++;
@@ -97,7 +98,7 @@ static void mcs_release(nm_lock_thread *t, int key)
 {
 	const nm_lock_env *e = t->env;
 	int home = nm_lock_home(e, key);
-	uint64_t tail = nm_lock_addr(e, &nm_mcs, key, 0), me = mcs_id(e->rank, t->thread);
+	uint64_t tail = nm_lock_addr(e, &nm_mcs, key, 0), me = nm_lock_qid(e->rank, t->thread);
 	/* 0 cannot be the tail while we hold the lock: our CAS already ran
 	 * once, and this is a retransmitted copy's answer (as in acquire). */
 	uint64_t seen = nm_lock_cas(t, home, tail, me, 0);
@@ -105,12 +106,13 @@ static void mcs_release(nm_lock_thread *t, int key)
 		return;
 	uint64_t *d = nm_lock_desc_local(e, &nm_mcs, t->thread), next;
 	nm_lock_wait w = {0};
-	if (__atomic_load_n(&d[MCS_NEXT / 8], __ATOMIC_ACQUIRE) == 0)
+	if (!nm_lock_mail_ok(__atomic_load_n(&d[MCS_NEXT / 8], __ATOMIC_ACQUIRE)))
 		t->stat[MCS_RELEASE_WAITS]++;
-	while ((next = __atomic_load_n(&d[MCS_NEXT / 8], __ATOMIC_ACQUIRE)) == 0)
-		nm_lock_pause(t, &w, "mcs", key, id_rank(seen), "own descriptor's next (tail seen by the release CAS)",
+	while (!nm_lock_mail_ok(next = __atomic_load_n(&d[MCS_NEXT / 8], __ATOMIC_ACQUIRE)))
+		nm_lock_pause(t, &w, "mcs", key, nm_lock_qid_rank(seen), "own descriptor's next (tail seen by the release CAS)",
 			      seen, "for the successor to link itself");
-	nm_lock_write64(t, id_rank(next), id_addr(e, next, MCS_LOCKED), 0);
+	nm_lock_qid_check(t, &nm_mcs, key, next, 0, "as its successor (own descriptor's next)");
+	nm_lock_write64(t, nm_lock_qid_rank(next), id_addr(e, next, MCS_LOCKED), 0);
 }
 
 const nm_lock_type nm_mcs = {

@@ -69,6 +69,13 @@
  * - Hang check: a waiter whose now_serving has not moved for --timeout
  *   seconds ends the job naming the lock, its home and both values (a dead
  *   or stuck holder would otherwise spin everyone forever).
+ * - A retried FAA: rxe can run a retransmitted atomic twice. Then a ticket
+ *   is drawn that nobody holds, and no protocol step can tell which rank
+ *   should release it, so the lock cannot recover; it can only say so at
+ *   once. A rank holds at most one ticket per lock, so a drawn ticket
+ *   nranks or more ahead of now_serving (a compare on each poll, seen on
+ *   two polls) proves the duplicate: the job ends naming it rather
+ *   than waiting out --timeout.
  *
  * Statistics (summed over threads and ranks): global_acquires (tickets
  * taken), handovers (acquisitions by local hand-over), serving_polls (READs
@@ -155,11 +162,22 @@ static void ticket_acquire(nm_lock_thread *t, int key)
 	int home = nm_lock_home(e, key);
 	uint64_t tk = nm_lock_faa(t, home, nm_lock_addr(e, &nm_ticketlock, key, NEXT_OFF), 1);
 	uint64_t serving_addr = nm_lock_addr(e, &nm_ticketlock, key, SERVING_OFF);
-	uint64_t seen = UINT64_MAX, since = 0, limit = nm_ns_to_ticks((uint64_t)(e->timeout * 1e9));
+	uint64_t seen = UINT64_MAX, since = 0, far = 0, limit = nm_ns_to_ticks((uint64_t)(e->timeout * 1e9));
 	for (uint32_t polls = 0;;) {
 		uint64_t s = nm_lock_read64(t, home, serving_addr);
 		if (s == tk)
 			break;
+		/* Each rank holds at most one ticket of a lock, so ours is
+		 * fewer than nranks ahead of now_serving. Further ahead, the
+		 * home's NIC ran a retried FETCH_AND_ADD twice: the ticket
+		 * in between has no holder and would stop every rank. Two
+		 * READs must show it: one may meet a WRITE half placed. */
+		if (tk - s >= (uint64_t)e->nranks && ++far == 2)
+			nm_fatal("ticket lock %d (home rank %d): rank %d thread %d drew ticket %" PRIu64
+				 " with now_serving %" PRIu64 ", more than the %d ranks apart that can queue: "
+				 "the NIC executed a retried FETCH_AND_ADD twice (see nic_retransmissions); "
+				 "a ticket without holder would hang the lock", key, home, e->rank, t->thread, tk,
+				 s, e->nranks);
 		t->stat[ST_POLLS]++;
 		/* Hang check: now_serving must keep moving while we queue. */
 		uint64_t now = nm_ticks();

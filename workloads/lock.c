@@ -29,7 +29,9 @@
  * the write of the counter section); duration or
  * iteration count per thread, warm-up excluded, one measured interval for
  * every thread (harness/measure.h); one RC QP per
- * (thread, rank), loopback to the own rank included; keys drawn with a
+ * (thread, rank), loopback to the own rank included, unless --qp-layout
+ * thread-pair asks for the paper's layout (primitives/lock.h; the QPs on the
+ * busiest NIC go into effective.qps_per_nic); keys drawn with a
  * per-thread xorshift generator seeded from (seed, rank, thread). */
 #include "alloc.h"
 #include "boot.h"
@@ -56,6 +58,9 @@ static const nm_opt lock_opts[] = {
 	{"remote-budget", 0, NM_OPT_INT, "20", 1, 1e6, NULL, NM_OPT_LIST, "ALock remote cohort budget"},
 	{"handover-max", 0, NM_OPT_INT, "8", 0, 1e6, NULL, 0,
 	 "ticket lock: local hand-overs between threads before a global release"},
+	{"qp-layout", 0, NM_OPT_ENUM, "per-rank", 0, 0, "per-rank,thread-pair", NM_OPT_LIST,
+	 "RC QPs: one per (thread, rank), or the ALock paper's one per pair of threads (ALock "
+	 "then connects none to its own rank)"},
 	{"cs", 0, NM_OPT_ENUM, "empty", 0, 0, "empty,counter", NM_OPT_LIST,
 	 "measured critical section: empty (the paper's lock + unlock) or counter (the checked "
 	 "non-atomic increment, RDMA READ + WRITE + fence for remote holders)"},
@@ -83,6 +88,7 @@ typedef struct lock_point {
 	uint64_t cs_ns, validate;
 	lock_cs cs;
 	lock_inject inject;
+	nm_lock_qp_layout qp_layout;
 } lock_point;
 
 static int lock_decode(const json_t *pt, const nm_base *b, void *out, char *err, size_t len)
@@ -102,6 +108,8 @@ static int lock_decode(const json_t *pt, const nm_base *b, void *out, char *err,
 		.validate = (uint64_t)nm_cfg_int(pt, "validate"),
 		.cs = !strcmp(nm_cfg_str(pt, "cs"), "counter") ? CS_COUNTER : CS_EMPTY,
 		.inject = !strcmp(nm_cfg_str(pt, "inject"), "race") ? INJECT_RACE : INJECT_NONE,
+		.qp_layout = !strcmp(nm_cfg_str(pt, "qp_layout"), "thread-pair") ? NM_LOCK_QPS_THREAD_PAIR
+										  : NM_LOCK_QPS_PER_RANK,
 	};
 	if (!p->type) {
 		snprintf(err, len, "lock '%s' is not built into this netmem (available: %s)", name,
@@ -150,6 +158,7 @@ struct lock_job {
 	nm_mesh mesh;
 	nm_mr mr;
 	uint64_t ctr_off;
+	int qps_per_nic;
 	lock_thr *th;
 	int key_lo, key_hi;
 	uint64_t cs_ticks, seed;
@@ -206,7 +215,7 @@ static void critical_section(lock_job *j, lock_thr *t, int key)
 	nm_lock_write64(&t->lt, home, addr, v + 1);
 	/* The write must be placed before the release becomes visible, which
 	 * may travel on another QP (a queue lock's hand-off). */
-	nm_lock_fence(&t->lt, home);
+	nm_lock_fence(&t->lt, home, addr);
 }
 
 static void thr_setup(nm_worker *w)
@@ -349,10 +358,15 @@ static void lock_result(const lock_job *j, const nm_measure *ms, uint64_t acquis
 	json_object_set_new(out, "valid", json_boolean(wrong == 0 && ms->ops > 0));
 	json_object_set_new(out, "checks", json_pack("{s:o}", "mutual_exclusion", me));
 	json_object_set_new(out, "metrics", metrics);
-	json_object_set_new(out, "effective", json_pack("{s:i, s:I, s:s, s:s}", "nodes", j->p->nodes, "warmup",
-							(json_int_t)ms->cfg.warmup, "cs",
-							j->p->cs == CS_COUNTER ? "counter" : "empty",
-							"lock_summary", lt->summary));
+	json_t *eff = json_object();
+	json_object_set_new(eff, "nodes", json_integer(j->p->nodes));
+	json_object_set_new(eff, "warmup", json_integer((json_int_t)ms->cfg.warmup));
+	json_object_set_new(eff, "cs", json_string(j->p->cs == CS_COUNTER ? "counter" : "empty"));
+	json_object_set_new(eff, "qp_layout", json_string(j->p->qp_layout == NM_LOCK_QPS_THREAD_PAIR ? "thread-pair"
+												 : "per-rank"));
+	json_object_set_new(eff, "qps_per_nic", json_integer(j->qps_per_nic));
+	json_object_set_new(eff, "lock_summary", json_string(lt->summary));
+	json_object_set_new(out, "effective", eff);
 }
 
 static void lock_run(nm_ctx *ctx, const void *point, json_t *out)
@@ -366,12 +380,13 @@ static void lock_run(nm_ctx *ctx, const void *point, json_t *out)
 	nm_lock_env *e = &j.env;
 	*e = (nm_lock_env){.rank = in ? ctx->rank : -1, .nranks = p->nodes, .nthreads = T, .nlocks = p->locks,
 			   .local_budget = p->local_budget, .remote_budget = p->remote_budget,
-			   .handover_max = p->handover_max, .timeout = b->timeout};
+			   .handover_max = p->handover_max, .timeout = b->timeout, .qp_layout = p->qp_layout};
 	size_t total = lock_layout(&j, e->rank, T);
 
 	int failed = nm_mr_alloc(ctx->dev, &j.mr, total, b->hugepages, b->mem_node, err, sizeof err);
 	nm_boot_check(failed ? err : NULL, NM_EXIT_FAIL);
 	nm_lock_env_connect(e, p->type, ctx->dev, &j.mesh, &j.mr, &b->qp);
+	j.qps_per_nic = nm_lock_qps_per_nic(e);
 
 	static const nm_measure_def def = {"ops", lock_counters, C_N};
 	nm_measure *ms = nm_measure_new(&b->measure, &def, ctx->rank, in ? T : 0);

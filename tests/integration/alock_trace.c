@@ -133,6 +133,7 @@ int main(int argc, char **argv)
 			  .qp = {.timeout = 20, .retry_cnt = 7, .rnr_retry = 7, .max_inline = 64, .sq_depth = 8}};
 	nm_mesh_create(&mesh, &dev, &mc, &mr);
 	e.mesh = &mesh;
+	e.type = AL;
 	e.mr = &mr;
 	th = (nm_lock_thread){.env = &e, .thread = 0,
 			      .scratch = (uint64_t *)((uint8_t *)mr.buf + e.scratch_off)};
@@ -157,18 +158,18 @@ int main(int argc, char **argv)
 		AL->thread_init(&th);
 	nm_boot_barrier();
 	for (int r = 0; r < 2; r++)
-		report(r, rd->budget == -1 && rd->next == 0 && ld->budget == -1 && ld->next == 0,
+		report(r, nm_alock_budget(rd) == -1 && rd->next == 0 && nm_alock_budget(ld) == -1 && ld->next == 0,
 		       "(2) t%d's RD and LD hold budget -1 and next NULL (RD %" PRId64 "/%#" PRIx64
-		       ", LD %" PRId64 "/%#" PRIx64 ")", r + 1, rd->budget, rd->next, ld->budget, ld->next);
+		       ", LD %" PRId64 "/%#" PRIx64 ")", r + 1, nm_alock_budget(rd), rd->next, nm_alock_budget(ld), ld->next);
 
 	/* (3) t1 locks l2, a remote access: qLock on the remote cohort. */
 	bool passed = true;
 	if (rank == 0)
 		passed = nm_alock_qlock_remote(&th, key_l2);
 	nm_boot_barrier();
-	report(0, !passed && rd->budget == 20,
+	report(0, !passed && nm_alock_budget(rd) == 20,
 	       "(3) t1's rCAS swaps RD(t1) into the empty l2.r_tail: not passed, budget = remote budget (%" PRId64 ")",
-	       rd->budget);
+	       nm_alock_budget(rd));
 	report(1, ld64(&l2->r_tail) == rd_t1 && ld64(&l2->l_tail) == 0 && ld64(&l2->victim) == 0,
 	       "(3) l2.r_tail = RD(t1) (%#" PRIx64 "), l_tail NULL, victim untouched (%" PRIu64 ")",
 	       ld64(&l2->r_tail), ld64(&l2->victim));
@@ -192,14 +193,14 @@ int main(int argc, char **argv)
 		uint64_t a = mesh.rmr[1].addr + ctr_off;
 		uint64_t v = nm_lock_read64(&th, 1, a);
 		nm_lock_write64(&th, 1, a, v + 1);
-		nm_lock_fence(&th, 1);
+		nm_lock_fence(&th, 1, a);
 	} else {
 		passed = nm_alock_qlock_local(&th, key_l2);
 	}
 	nm_boot_barrier();
-	report(1, !passed && ld64(&l2->l_tail) == (uint64_t)(uintptr_t)ld && ld->budget == 5,
+	report(1, !passed && ld64(&l2->l_tail) == (uint64_t)(uintptr_t)ld && nm_alock_budget(ld) == 5,
 	       "(5) t2 swaps LD(t2) into the empty l2.l_tail (%#" PRIx64 "): not passed, budget = local budget (%" PRId64 ")",
-	       ld64(&l2->l_tail), ld->budget);
+	       ld64(&l2->l_tail), nm_alock_budget(ld));
 
 	/* (6) t2 plays Peterson and must wait: victim = LOCAL, r_tail set. */
 	pthread_t pt;
@@ -232,8 +233,8 @@ int main(int argc, char **argv)
 		*(volatile uint64_t *)ctr = seen + 1;
 	}
 	nm_boot_barrier();
-	report(1, in && ld->budget == 5, "(8) t2 left Peterson once r_tail was NULL and entered with budget %" PRId64,
-	       ld->budget);
+	report(1, in && nm_alock_budget(ld) == 5, "(8) t2 left Peterson once r_tail was NULL and entered with budget %" PRId64,
+	       nm_alock_budget(ld));
 	report(1, seen == 1, "(8) t2's critical section sees t1's RDMA write of the counter (%" PRIu64 ")", seen);
 	if (rank == 1)
 		AL->release(&th, key_l2);

@@ -49,4 +49,13 @@ nm_run one 1 --lock mcs,alock -K 20,1 -p 100 -T 2 -n 200 --cs counter --validate
 check "1 rank x 2 threads, -K 20,1: mcs+alock valid" nm_jq one '(.points | length) == 4 and all(.points[]; .valid and .checks.mutual_exclusion.acquisitions == 440 + 60)'
 nm_run two 2 --lock mcs,alock -K 2 -p 0,50 -T 2 -n 100 --validate 50
 check "2 ranks x 2 threads, -K 2, p_local 0/50: mcs+alock valid (empty section, 200 validated)" nm_jq two '(.points | length) == 4 and all(.points[]; .valid and .checks.mutual_exclusion.acquisitions == 200)'
+
+# 6. the ALock paper's QP layout: one QP per pair of threads (ALock: none to
+#    its own rank), counted on the one NIC the VM's ranks share: 3 ranks x
+#    2 threads, initiating + serving = 2 x 2 x (2 x 3) per rank for spin/MCS,
+#    2 x 2 x (2 x 2) for ALock; the per-rank layout 2 x (2 x 3) per rank
+nm_run pair 3 --lock spin,mcs,alock -K 3 -p 50 -T 2 -n 60 --qp-layout per-rank,thread-pair --validate 30
+check "qp layouts x spin/mcs/alock, 3 ranks x 2 threads: exit 0, 6 points valid" nm_rc_jq pair 0 '(.points | length) == 6 and all(.points[]; .valid and .checks.mutual_exclusion.acquisitions == 180)'
+check "per-rank layout: 36 QPs on the NIC for every lock" nm_jq pair 'all(.points[] | select(.params.qp_layout == "per-rank"); .effective.qp_layout == "per-rank" and .effective.qps_per_nic == 36)'
+check "thread-pair layout: 72 QPs for spin and mcs, 48 for alock (no loopback)" nm_jq pair 'all(.points[] | select(.params.qp_layout == "thread-pair"); .effective.qps_per_nic == (if .params.lock == "alock" then 48 else 72 end))'
 t_summary

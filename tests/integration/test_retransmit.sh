@@ -1,0 +1,53 @@
+#!/bin/sh
+# Locks under transport retries: an ACK timeout of 8 us (-u 1) makes rxe
+# retransmit under the emulated CPU's long round trips, and rxe may then run
+# a retried atomic twice. Whatever the retries do to a lock, the job must
+# end within its deadline: either every point finishes and those that saw
+# retries say so (`retransmitted: true` under the table row, a remark on a
+# point that failed its checks), or the job exits 1 with one line naming
+# rank, lock and what went wrong, the finished points on disk. A hang (the
+# outer timeout) or a crash fails, and so does a run that provoked no retry
+# at all (the test would then prove nothing).
+cd "$(dirname "$0")/../.." || exit 1
+. tests/lib.sh
+nm_setup lock
+OUTER=300   # seconds; the job's own deadline (--timeout) is 15 s per wait
+
+run_retries() {
+	name=$1; shift
+	timeout -s KILL $OUTER $MPI -np 2 $N lock $Q -u 1 --timeout 15 --output "$tmp/$name.json" "$@" \
+		>"$tmp/$name.out" 2>"$tmp/$name.err"
+	echo $? >"$tmp/$name.rc"
+}
+# A known ending: 0, or 1 with a netmem line naming a rank (a lock's wait,
+# a failed completion, an id that names no thread, a duplicated ticket).
+ended_well() {
+	rc=$(nm_rc "$1")
+	[ "$rc" = 0 ] && return 0
+	[ "$rc" = 1 ] && grep -Eq '^netmem: rank [0-9]+ .*(waited more than|failed|names no thread|FETCH_AND_ADD twice|no completion)' "$tmp/$1.err"
+}
+# Retries happened: a point says so, or the failure is the transport's.
+provoked() {
+	jq -e '[.points[] | select(.nic_retransmissions == true)] | length > 0' "$tmp/$1.json" >/dev/null 2>&1 ||
+		grep -Eq 'retry|retransmi|FETCH_AND_ADD twice' "$tmp/$1.err"
+}
+# Points on disk are whole: each is valid, or invalid with the remark.
+honest() {
+	[ ! -s "$tmp/$1.json" ] && [ "$(nm_rc "$1")" = 1 ] && return 0
+	jq -e 'all(.points[]; .valid or (.nic_retransmissions == true and (.remark // "" | test("retransmi"))))' \
+		"$tmp/$1.json" >/dev/null 2>&1
+}
+# The table row of a point that retried is followed by the marker.
+marked() {
+	jq -e '[.points[] | select(.nic_retransmissions == true)] | length == 0' "$tmp/$1.json" >/dev/null 2>&1 ||
+		grep -q 'retransmitted: true' "$tmp/$1.out"
+}
+
+for lock in spin mcs ticket alock; do
+	run_retries "$lock" --lock "$lock" -K 2 -p 50 -T 2 -n 300 --cs counter --validate 50
+	check "$lock, ACK timeout 8 us: ended within ${OUTER} s, exit 0 or 1 with a line naming rank and cause (exit $(nm_rc "$lock"))" ended_well "$lock"
+	check "$lock: the transport retried (points record nic_retransmissions, or the failure names it)" provoked "$lock"
+	check "$lock: finished points are on disk, valid or marked as retried" honest "$lock"
+	check "$lock: a point that retried is marked 'retransmitted: true' under its row" marked "$lock"
+done
+t_summary
