@@ -27,3 +27,11 @@ char *nm_strdup(const char *s)
 		nm_fatal("out of memory");
 	return p;
 }
+
+void *nm_realloc(void *p, size_t size)
+{
+	void *q = realloc(p, size);
+	if (!q && size)
+		nm_fatal("out of memory (%zu bytes)", size);
+	return q;
+}

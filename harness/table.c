@@ -16,6 +16,7 @@ static void usage(FILE *out)
 {
 	fprintf(out,
 		"Usage: netmem table FILE.json... --x PARAM --y METRIC [--series PARAM] [--where PARAM=VALUE]...\n"
+		"                    [--relative-to PARAM=VALUE] [--mean-over PARAM]\n"
 		"       netmem table FILE.json --cdf METRIC [--series PARAM] [--where PARAM=VALUE]...\n"
 		"       netmem table FILE.json --describe\n\n"
 		"Prints one block per series value (blocks separated by two blank lines, for\n"
@@ -26,6 +27,10 @@ static void usage(FILE *out)
 		"METRIC (e.g. lat_cdf) of the first valid point that matches.\n"
 		"--describe prints one line naming the hardware behind a document, marked\n"
 		"when it is Soft-RoCE (emulated), for figure titles.\n"
+		"--relative-to PARAM=VALUE divides each y by the y of the entry whose parameters\n"
+		"are the same except PARAM=VALUE (a speedup; entries without one are left out).\n"
+		"--mean-over PARAM averages (arithmetic mean) the rows of one series and x that\n"
+		"differ only in PARAM, e.g. ALock Fig. 4's speedup averaged over localities.\n"
 		"METRIC is a dotted path into the metrics, e.g. lat.p50, mops, mib_per_sec.\n"
 		"Points marked invalid are left out (a note on stderr says so).\n");
 }
@@ -40,6 +45,8 @@ static char *value_str(const json_t *v)
 typedef struct row {
 	double x, y;
 	char *series;
+	json_t *params;   /* the summary entry's (a reference) */
+	json_t *doc;      /* its document, kept alive while rows are */
 } row;
 
 static int by_series_x(const void *a, const void *b)
@@ -124,12 +131,139 @@ static int describe(const char *path)
 	return 0;
 }
 
+/* Every valid summary entry matching --where with a numeric x and y. */
+static row *collect(const char *const *files, int nfiles, const char *x, const char *y, const char *series,
+		    const char *const *where, int nwhere, size_t *n, size_t *invalid)
+{
+	size_t cap = 64;
+	row *rows = nm_calloc(cap, sizeof *rows);
+	for (int f = 0; f < nfiles; f++) {
+		json_error_t je;
+		json_t *doc = json_load_file(files[f], 0, &je);
+		if (!doc)
+			nm_usage_error("table: %s: line %d: %s", files[f], je.line, je.text);
+		size_t i;
+		json_t *s;
+		json_array_foreach(json_object_get(doc, "summary"), i, s) {
+			json_t *params = json_object_get(s, "params");
+			if (!matches(params, where, nwhere))
+				continue;
+			if (!json_is_true(json_object_get(s, "valid"))) {
+				(*invalid)++;
+				continue;
+			}
+			json_t *xv = json_object_get(params, x);
+			json_t *yv = json_object_get(json_object_get(s, "geomean"), y);
+			if (!json_is_number(xv) || !json_is_number(yv))
+				continue;
+			if (*n == cap)
+				rows = nm_realloc(rows, (cap *= 2) * sizeof *rows);
+			char *sv = series ? value_str(json_object_get(params, series)) : NULL;
+			rows[(*n)++] = (row){.x = json_number_value(xv), .y = json_number_value(yv),
+					     .series = sv ? sv : nm_strdup(series ? "?" : "all"),
+					     .params = params, .doc = json_incref(doc)};
+		}
+		json_decref(doc);
+	}
+	return rows;
+}
+
+static void free_rows(row *rows, size_t n)
+{
+	for (size_t i = 0; i < n; i++) {
+		free(rows[i].series);
+		json_decref(rows[i].doc);
+	}
+	free(rows);
+}
+
+/* Do a and b differ in nothing but `skip`? */
+static bool same_params_but(const json_t *a, const json_t *b, const char *skip)
+{
+	json_t *ca = json_deep_copy(a), *cb = json_deep_copy(b);
+	json_object_del(ca, skip);
+	json_object_del(cb, skip);
+	bool eq = json_equal(ca, cb);
+	json_decref(ca);
+	json_decref(cb);
+	return eq;
+}
+
+/* --relative-to PARAM=VALUE: y over the y of the baseline entry; rows with
+ * no baseline are dropped. Returns the rows kept. */
+static size_t relative_to(row *rows, size_t n, const char *spec)
+{
+	const char *eq = strchr(spec, '=');
+	char param[128];
+	snprintf(param, sizeof param, "%.*s", (int)(eq - spec), spec);
+	double *base = nm_calloc(n ? n : 1, sizeof *base);
+	for (size_t i = 0; i < n; i++)
+		for (size_t k = 0; k < n && base[i] == 0; k++) {
+			char *v = value_str(json_object_get(rows[k].params, param));
+			if (v && !strcmp(v, eq + 1) && rows[k].y > 0 && same_params_but(rows[i].params, rows[k].params, param))
+				base[i] = rows[k].y;
+			free(v);
+		}
+	size_t kept = 0, dropped = 0;
+	for (size_t i = 0; i < n; i++) {
+		if (base[i] > 0) {
+			rows[i].y /= base[i];
+			rows[kept++] = rows[i];
+		} else {
+			free(rows[i].series);
+			json_decref(rows[i].doc);
+			dropped++;
+		}
+	}
+	if (dropped)
+		fprintf(stderr, "netmem: table: left out %zu entr%s without a %s baseline\n", dropped,
+			dropped == 1 ? "y" : "ies", spec);
+	free(base);
+	return kept;
+}
+
+/* --mean-over PARAM on rows sorted by series and x: one row per (series, x),
+ * the mean of a run of rows that differ only in PARAM. Rows of one (series,
+ * x) that differ in another parameter too would be averaged silently into a
+ * wrong figure: that is a usage error naming the parameter. */
+static size_t mean_rows(row *rows, size_t n, const char *x, const char *param)
+{
+	size_t out = 0;
+	for (size_t i = 0; i < n;) {
+		size_t k = i + 1;
+		double sum = rows[i].y;
+		while (k < n && rows[k].x == rows[i].x && !strcmp(rows[k].series, rows[i].series)) {
+			json_t *a = json_deep_copy(rows[i].params);
+			json_object_del(a, x);
+			json_t *b = json_deep_copy(rows[k].params);
+			json_object_del(b, x);
+			bool ok = same_params_but(a, b, param);
+			json_decref(a);
+			json_decref(b);
+			if (!ok)
+				nm_usage_error("table: --mean-over %s: rows at %s=%g also differ in another "
+					       "parameter; fix it with --where or --series", param, x, rows[i].x);
+			sum += rows[k++].y;
+		}
+		row r = rows[i];
+		r.y = sum / (double)(k - i);
+		for (size_t d = i + 1; d < k; d++) {
+			free(rows[d].series);
+			json_decref(rows[d].doc);
+		}
+		rows[out++] = r;
+		i = k;
+	}
+	return out;
+}
+
 static int table_main(int argc, char **argv)
 {
 	for (int i = 1; i + 1 < argc; i++)
 		if (!strcmp(argv[i + 1], "--describe"))
 			return describe(argv[i]);
 	const char *x = NULL, *y = NULL, *series = NULL, *cdf = NULL, *where[MAX_WHERE];
+	const char *relative = NULL, *mean_over = NULL;
 	const char *files[256];
 	int nwhere = 0, nfiles = 0;
 	for (int i = 1; i < argc; i++) {
@@ -139,7 +273,8 @@ static int table_main(int argc, char **argv)
 			return 0;
 		}
 		bool takes = !strcmp(a, "--x") || !strcmp(a, "--y") || !strcmp(a, "--series") ||
-			     !strcmp(a, "--where") || !strcmp(a, "--cdf");
+			     !strcmp(a, "--where") || !strcmp(a, "--cdf") || !strcmp(a, "--relative-to") ||
+			     !strcmp(a, "--mean-over");
 		if (takes && i + 1 >= argc)
 			nm_usage_error("table: %s needs a value", a);
 		if (!strcmp(a, "--x"))
@@ -150,6 +285,10 @@ static int table_main(int argc, char **argv)
 			series = argv[++i];
 		else if (!strcmp(a, "--cdf"))
 			cdf = argv[++i];
+		else if (!strcmp(a, "--relative-to"))
+			relative = argv[++i];
+		else if (!strcmp(a, "--mean-over"))
+			mean_over = argv[++i];
 		else if (!strcmp(a, "--where")) {
 			if (nwhere == MAX_WHERE || !strchr(argv[i + 1], '='))
 				nm_usage_error("table: --where takes PARAM=VALUE (at most %d)", MAX_WHERE);
@@ -163,40 +302,15 @@ static int table_main(int argc, char **argv)
 		return print_cdf(files[0], cdf, series, where, nwhere);
 	if (!x || !y || nfiles == 0)
 		nm_usage_error("table: needs FILE.json, --x and --y (see netmem table --help)");
-	size_t n = 0, cap = 64, invalid = 0;
-	row *rows = nm_calloc(cap, sizeof *rows);
-	for (int f = 0; f < nfiles; f++) {
-		json_error_t je;
-		json_t *doc = json_load_file(files[f], 0, &je);
-		if (!doc)
-			nm_usage_error("table: %s: line %d: %s", files[f], je.line, je.text);
-		size_t i;
-		json_t *s;
-		json_array_foreach(json_object_get(doc, "summary"), i, s) {
-			json_t *params = json_object_get(s, "params");
-			bool keep = matches(params, where, nwhere);
-			if (!keep)
-				continue;
-			if (!json_is_true(json_object_get(s, "valid"))) {
-				invalid++;
-				continue;
-			}
-			json_t *xv = json_object_get(params, x);
-			json_t *yv = json_object_get(json_object_get(s, "geomean"), y);
-			if (!json_is_number(xv) || !json_is_number(yv))
-				continue;
-			if (n == cap)
-				rows = realloc(rows, (cap *= 2) * sizeof *rows);
-			rows[n].x = json_number_value(xv);
-			rows[n].y = json_number_value(yv);
-			rows[n].series = series ? value_str(json_object_get(params, series)) : strdup("all");
-			if (!rows[n].series)
-				rows[n].series = strdup("?");
-			n++;
-		}
-		json_decref(doc);
-	}
+	if (relative && !strchr(relative, '='))
+		nm_usage_error("table: --relative-to takes PARAM=VALUE");
+	size_t n = 0, invalid = 0;
+	row *rows = collect(files, nfiles, x, y, series, where, nwhere, &n, &invalid);
+	if (relative)
+		n = relative_to(rows, n, relative);
 	qsort(rows, n, sizeof *rows, by_series_x);
+	if (mean_over)
+		n = mean_rows(rows, n, x, mean_over);
 	for (size_t i = 0; i < n; i++) {
 		if (i == 0 || strcmp(rows[i].series, rows[i - 1].series)) {
 			if (i)
@@ -209,9 +323,7 @@ static int table_main(int argc, char **argv)
 		fprintf(stderr, "netmem: table: left out %zu invalid point(s)\n", invalid);
 	if (n == 0)
 		fprintf(stderr, "netmem: table: no rows matched (check --x/--y names and --where)\n");
-	for (size_t i = 0; i < n; i++)
-		free(rows[i].series);
-	free(rows);
+	free_rows(rows, n);
 	return 0;
 }
 

@@ -97,4 +97,24 @@ if [ "$(printf '%s\n' "$out" | grep -v '^$' | tr '\n' ';')" = "size read;8 2;64 
 else
 	notok "table output: $out"
 fi
+
+# table: a speedup over a baseline, averaged over a parameter (ALock Fig. 4)
+cat > "$tmp/f4.json" <<'JSON'
+{"schema": "netmem-result/1", "experiment": "lock", "points": [],
+ "summary": [
+  {"params": {"remote_budget": 5, "p_local": 95, "lock": "alock"}, "valid": true, "geomean": {"ops_per_sec": 100}},
+  {"params": {"remote_budget": 20, "p_local": 95, "lock": "alock"}, "valid": true, "geomean": {"ops_per_sec": 150}},
+  {"params": {"remote_budget": 5, "p_local": 85, "lock": "alock"}, "valid": true, "geomean": {"ops_per_sec": 50}},
+  {"params": {"remote_budget": 20, "p_local": 85, "lock": "alock"}, "valid": true, "geomean": {"ops_per_sec": 125}},
+  {"params": {"remote_budget": 10, "p_local": 90, "lock": "alock"}, "valid": true, "geomean": {"ops_per_sec": 70}}]}
+JSON
+out=$($N table "$tmp/f4.json" --x remote_budget --y ops_per_sec --relative-to remote_budget=5 --mean-over p_local 2>"$tmp/f4.err")
+# budget 5: 1 and 1; budget 20: 1.5 and 2.5 -> 2; budget 10 at 90% has no baseline: left out, said so
+if [ "$(printf '%s\n' "$out" | grep -v '^$' | tr '\n' ';')" = "remote_budget all;5 1;20 2;" ] &&
+	grep -q "without a remote_budget=5 baseline" "$tmp/f4.err"; then
+	ok "table --relative-to --mean-over: speedup over the baseline, averaged, baseline-less rows named"
+else
+	notok "table --relative-to --mean-over output: $out / $(cat "$tmp/f4.err")"
+fi
+expect_usage "table --mean-over over rows that differ in another parameter" $N table "$tmp/f4.json" --x p_local --y ops_per_sec --mean-over lock
 t_summary
