@@ -239,6 +239,27 @@ void nm_lock_fence(nm_lock_thread *t, int rank, uint64_t raddr)
 	nm_fence_wait(&t->poller, conn_for(t, rank, raddr, "fence"));
 }
 
+/* The lock's 64-byte object and the thread's own descriptor, as words, for
+ * a line that ends the job. remote: READ the object at its home too (only
+ * where the home is known to answer; a wait that timed out may be on a dead
+ * peer, and a READ that hangs would lose the line). */
+static void lock_dump(nm_lock_thread *t, int key, bool remote, char *dump, size_t len)
+{
+	const nm_lock_env *e = t->env;
+	const nm_lock_type *lt = e->type;
+	int home = nm_lock_home(e, key);
+	const uint64_t *words = nm_lock_local(e, lt, key);
+	if (!words && remote)
+		words = nm_lock_read(t, home, nm_lock_addr(e, lt, key, 0), 64);
+	size_t off = (size_t)snprintf(dump, len, "lock words at home rank %d:", home);
+	for (int i = 0; i < 8 && off < len; i++)
+		off += words ? (size_t)snprintf(dump + off, len - off, " %#" PRIx64, words[i])
+			     : (size_t)snprintf(dump + off, len - off, i ? "" : " (remote, not read)");
+	const uint64_t *d = lt->desc_bytes ? nm_lock_desc_local(e, lt, t->thread) : NULL;
+	for (size_t i = 0; d && i < lt->desc_bytes / 8 && off < len; i++)
+		off += (size_t)snprintf(dump + off, len - off, "%s %#" PRIx64, i ? "" : "; own descriptor:", d[i]);
+}
+
 void nm_lock_pause(nm_lock_thread *t, nm_lock_wait *w, const char *type, int key, int peer, const char *word,
 		   uint64_t value, const char *what)
 {
@@ -247,31 +268,24 @@ void nm_lock_pause(nm_lock_thread *t, nm_lock_wait *w, const char *type, int key
 		return;
 	sched_yield();
 	uint64_t now = nm_ticks();
-	if (w->start == 0)
+	if (w->start == 0) {
 		w->start = now;
-	else if (now - w->start > nm_ns_to_ticks((uint64_t)(t->env->timeout * 1e9)))
+	} else if (now - w->start > nm_ns_to_ticks((uint64_t)(t->env->timeout * 1e9))) {
+		char dump[512] = "";
+		if (t->env->type)
+			lock_dump(t, key, false, dump, sizeof dump);
 		nm_fatal("%s lock %d (home rank %d): rank %d thread %d waited more than %g s %s; peer rank %d, "
-			 "%s = %#" PRIx64, type, key, nm_lock_home(t->env, key), t->env->rank, t->thread,
-			 t->env->timeout, what, peer, word, value);
+			 "%s = %#" PRIx64 "; %s", type, key, nm_lock_home(t->env, key), t->env->rank, t->thread,
+			 t->env->timeout, what, peer, word, value, dump);
+	}
 }
 
 void nm_lock_qid_bad(nm_lock_thread *t, const nm_lock_type *lt, int key, uint64_t id, size_t tail_off,
 		     const char *where)
 {
 	const nm_lock_env *e = t->env;
-	int home = nm_lock_home(e, key);
-	uint64_t lock[8] = {0}, *d = nm_lock_desc_local(e, lt, t->thread);
-	const void *words = nm_lock_local(e, lt, key);
-	if (!words)
-		words = nm_lock_read(t, home, nm_lock_addr(e, lt, key, 0), sizeof lock);
-	memcpy(lock, words, sizeof lock);
 	char dump[512];
-	size_t off = (size_t)snprintf(dump, sizeof dump, "lock words (home rank %d):", home);
-	for (int i = 0; i < 8 && off < sizeof dump; i++)
-		off += (size_t)snprintf(dump + off, sizeof dump - off, " %#" PRIx64, lock[i]);
-	for (size_t i = 0; i < lt->desc_bytes / 8 && off < sizeof dump; i++)
-		off += (size_t)snprintf(dump + off, sizeof dump - off, "%s %#" PRIx64,
-					i ? "" : "; own descriptor:", d[i]);
+	lock_dump(t, key, true, dump, sizeof dump);
 	nm_fatal("%s lock %d: rank %d thread %d read queue id %#" PRIx64 " %s, which names no thread of "
 		 "%d ranks x %d (tail at byte %zu; own id %#" PRIx64 "); %s",
 		 lt->name, key, e->rank, t->thread, id, where, e->nranks, e->nthreads, tail_off,
