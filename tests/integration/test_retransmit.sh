@@ -44,7 +44,7 @@ marked() {
 }
 
 for lock in spin mcs ticket alock; do
-	run_retries "$lock" --lock "$lock" -K 2 -p 50 -T 2 -n 300 --cs counter --validate 50
+	run_retries "$lock" --lock "$lock" -K 2 -p 50 -T 2 -n 150 --cs counter --validate 30
 	check "$lock, ACK timeout 8 us: ended within ${OUTER} s, exit 0 or 1 with a line naming rank and cause (exit $(nm_rc "$lock"))" ended_well "$lock"
 	check "$lock: the transport retried (points record nic_retransmissions, or the failure names it)" provoked "$lock"
 	check "$lock: finished points are on disk, valid or marked as retried" honest "$lock"
