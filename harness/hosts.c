@@ -13,6 +13,26 @@ uint64_t nm_host_id(void)
 	return h;
 }
 
+int nm_hosts_distinct(const uint64_t *host, int n)
+{
+	int hosts = 0;
+	for (int r = 0; r < n; r++) {
+		bool seen = false;
+		for (int q = 0; q < r && !seen; q++)
+			seen = host[q] == host[r];
+		hosts += !seen;
+	}
+	return hosts;
+}
+
+int nm_hosts_sharing(const uint64_t *host, int n, int r)
+{
+	int here = 0;
+	for (int q = 0; q < n; q++)
+		here += host[q] == host[r];
+	return here;
+}
+
 int nm_hosts_group(const uint64_t *host, int nranks, int want, nm_hosts *out, char *err,
 		   size_t errlen)
 {

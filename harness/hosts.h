@@ -20,6 +20,10 @@ typedef struct nm_hosts {
  * Returns 0, or -1 with one line in err. */
 int nm_hosts_group(const uint64_t *host, int nranks, int want, nm_hosts *out, char *err,
 		   size_t errlen);
+/* Among ranks 0..n-1: how many distinct hosts they run on, and how many of
+ * them share rank r's host. */
+int nm_hosts_distinct(const uint64_t *host, int n);
+int nm_hosts_sharing(const uint64_t *host, int n, int r);
 /* A hash of this machine's host name. */
 uint64_t nm_host_id(void);
 #endif

@@ -14,17 +14,34 @@
  *  - count is 64-bit (the paper's is `unsigned`); it cannot wrap in any run.
  *  - The SST row is one 8-byte word (so no checksum: aligned 8-byte accesses
  *    are untorn), one row per 64-byte line.
- *  - Global fence: a zero-length RDMA READ on every QP of the caller's chan
- *    with a WRITE posted since its last fence, all in flight at once, then
- *    wait for all. LOCO's global fence covers every thread of the node; here
- *    the barrier's caller is the rank's only thread issuing RDMA through the
- *    chan, so the chan's QPs are the node's. In back-to-back barriers this is
- *    one zero-length READ per peer per episode (it also retires the previous
- *    episode's pushes). Work requests the caller posts on other chans are
- *    not covered: fence those chans before calling.
- *  - push_broadcast is asynchronous: the WRITEs are posted unsignaled and
- *    nothing waits for them inside the episode (LOCO returns an ack_key that
- *    Fig. 1a never queries); the next episode's fence places them, and the
+ *  - The fence is nm_chan_fence of the caller's chan, of the chan's kind
+ *    (owned_var.h). NM_FENCE_READ, LOCO's: a zero-length RDMA READ on every
+ *    QP of the chan with a WRITE posted since its last fence, all in flight
+ *    at once, then wait for all. LOCO's global fence covers every thread of
+ *    the node; here the barrier's caller is the rank's only thread issuing
+ *    RDMA through the chan, so the chan's QPs are the node's. In
+ *    back-to-back barriers this is one zero-length READ per peer per
+ *    episode (it also retires the previous episode's pushes). Work requests
+ *    the caller posts on other chans are not covered: fence those chans
+ *    before calling. NM_FENCE_ACK, LOCO's cheaper pair-only fence: the
+ *    pushes are signaled and the fence waits for their completions (in
+ *    back-to-back barriers usually already in the CQ, so no round trip).
+ *  - What the fence is for: release semantics for the caller's earlier
+ *    WRITEs. With READ, every WRITE the caller posted through the chan
+ *    before the barrier is placed before its row moves, so a peer that
+ *    leaves the episode sees that data. With ACK it holds only pairwise: a
+ *    WRITE to member p on the barrier's QP to p is placed before the row's
+ *    push lands at p, so p sees it when p leaves; a WRITE on another QP, or
+ *    its target read by a third rank, may still be unplaced when the peers
+ *    leave. The barrier's own guarantee (nobody leaves episode k before
+ *    every member entered it) needs neither: a member leaves only after
+ *    seeing every row >= k in its own memory, rows only grow, and each
+ *    owner's pushes to one peer travel in order on one QP. So ACK suffices
+ *    when each member only needs the data written to itself on the
+ *    barrier's chan, or when there is none (the benchmark); READ otherwise.
+ *  - push_broadcast is asynchronous: nothing waits for the WRITEs inside the
+ *    episode (LOCO returns an ack_key that Fig. 1a never queries); the next
+ *    episode's fence places (READ) or acknowledges (ACK) them, and the
  *    owner must nm_chan_fence before tearing the QPs down.
  *  - Spinning reads local copies only (no remote READ), in row order, and
  *    restarts from the first row still behind (Fig. 1a restarts from row 0;

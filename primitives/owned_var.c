@@ -19,14 +19,17 @@ void nm_chan_init(nm_chan *ch, nm_mesh *m, const nm_mr *mr, nm_poller *p, int th
 	ch->sq_depth = sq_depth < 4 ? 4 : sq_depth;
 	ch->dirty = nm_calloc((size_t)m->nranks, sizeof *ch->dirty);
 	ch->unsignaled = nm_calloc((size_t)m->nranks, sizeof *ch->unsignaled);
+	ch->acks = nm_calloc((size_t)m->nranks, sizeof *ch->acks);
 }
 
 void nm_chan_free(nm_chan *ch)
 {
 	free(ch->dirty);
 	free(ch->unsignaled);
+	free(ch->acks);
 	ch->dirty = NULL;
 	ch->unsignaled = NULL;
+	ch->acks = NULL;
 }
 
 nm_conn *nm_chan_conn(nm_chan *ch, int peer)
@@ -39,31 +42,58 @@ nm_conn *nm_chan_conn(nm_chan *ch, int peer)
 	return c;
 }
 
+/* wr_id payload of a WRITE whose completion an ack fence awaits. */
+#define ACK_DUE (1ull << 59)
+
 /* The peer travels in the wr_id so that a completion retires the right
- * QP's unsignaled requests. */
-void nm_chan_wait(nm_chan *ch, int n)
+ * QP's unsignaled requests; an awaited acknowledgement is counted off
+ * wherever it turns up, so a READ waited for between two ack fences does
+ * not take it for its own completion. Returns completions not of that kind. */
+static int reap(nm_chan *ch, int max)
 {
 	struct ibv_wc wc[16];
-	while (n > 0) {
-		int got = nm_poll_wait(ch->poller, wc, n < 16 ? n : 16);
-		for (int i = 0; i < got; i++) {
-			uint64_t peer = NM_WRID_PAYLOAD(wc[i].wr_id);
-			if (peer < (uint64_t)ch->mesh->nranks)
-				ch->unsignaled[peer] = 0;
+	int got = nm_poll_wait(ch->poller, wc, max < 16 ? max : 16), own = got;
+	for (int i = 0; i < got; i++) {
+		uint64_t payload = NM_WRID_PAYLOAD(wc[i].wr_id), peer = payload & ~ACK_DUE;
+		if (peer >= (uint64_t)ch->mesh->nranks)
+			continue;
+		ch->unsignaled[peer] = 0;
+		if (payload & ACK_DUE) {
+			ch->acks[peer]--;
+			ch->acks_due--;
+			own--;
 		}
-		n -= got;
 	}
+	return own;
+}
+
+void nm_chan_wait(nm_chan *ch, int n)
+{
+	while (n > 0)
+		n -= reap(ch, n + (int)ch->acks_due);
 }
 
 void nm_chan_write_async(nm_chan *ch, int peer, const void *laddr, size_t roff, uint32_t len)
 {
 	nm_conn *c = nm_chan_conn(ch, peer);
+	uint64_t raddr = nm_chan_raddr(ch, peer, roff);
+	if (ch->fence == NM_FENCE_ACK) {
+		/* Every WRITE signaled, so the fence can wait for its own ack;
+		 * half a send queue due fences first, which bounds SQ and CQ. */
+		if (ch->acks[peer] + 1 >= ch->sq_depth / 2)
+			nm_chan_fence(ch);
+		ch->dirty[peer] = 1;
+		nm_post_rw(c, NM_OP_WRITE, (void *)laddr, nm_chan_lkey(ch), raddr, len,
+			   NM_WRID(NM_OP_WRITE, (uint64_t)peer | ACK_DUE), true);
+		ch->acks[peer]++;
+		ch->acks_due++;
+		return;
+	}
 	/* Unsignaled requests hold their send-queue entries until a later
 	 * completion on the QP: every sq_depth/2 of them, signal one and wait,
 	 * which leaves room for a fence and a READ at any time. */
 	bool sig = ch->unsignaled[peer] + 1 >= ch->sq_depth / 2;
-	nm_post_rw(c, NM_OP_WRITE, (void *)laddr, nm_chan_lkey(ch), nm_chan_raddr(ch, peer, roff), len,
-		   NM_WRID(NM_OP_WRITE, peer), sig);
+	nm_post_rw(c, NM_OP_WRITE, (void *)laddr, nm_chan_lkey(ch), raddr, len, NM_WRID(NM_OP_WRITE, peer), sig);
 	ch->dirty[peer] = 1;
 	if (sig)
 		nm_chan_wait(ch, 1);
@@ -82,12 +112,16 @@ void nm_chan_fence(nm_chan *ch)
 	int n = 0;
 	for (int p = 0; p < ch->mesh->nranks; p++)
 		if (ch->dirty[p]) {
-			nm_post_fence(nm_chan_conn(ch, p), NM_WRID(NM_OP_FENCE, p));
+			if (ch->fence == NM_FENCE_READ)
+				nm_post_fence(nm_chan_conn(ch, p), NM_WRID(NM_OP_FENCE, p));
 			ch->dirty[p] = 0;
 			n++;
 		}
 	ch->fences += (uint64_t)n;
-	nm_chan_wait(ch, n);
+	if (ch->fence == NM_FENCE_READ)
+		nm_chan_wait(ch, n);
+	while (ch->acks_due > 0)
+		reap(ch, (int)ch->acks_due);
 }
 
 /* ---- owned_var ---------------------------------------------------------- */

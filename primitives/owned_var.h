@@ -42,7 +42,35 @@
  * next signaled request on the same QP (a fence, a READ, an atomic): on an
  * RC QP a completion implies that every earlier request completed. Two
  * chans may share a mesh thread (and so a CQ) when they use different QP
- * indexes, as long as one thread uses them one call at a time. */
+ * indexes, as long as one thread uses them one call at a time. The
+ * exception is a chan with NM_FENCE_ACK: its pushes are signaled and their
+ * completions stay in the CQ until its next fence, so it needs a mesh
+ * thread (a CQ) of its own.
+ *
+ * Fences (LOCO section 5.3 names three scopes: pair-only, thread-only and
+ * global). nm_chan_fence implements two of LOCO's mechanisms:
+ *   NM_FENCE_READ  a zero-length RDMA READ on every QP with a WRITE since
+ *                  the last fence, all in flight together, then wait for
+ *                  them. A READ completes only after every earlier WRITE on
+ *                  its QP is placed at the target (RC ordering), so
+ *                  afterwards every earlier WRITE of the chan is visible in
+ *                  the target's memory, to its CPU and to any QP. Over all
+ *                  of a thread's QPs this is LOCO's thread-only fence; with
+ *                  one calling thread per rank, its global fence. It costs a
+ *                  round trip per dirty QP.
+ *   NM_FENCE_ACK   wait for the completions (the responder's
+ *                  acknowledgements) of the earlier WRITEs themselves: LOCO's
+ *                  pair-only fence, "waiting on an ack_key", applied to every
+ *                  dirty pair. An acknowledged WRITE has reached the target
+ *                  NIC and will be placed before any later request on the
+ *                  same QP takes effect there, but it may not be placed yet
+ *                  (LOCO sec. 2.2: placement may follow completion): its
+ *                  data is not guaranteed visible to the target's CPU, nor
+ *                  ordered with requests on other QPs. It costs no extra
+ *                  request; when the acknowledgements are already in, it is
+ *                  a poll of the CQ. */
+typedef enum { NM_FENCE_READ, NM_FENCE_ACK } nm_fence_kind;
+
 typedef struct nm_chan {
 	nm_mesh *mesh;
 	const nm_mr *mr;          /* this rank's registered memory */
@@ -52,11 +80,16 @@ typedef struct nm_chan {
 	uint32_t sq_depth;        /* send queue entries of the mesh's QPs */
 	uint8_t *dirty;           /* [peer]: a WRITE was posted since the last fence */
 	uint32_t *unsignaled;     /* [peer]: unsignaled requests not yet retired */
+	nm_fence_kind fence;      /* what nm_chan_fence does (NM_FENCE_READ after init) */
+	uint32_t *acks;           /* [peer], NM_FENCE_ACK: WRITE completions still due */
+	uint32_t acks_due;        /* their sum */
 	uint64_t torn_retries;    /* checksum mismatches seen (owned_var > 8 bytes) */
-	uint64_t fences;          /* zero-length READs posted by nm_chan_fence */
+	uint64_t fences;          /* QPs fenced by nm_chan_fence (READs posted, or acks awaited) */
 } nm_chan;
 
-/* scratch must lie inside mr. sq_depth: what nm_mesh_cfg.qp.sq_depth was. */
+/* scratch must lie inside mr. sq_depth: what nm_mesh_cfg.qp.sq_depth was.
+ * The fence is NM_FENCE_READ; set ch->fence before the first WRITE to
+ * change it. */
 void nm_chan_init(nm_chan *ch, nm_mesh *m, const nm_mr *mr, nm_poller *p, int thread, int q,
 		  uint64_t *scratch, uint32_t sq_depth);
 void nm_chan_free(nm_chan *ch);
@@ -69,21 +102,23 @@ static inline uint64_t nm_chan_raddr(const nm_chan *ch, int peer, size_t off)
 	return ch->mesh->rmr[peer].addr + off;
 }
 static inline uint32_t nm_chan_lkey(const nm_chan *ch) { return ch->mr->mr->lkey; }
-/* Polls until n completions of this chan's requests have arrived. */
+/* Polls until n completions of this chan's requests have arrived (WRITE
+ * completions an ack fence awaits are counted off on the way, not in n). */
 void nm_chan_wait(nm_chan *ch, int n);
-/* Posts an RDMA WRITE that nobody waits for, marks the QP dirty for the next
- * fence, and keeps the send queue from overflowing (every sq_depth/2 such
- * WRITEs one is signaled and waited for). */
+/* Posts an RDMA WRITE that nobody waits for now, marks the QP dirty for the
+ * next fence, and keeps the send queue from overflowing (NM_FENCE_READ:
+ * every sq_depth/2 such WRITEs one is signaled and waited for;
+ * NM_FENCE_ACK: every WRITE is signaled, and sq_depth/2 of them due on one
+ * QP fence the chan first). */
 void nm_chan_write_async(nm_chan *ch, int peer, const void *laddr, size_t raddr_off, uint32_t len);
 /* Posts a signaled RDMA READ of len bytes of `peer`'s memory at roff into
  * laddr (registered); the caller waits with nm_chan_wait. */
 void nm_chan_read_post(nm_chan *ch, int peer, void *laddr, size_t roff, uint32_t len);
-/* LOCO's fence over this chan: a zero-length READ on every QP with a WRITE
- * posted since its last fence, all in flight together, then wait for them.
- * Afterwards every earlier WRITE of this chan is placed at its target (a
- * READ does not pass a WRITE on an RC QP). With a single calling thread per
- * rank and one chan, this is LOCO's global fence; a rank with several
- * calling threads would have to fence every thread's chan. */
+/* LOCO's fence over this chan, of the chan's kind (see nm_fence_kind
+ * above): READ places every earlier WRITE of the chan at its target; ACK
+ * waits until each is acknowledged. With a single calling thread per rank
+ * and one chan, READ is LOCO's global fence; a rank with several calling
+ * threads would have to fence every thread's chan. */
 void nm_chan_fence(nm_chan *ch);
 
 /* ---- owned_var ---------------------------------------------------------- */

@@ -6,7 +6,16 @@
  * with the first --nodes K ranks of the job taking part; the others sit the
  * point out. One process per node as in LOCO; every participant measures.
  *
- * Correctness, checked on every run (a failure marks the point invalid):
+ * The fence (sst), issued before each episode's push (primitives/barrier.h
+ * says what each guarantees): --fence read, the default and LOCO's, its
+ * global fence: a zero-length RDMA READ on each QP with WRITEs since the
+ * last fence (in back-to-back barriers one per peer, behind the previous
+ * pushes), waited for. --fence ack, LOCO's cheaper pair-only fence: waits
+ * for the previous pushes' own completions, usually already in, so no round
+ * trip. The barrier's exit condition needs neither, and the epoch check
+ * (CPU-stored records pulled on other QPs) holds for both.
+ *
+ * Correctness (a failure marks the point invalid):
  *   epoch    before entering episode k a rank stores the record {k, rank} in
  *            an owned_var of its own (a CPU store); after leaving episode k,
  *            outside the timed section, it RDMA-READs every other
@@ -15,6 +24,12 @@
  *            k + 1, that rank left episode k + 1 before this one entered it.
  *            The record is 16 bytes, so it travels with its checksum and
  *            the reads that overlap a store are retried (and counted).
+ *            Where it runs: after each of --validate barriers (default 100)
+ *            that follow the measured loop on every point, unmeasured, with
+ *            the same participants, impl and fence; and inside the measured
+ *            loop only with --check-every N (after every Nth barrier and the
+ *            last; default 0, none), because there it puts K-1 READs between
+ *            two timed barriers and adds arrival skew to the next one.
  *   finished every participant adds 1 to an atomic_var hosted by rank 0
  *            (RDMA FAA; rank 0 through its loopback QP) after its loop; rank
  *            0 reads it back and requires exactly K.
@@ -23,12 +38,12 @@
  * participant uses MPI_Ibarrier, since a nonblocking collective does not
  * match a blocking one, and rank 0 waits for its requests only after the
  * loop), so the epoch check must report violations and the point must come
- * out invalid.
+ * out invalid; the validation phase alone catches it.
  *
  * Decisions the paper leaves open (and what we chose):
  *  - TEST_ITERS is --iters (default 1000). Fig. 1b has no warm-up; we run
  *    --warmup barriers first (the harness's rule: iters/10, at most 1000),
- *    checked but not recorded.
+ *    not recorded.
  *  - Statistic: Fig. 1b prints one node's average. We record every
  *    participant's per-iteration latency in one histogram (K x iters
  *    samples; lat.p50 is what the figure plots) and each rank's mean in
@@ -40,26 +55,26 @@
  *    the harness initialises MPI as FUNNELED, so only it may call
  *    MPI_Barrier, and the SST barrier runs on the same kind of thread so the
  *    two compare.
- *  - QPs: one mesh thread; every participant initiates to every other
- *    participant (no loopback: the SST never writes its own row remotely),
- *    plus rank 0 to itself (the finished counter) and to every sitting-out
- *    rank. Two QPs per pair: QP 0 carries only the barrier (pushes and
- *    fences), QP 1 the checks and bookkeeping. Keeping the check's READs off
- *    QP 0 matters: a READ completing on QP 0 would also retire the last
- *    push there, the next fence would find nothing to do, and the barrier
- *    measured would not be Fig. 1a's. The mpi points build the same mesh
- *    (the check needs it); its QPs are idle during MPI_Barrier.
- *  - The check runs after every --check-every'th barrier (default every
- *    one) and after the last. It sits between two timed barriers, so it
- *    adds arrival skew to the next one; it does so for both impls alike.
- *    --check-every N trades coverage for less perturbation.
+ *  - QPs: every participant initiates to every other participant (no
+ *    loopback: the SST never writes its own row remotely), plus rank 0 to
+ *    itself (the finished counter) and to every sitting-out rank. Two QPs
+ *    per pair, in two mesh threads so that each has a CQ of its own: thread
+ *    0 carries only the barrier (pushes and fences), thread 1 the checks and
+ *    bookkeeping. Keeping the check's READs off the barrier's QP matters: a
+ *    READ completing there would also retire the last push, the next fence
+ *    would find nothing to do, and the barrier measured would not be Fig.
+ *    1a's; the separate CQ lets the ack fence's completions wait there
+ *    across the check. The mpi points build the same mesh (the check needs
+ *    it); its QPs are idle during MPI_Barrier.
  *  - Start: all ranks leave an MPI barrier right before the loop, and the
  *    measured barriers begin at the harness's common start after the
- *    warm-up (harness/measure.h), which sitting-out ranks join too.
+ *    warm-up (harness/measure.h), which sitting-out ranks join too. Every
+ *    participant runs warm-up + iters + validate barriers, so the SST rows
+ *    and the MPI communicator's collectives line up.
  *  - Sitting-out ranks sleep (1 ms naps) on a release word, an owned_var
- *    that rank 0 pushes when its loop is over, then join the collective
- *    calls that gather results; they take no CPU from participants sharing
- *    their host.
+ *    that rank 0 pushes when its loop and validation are over, then join
+ *    the collective calls that gather results; they take no CPU from
+ *    participants sharing their host.
  *  - Spinning: pure spin as Fig. 1a, except that when a host has more
  *    participants than CPUs (a Soft-RoCE VM) the SST spin yields the CPU
  *    every 64 rounds (--yield auto; on/off force it): a pure spin there
@@ -84,6 +99,7 @@
 #include "boot.h"
 #include "clock.h"
 #include "experiment.h"
+#include "hosts.h"
 #include "log.h"
 #include "mesh.h"
 #include "owned_var.h"
@@ -107,8 +123,14 @@ static const nm_opt barrier_opts[] = {
 	 "ranks taking part: the first K of the job (0: all)"},
 	NM_OPT_ITERS("1000", "barriers (LOCO's TEST_ITERS)"),
 	NM_OPT_WARMUP("barriers"),
-	{"check-every", 0, NM_OPT_INT, "1", 1, 1e10, NULL, 0,
-	 "epoch check after every Nth barrier (and after the last)"},
+	{"fence", 0, NM_OPT_ENUM, "read", 0, 0, "read,ack", NM_OPT_LIST,
+	 "sst: fence before each push: read (LOCO's global fence, a zero-length READ per peer) or "
+	 "ack (pair-only: wait for the previous pushes' completions); no effect on mpi"},
+	{"validate", 0, NM_OPT_INT, "100", 0, 1e9, NULL, 0,
+	 "unmeasured barriers after the measured loop, each followed by the epoch check"},
+	{"check-every", 0, NM_OPT_INT, "0", 0, 1e10, NULL, 0,
+	 "epoch check inside the measured loop after every Nth barrier and the last (0: none; each "
+	 "adds K-1 READs between two timed barriers)"},
 	{"yield", 0, NM_OPT_ENUM, "auto", 0, 0, "auto,on,off", 0,
 	 "SST spin yields the CPU every 64 rounds (auto: when a host has more participants than CPUs)"},
 	{"inject", 0, NM_OPT_ENUM, "none", 0, 0, "none,no-wait", 0,
@@ -124,7 +146,9 @@ typedef enum { YIELD_AUTO, YIELD_ON, YIELD_OFF } barrier_yield;
 typedef struct barrier_point {
 	barrier_impl impl;
 	int nodes;               /* K, resolved */
-	uint64_t every;
+	nm_fence_kind fence;
+	uint64_t every;          /* check inside the measured loop; 0: none */
+	uint64_t validate;       /* checked barriers after it */
 	barrier_yield yield;
 	bool inject;             /* no-wait */
 } barrier_point;
@@ -137,7 +161,9 @@ static int barrier_decode(const json_t *pt, const nm_base *b, void *out, char *e
 	*p = (barrier_point){
 		.impl = !strcmp(nm_cfg_str(pt, "impl"), "sst") ? IMPL_SST : IMPL_MPI,
 		.nodes = k == 0 ? b->nranks : (int)k,
+		.fence = !strcmp(nm_cfg_str(pt, "fence"), "ack") ? NM_FENCE_ACK : NM_FENCE_READ,
 		.every = (uint64_t)nm_cfg_int(pt, "check_every"),
+		.validate = (uint64_t)nm_cfg_int(pt, "validate"),
 		.yield = !strcmp(y, "on") ? YIELD_ON : !strcmp(y, "off") ? YIELD_OFF : YIELD_AUTO,
 		.inject = !strcmp(nm_cfg_str(pt, "inject"), "no-wait"),
 	};
@@ -149,6 +175,11 @@ static int barrier_decode(const json_t *pt, const nm_base *b, void *out, char *e
 	if (b->threads != 1) {
 		snprintf(err, len, "barrier has one caller per rank (LOCO's single-threaded barrier); "
 			 "--threads %d does not apply", b->threads);
+		return -1;
+	}
+	if (p->every == 0 && p->validate == 0) {
+		snprintf(err, len, "--validate 0 with --check-every 0 would leave the barrier unchecked: "
+			 "give --validate > 0 or --check-every N");
 		return -1;
 	}
 	if (p->inject && p->nodes < 2) {
@@ -166,14 +197,20 @@ static int barrier_decode(const json_t *pt, const nm_base *b, void *out, char *e
 #define REC_STRIDE 64
 #define YIELD_SPINS 64
 
-/* The tally: entered records checked, torn reads retried, fences and
- * barriers on the SST path, and (rank 0) the finished counter read back.
- * Violations are the meter's errors. */
-enum { C_CHECKED, C_TORN, C_FENCES, C_BARRIERS, C_FINISHED, C_N };
+/* The tally: entered records checked and violations found, in the measured
+ * loop (warm-up included) and in the validation phase; torn reads retried;
+ * fences and barriers of the measured loop on the SST path; and (rank 0)
+ * the finished counter read back. The meter's errors are all violations. */
+enum { C_CHECKED, C_VIOLATIONS, C_VCHECKED, C_VVIOLATIONS, C_TORN, C_FENCES, C_BARRIERS, C_FINISHED, C_N };
 static const nm_counter barrier_counters[C_N] = {
-	[C_CHECKED] = {"checked", 0}, [C_TORN] = {"torn_reads_retried", 0}, [C_FENCES] = {"fences", 0},
-	[C_BARRIERS] = {"barriers", 0}, [C_FINISHED] = {"finished", 0},
+	[C_CHECKED] = {"checked", 0}, [C_VIOLATIONS] = {"violations", 0},
+	[C_VCHECKED] = {"validation_checked", 0}, [C_VVIOLATIONS] = {"validation_violations", 0},
+	[C_TORN] = {"torn_reads_retried", 0}, [C_FENCES] = {"fences", 0}, [C_BARRIERS] = {"barriers", 0},
+	[C_FINISHED] = {"finished", 0},
 };
+
+/* Where an epoch check runs, and so which counters it adds to. */
+typedef enum { PHASE_LOOP, PHASE_VALIDATION } check_phase;
 
 typedef struct rec {
 	uint64_t episode;   /* last episode entered */
@@ -186,11 +223,14 @@ typedef struct bjob {
 	bool part, sst;
 	nm_mr mr;
 	nm_mesh mesh;
-	nm_poller pl;
-	nm_chan cb, cc;        /* barrier QP 0, check QP 1 */
+	nm_poller pl, plc;     /* the two mesh threads' CQs */
+	nm_chan cb, cc;        /* barrier (mesh thread 0), checks (mesh thread 1) */
 	nm_ov release;
 	nm_av done;
 	nm_ov *entered;        /* [R] */
+	const nm_ov **vs;      /* [K] epoch check: records to pull, */
+	void **outs;           /* where they go, */
+	rec *recs;             /* and the values */
 	nm_barrier bar;
 	MPI_Comm sub;
 	nm_meter *m;           /* this rank's (participants) */
@@ -204,23 +244,22 @@ static void nap(long ns)
 
 /* After leaving episode k (unmeasured): every other participant must have
  * entered k and not yet left k + 1. */
-static void epoch_check(bjob *j, uint64_t k, const nm_ov **vs, void **outs, rec *recs)
+static void epoch_check(bjob *j, uint64_t k, check_phase phase)
 {
 	int n = 0;
 	for (int p = 0; p < j->K; p++)
 		if (p != j->rank) {
-			vs[n] = &j->entered[p];
-			outs[n] = &recs[p];
+			j->vs[n] = &j->entered[p];
+			j->outs[n] = &j->recs[p];
 			n++;
 		}
-	uint64_t torn0 = j->cc.torn_retries;
-	nm_ov_pull_many(&j->cc, vs, outs, n);
+	uint64_t torn0 = j->cc.torn_retries, errors0 = j->m->err.count;
+	nm_ov_pull_many(&j->cc, j->vs, j->outs, n);
 	j->m->c[C_TORN] += j->cc.torn_retries - torn0;
 	for (int p = 0; p < j->K; p++) {
 		if (p == j->rank)
 			continue;
-		const rec *r = &recs[p];
-		j->m->c[C_CHECKED]++;
+		const rec *r = &j->recs[p];
 		if (r->rank != (uint64_t)p)
 			nm_error_note(&j->m->err, "rank %d: the entered record read from rank %d names rank %" PRIu64,
 				      j->rank, p, r->rank);
@@ -232,6 +271,22 @@ static void epoch_check(bjob *j, uint64_t k, const nm_ov **vs, void **outs, rec 
 				      "episode %" PRIu64 " (so rank %d left episode %" PRIu64 " before rank %d "
 				      "entered it)", p, r->episode, j->rank, k, p, r->episode - 1, j->rank);
 	}
+	bool loop = phase == PHASE_LOOP;
+	j->m->c[loop ? C_CHECKED : C_VCHECKED] += (uint64_t)n;
+	j->m->c[loop ? C_VIOLATIONS : C_VVIOLATIONS] += j->m->err.count - errors0;
+}
+
+/* Entering episode k: the record the epoch check reads. */
+static void enter(bjob *j, uint64_t k)
+{
+	if (j->p->inject && j->rank != 0) {
+		/* The others arrive late, so the rank that does not wait is
+		 * certain to leave before they enter: the check must see it. */
+		struct timespec late = {0, 5 * 1000 * 1000};
+		nanosleep(&late, NULL);
+	}
+	rec mine = {.episode = k, .rank = (uint64_t)j->rank};
+	nm_ov_store(&j->entered[j->rank], &j->mr, &mine);
 }
 
 /* One episode: the barrier under test. */
@@ -248,19 +303,18 @@ static void one_barrier(bjob *j, uint64_t k, MPI_Request *reqs, bool ibarrier)
 		MPI_Barrier(j->sub);
 }
 
+/* Warm-up and measured barriers (total), then the validation phase: the
+ * same barrier, unmeasured, each followed by the epoch check. */
 static void participant_loop(bjob *j)
 {
 	const barrier_point *p = j->p;
-	uint64_t total = j->m->ms->cfg.warmup + j->m->ms->cfg.iters;
-	const nm_ov **vs = nm_calloc((size_t)j->K, sizeof *vs);
-	void **outs = nm_calloc((size_t)j->K, sizeof *outs);
-	rec *recs = nm_calloc((size_t)j->K, sizeof *recs);
+	uint64_t total = j->m->ms->cfg.warmup + j->m->ms->cfg.iters, all = total + p->validate;
 	/* Injected fault, mpi: rank 0 does not wait for its barriers. It must
 	 * use MPI_Ibarrier, and then so must everyone, because blocking and
 	 * nonblocking collectives do not match each other (MPI-3.1 5.12); the
 	 * others wait for theirs at once. */
 	bool ibarrier = !j->sst && p->inject;
-	MPI_Request *reqs = ibarrier && j->rank == 0 ? nm_calloc(total, sizeof *reqs) : NULL;
+	MPI_Request *reqs = ibarrier && j->rank == 0 ? nm_calloc(all, sizeof *reqs) : NULL;
 	if (j->sst && p->inject && j->rank == 0)
 		j->bar.no_wait = true;
 	uint64_t fences0 = j->cb.fences;
@@ -269,31 +323,25 @@ static void participant_loop(bjob *j)
 	nm_loop_init(&lp, j->m);
 	while (nm_loop_next(&lp)) {
 		uint64_t k = lp.i;
-		if (p->inject && j->rank != 0) {
-			/* The others arrive late, so the rank that does not wait is
-			 * certain to leave before they enter: the check must see it. */
-			struct timespec late = {0, 5 * 1000 * 1000};
-			nanosleep(&late, NULL);
-		}
-		rec mine = {.episode = k, .rank = (uint64_t)j->rank};
-		nm_ov_store(&j->entered[j->rank], &j->mr, &mine);
+		enter(j, k);
 		uint64_t t0 = nm_ticks();
 		one_barrier(j, k, reqs, ibarrier);
 		nm_loop_done(&lp, t0, nm_ticks());
-		if (k % p->every == 0 || k == total)
-			epoch_check(j, k, vs, outs, recs);
+		if (p->every && (k % p->every == 0 || k == total))
+			epoch_check(j, k, PHASE_LOOP);
 	}
 	j->m->c[C_BARRIERS] = total;
-	if (j->sst) {
-		j->m->c[C_FENCES] = j->cb.fences - fences0;
-		nm_chan_fence(&j->cb);   /* place the last pushes before teardown */
+	j->m->c[C_FENCES] = j->cb.fences - fences0;
+	for (uint64_t k = total + 1; k <= all; k++) {
+		enter(j, k);
+		one_barrier(j, k, reqs, ibarrier);
+		epoch_check(j, k, PHASE_VALIDATION);
 	}
+	if (j->sst)
+		nm_chan_fence(&j->cb);   /* place the last pushes before teardown */
 	if (reqs)
-		MPI_Waitall((int)total, reqs, MPI_STATUSES_IGNORE);
+		MPI_Waitall((int)all, reqs, MPI_STATUSES_IGNORE);
 	free(reqs);
-	free(vs);
-	free(outs);
-	free(recs);
 }
 
 /* Mesh: participants all-to-all, rank 0 to itself (finished counter) and to
@@ -310,27 +358,17 @@ static uint8_t *initiates(int R, int K)
 	return m;
 }
 
-/* Participants on this rank's host (nm_boot_hosts: no exchange needed). */
-static int participants_here(const bjob *j)
-{
-	const uint64_t *host = nm_boot_hosts();
-	int here = 0;
-	for (int r = 0; r < j->K; r++)
-		here += host[r] == host[j->rank];
-	return here;
-}
-
 static bool want_yield(const bjob *j)
 {
 	if (j->p->yield != YIELD_AUTO)
 		return j->p->yield == YIELD_ON;
 	/* The host's CPUs, not this rank's affinity: a launcher that binds each
 	 * rank to its own core leaves one CPU in the mask of each. */
-	return participants_here(j) > (int)sysconf(_SC_NPROCESSORS_ONLN);
+	return nm_hosts_sharing(nm_boot_hosts(), j->K, j->rank) > (int)sysconf(_SC_NPROCESSORS_ONLN);
 }
 
 /* Memory (every variable initialised before any peer can reach it), the
- * mesh and the two chans. */
+ * mesh and the two chans, each on a mesh thread (a CQ) of its own. */
 static void barrier_setup(nm_ctx *ctx, bjob *j)
 {
 	char err[512];
@@ -351,14 +389,19 @@ static void barrier_setup(nm_ctx *ctx, bjob *j)
 	if (j->part)
 		nm_barrier_init(&j->bar, &j->mr, off_sst, j->K, j->rank);
 	uint8_t *m = initiates(R, j->K);
-	nm_mesh_cfg mc = {.nthreads = 1, .qps = 2, .initiates = m, .qp = ctx->base.qp};
+	nm_mesh_cfg mc = {.nthreads = 2, .qps = 1, .initiates = m, .qp = ctx->base.qp};
 	mc.qp.sq_depth = 64;
 	nm_mesh_create(&j->mesh, ctx->dev, &mc, &j->mr);
 	free(m);
 	nm_poller_init(&j->pl, &j->mesh, 0, ctx->base.timeout);
+	nm_poller_init(&j->plc, &j->mesh, 1, ctx->base.timeout);
 	uint64_t *scratch = (uint64_t *)((uint8_t *)j->mr.buf + OFF_SCRATCH);
 	nm_chan_init(&j->cb, &j->mesh, &j->mr, &j->pl, 0, 0, scratch, (uint32_t)mc.qp.sq_depth);
-	nm_chan_init(&j->cc, &j->mesh, &j->mr, &j->pl, 0, 1, scratch + 8, (uint32_t)mc.qp.sq_depth);
+	nm_chan_init(&j->cc, &j->mesh, &j->mr, &j->plc, 1, 0, scratch + 8, (uint32_t)mc.qp.sq_depth);
+	j->cb.fence = j->p->fence;
+	j->vs = nm_calloc((size_t)j->K, sizeof *j->vs);
+	j->outs = nm_calloc((size_t)j->K, sizeof *j->outs);
+	j->recs = nm_calloc((size_t)j->K, sizeof *j->recs);
 	if (!j->sst)
 		MPI_Comm_split(MPI_COMM_WORLD, j->part ? 0 : MPI_UNDEFINED, j->rank, &j->sub);
 }
@@ -397,47 +440,39 @@ static void sit_out(bjob *j, nm_measure *ms)
 		nap(1000000);
 }
 
-/* Hosts among the participants. */
-static int participant_hosts(int K)
-{
-	const uint64_t *host = nm_boot_hosts();
-	int hosts = 0;
-	for (int r = 0; r < K; r++) {
-		bool seen = false;
-		for (int q = 0; q < r && !seen; q++)
-			seen = host[q] == host[r];
-		hosts += !seen;
-	}
-	return hosts;
-}
-
-static void barrier_result(nm_ctx *ctx, const bjob *j, const nm_measure *ms, bool yield, json_t *out)
+/* checks: the epoch check's records and violations, in total and by where
+ * they ran; the finished count; the first violation. */
+static json_t *checks_json(const bjob *j, const nm_measure *ms, bool epoch_ok, bool finish_ok)
 {
 	const uint64_t *c = ms->total_c;
-	int hosts = participant_hosts(j->K);
-	bool epoch_ok = ms->errors == 0 && (c[C_CHECKED] > 0 || j->K == 1);
-	bool finish_ok = c[C_FINISHED] == (uint64_t)j->K;
-	bool ok = epoch_ok && finish_ok && ms->ops == (uint64_t)j->K * ms->cfg.iters;
-	json_t *checks = json_pack("{s:{s:I, s:I, s:I, s:I, s:b}, s:{s:i, s:I, s:b}}", "epoch", "checked",
-				   (json_int_t)c[C_CHECKED], "violations", (json_int_t)ms->errors, "every",
-				   (json_int_t)j->p->every, "torn_reads_retried", (json_int_t)c[C_TORN], "ok",
-				   epoch_ok, "finished", "expected", j->K, "counted", (json_int_t)c[C_FINISHED], "ok",
-				   finish_ok);
+	json_t *checks = json_pack(
+		"{s:{s:b, s:I, s:I, s:{s:I, s:I, s:I}, s:{s:I, s:I, s:I}, s:I}, s:{s:i, s:I, s:b}}", "epoch",
+		"ok", epoch_ok, "checked", (json_int_t)(c[C_CHECKED] + c[C_VCHECKED]), "violations",
+		(json_int_t)ms->errors, "measured_loop", "every", (json_int_t)j->p->every, "checked",
+		(json_int_t)c[C_CHECKED], "violations", (json_int_t)c[C_VIOLATIONS], "validation", "barriers",
+		(json_int_t)j->p->validate, "checked", (json_int_t)c[C_VCHECKED], "violations",
+		(json_int_t)c[C_VVIOLATIONS], "torn_reads_retried", (json_int_t)c[C_TORN], "finished", "expected",
+		j->K, "counted", (json_int_t)c[C_FINISHED], "ok", finish_ok);
 	if (ms->first_error[0])
 		json_object_set_new(checks, "first_error", json_string(ms->first_error));
-	json_t *metrics = nm_measure_metrics(ms), *means = json_array(), *cpus = json_array();
-	size_t i;
-	json_t *t;
-	json_array_foreach(ms->per_thread, i, t) {
-		json_array_append(means, json_object_get(t, "lat_mean_us"));
-		json_array_append(cpus, json_object_get(t, "cpu"));
-	}
-	json_object_set_new(metrics, "iterations", json_integer((json_int_t)ms->cfg.iters));
-	json_object_set_new(metrics, "samples", json_integer((json_int_t)ms->ops));
-	json_object_set_new(metrics, "lat_mean_by_rank", means);
+	return checks;
+}
+
+static const char *const fence_said[] = {
+	[NM_FENCE_READ] = "read: a zero-length RDMA READ on each QP with WRITEs since the last fence, "
+			  "waited for (LOCO's global fence: every earlier WRITE placed at its target)",
+	[NM_FENCE_ACK] = "ack: waits for the completions of the WRITEs since the last fence (LOCO's "
+			 "pair-only fence: acknowledged, in order on their QP, not necessarily placed)",
+};
+
+static json_t *effective_json(nm_ctx *ctx, const bjob *j, const nm_measure *ms, bool yield, json_t *cpus)
+{
+	const uint64_t *c = ms->total_c;
+	int hosts = nm_hosts_distinct(nm_boot_hosts(), j->K);
 	json_t *eff = json_pack("{s:i, s:i, s:I, s:b, s:i, s:o}", "nodes", j->K, "ranks", j->R, "warmup",
 				(json_int_t)ms->cfg.warmup, "yield", j->sst && yield, "hosts", hosts, "cpus", cpus);
 	if (j->sst) {
+		json_object_set_new(eff, "fence", json_string(fence_said[j->p->fence]));
 		json_object_set_new(eff, "fences_per_barrier", json_real(c[C_BARRIERS] ? (double)c[C_FENCES] /
 									 (double)c[C_BARRIERS] : 0));
 		json_object_set_new(eff, "transport", json_string(ctx->dev->emulated ? "RDMA over Soft-RoCE (emulated)"
@@ -449,10 +484,29 @@ static void barrier_result(nm_ctx *ctx, const bjob *j, const nm_measure *ms, boo
 							   : "MPI's inter-node transport (whatever the MPI library "
 							     "picked; see meta.runs[].software.mpi)"));
 	}
+	return eff;
+}
+
+static void barrier_result(nm_ctx *ctx, const bjob *j, const nm_measure *ms, bool yield, json_t *out)
+{
+	const uint64_t *c = ms->total_c;
+	bool epoch_ok = ms->errors == 0 && (c[C_CHECKED] + c[C_VCHECKED] > 0 || j->K == 1);
+	bool finish_ok = c[C_FINISHED] == (uint64_t)j->K;
+	bool ok = epoch_ok && finish_ok && ms->ops == (uint64_t)j->K * ms->cfg.iters;
+	json_t *metrics = nm_measure_metrics(ms), *means = json_array(), *cpus = json_array();
+	size_t i;
+	json_t *t;
+	json_array_foreach(ms->per_thread, i, t) {
+		json_array_append(means, json_object_get(t, "lat_mean_us"));
+		json_array_append(cpus, json_object_get(t, "cpu"));
+	}
+	json_object_set_new(metrics, "iterations", json_integer((json_int_t)ms->cfg.iters));
+	json_object_set_new(metrics, "samples", json_integer((json_int_t)ms->ops));
+	json_object_set_new(metrics, "lat_mean_by_rank", means);
 	json_object_set_new(out, "valid", json_boolean(ok));
-	json_object_set_new(out, "checks", checks);
+	json_object_set_new(out, "checks", checks_json(j, ms, epoch_ok, finish_ok));
 	json_object_set_new(out, "metrics", metrics);
-	json_object_set_new(out, "effective", eff);
+	json_object_set_new(out, "effective", effective_json(ctx, j, ms, yield, cpus));
 }
 
 static void barrier_run(nm_ctx *ctx, const void *point, json_t *out)
@@ -490,6 +544,9 @@ static void barrier_run(nm_ctx *ctx, const void *point, json_t *out)
 	nm_mesh_destroy(&j.mesh);
 	nm_mr_free(&j.mr);
 	free(j.entered);
+	free(j.vs);
+	free(j.outs);
+	free(j.recs);
 }
 
 static void barrier_report(const json_t *pt, const json_t *res, bool first)
@@ -498,13 +555,15 @@ static void barrier_report(const json_t *pt, const json_t *res, bool first)
 	const json_t *eff = json_object_get(res, "effective");
 	const char *valid = json_is_true(json_object_get(res, "valid")) ? "ok" : "INVALID";
 #define L(k) json_real_value(json_object_get(lat, k))
+	bool sst = !strcmp(nm_cfg_str(pt, "impl"), "sst");
 	if (first)
-		printf(" %-5s %6s %12s %12s %16s %12s %16s %12s %8s\n", "impl", "nodes", "#iterations",
-		       "t_min[usec]", "t_typical[usec]", "t_avg[usec]", "99% percentile", "t_max[usec]",
-		       "check");
-	printf(" %-5s %6" JSON_INTEGER_FORMAT " %12" JSON_INTEGER_FORMAT
+		printf(" %-5s %-5s %6s %12s %12s %16s %12s %16s %12s %8s\n", "impl", "fence", "nodes",
+		       "#iterations", "t_min[usec]", "t_typical[usec]", "t_avg[usec]", "99% percentile",
+		       "t_max[usec]", "check");
+	printf(" %-5s %-5s %6" JSON_INTEGER_FORMAT " %12" JSON_INTEGER_FORMAT
 	       " %12.2f %16.2f %12.2f %16.2f %12.2f %8s\n",
-	       nm_cfg_str(pt, "impl"), json_integer_value(json_object_get(eff, "nodes")),
+	       nm_cfg_str(pt, "impl"), sst ? nm_cfg_str(pt, "fence") : "-",
+	       json_integer_value(json_object_get(eff, "nodes")),
 	       json_integer_value(json_object_get(mt, "iterations")), L("min"), L("p50"), L("mean"),
 	       L("p99"), L("max"), valid);
 #undef L
@@ -516,15 +575,18 @@ static const nm_experiment barrier_experiment = {
 	.details =
 		"LOCO's Fig. 1b program: --iters times t0; barrier; t1, on the first --nodes K\n"
 		"ranks (one caller per rank; the others sit the point out). sst is LOCO's\n"
-		"Fig. 1a barrier (global fence, count++, store and push my SST row, spin on\n"
-		"the local rows); mpi is MPI_Barrier on a communicator of the same ranks.\n"
-		"Every run checks that no rank leaves episode k before every rank entered it\n"
-		"(RDMA READs of per-rank entered records between barriers, unmeasured); a\n"
-		"violation marks the point invalid. Inside one host (the Soft-RoCE VM)\n"
-		"MPI_Barrier runs over shared memory, not RDMA.\n\n"
+		"Fig. 1a barrier (fence, count++, store and push my SST row, spin on the\n"
+		"local rows); --fence read is LOCO's global fence (a zero-length READ per\n"
+		"peer), ack its pair-only fence (wait for the previous pushes' completions).\n"
+		"mpi is MPI_Barrier on a communicator of the same ranks.\n"
+		"Every point checks that no rank leaves episode k before every rank entered\n"
+		"it (RDMA READs of per-rank entered records): after each of --validate\n"
+		"unmeasured barriers that follow the measured loop, and inside the loop only\n"
+		"with --check-every N. A violation marks the point invalid. Inside one host\n"
+		"(the Soft-RoCE VM) MPI_Barrier runs over shared memory, not RDMA.\n\n"
 		"Examples:\n"
 		"  mpirun -np 4 netmem barrier --nodes 2,3,4      both impls at 2, 3 and 4 nodes\n"
-		"  mpirun -np 8 netmem barrier --impl sst -n 10000\n"
+		"  mpirun -np 8 netmem barrier --impl sst --fence read,ack -n 10000\n"
 		"  mpirun -np 2 netmem barrier --inject no-wait   must come out invalid",
 	.opts = barrier_opts,
 	.min_ranks = 1,

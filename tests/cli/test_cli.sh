@@ -37,6 +37,8 @@ expect_usage "fewer ranks than needed" $N ops
 expect_usage "txn: mpi with more than 341 locks per thread" $N txn --lock mpi --locks-per-thread 342
 expect_usage "txn: more ranks per node than ranks" $N txn --ranks-per-node 2
 expect_usage "txn: bank too large for 64-bit sums" $N txn -A 10000000000 --balance 1000000000000
+expect_usage "barrier: --validate 0 with --check-every 0 (nothing would check)" $N barrier --validate 0 -n 10
+expect_usage "barrier: bad fence" $N barrier --fence global
 expect_usage "info on a missing device" $N info -d $NODEV
 expect_usage "ops on a missing device" $N ops --targets self -d $NODEV
 check "ops on a missing device: the line says so" sh -c "$N ops --targets self -d $NODEV 2>$tmp/e; [ \$? -eq 2 ] && grep -q 'no RDMA device' $tmp/e"
