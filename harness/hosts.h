@@ -20,6 +20,11 @@ typedef struct nm_hosts {
  * Returns 0, or -1 with one line in err. */
 int nm_hosts_group(const uint64_t *host, int nranks, int want, nm_hosts *out, char *err,
 		   size_t errlen);
+/* The ranks' build identifiers (build/build_id.c, a hash of the sources) and host names, by
+ * rank: 0 when every rank runs rank 0's build, else -1 with one line in err naming the first
+ * rank that differs, both hosts and what to do. */
+int nm_build_compare(const char *const *ids, const char *const *hosts, int nranks, char *err,
+		     size_t errlen);
 /* A hash of this machine's host name. */
 uint64_t nm_host_id(void);
 #endif
