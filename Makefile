@@ -83,7 +83,7 @@ bench-ycsb: tests/bench/ycsb-bench.c primitives/ycsb.c primitives/ycsb.h
 unit: $(UNIT_BINS)
 	@tests/run-unit.sh $(UNIT_BINS)
 
-check: all $(UNIT_BINS)
+check: all $(UNIT_BINS) build/tests/netmem-otherbuild
 	@tests/check.sh $(UNIT_BINS)
 
 deps:
