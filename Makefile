@@ -15,7 +15,8 @@ CFLAGS  += $(CSTD) $(WARN) $(OPT) -pthread
 LDLIBS  := -libverbs -lnuma -lhwloc -ljansson -lm -pthread
 
 SRCS    := $(wildcard harness/*.c numa/*.c primitives/*.c workloads/*.c)
-OBJS    := $(SRCS:%.c=build/%.o)
+HDRS    := $(wildcard harness/*.h numa/*.h primitives/*.h workloads/*.h)
+OBJS    := $(SRCS:%.c=build/%.o) build/build_id.o
 
 # Modules the unit tests link without MPI or an RDMA device.
 UNIT_MODS := harness/stats.c harness/opt.c harness/result.c harness/points.c \
@@ -34,10 +35,30 @@ bin/netmem: $(OBJS)
 	@echo "  LD      $@"
 	@$(MPICC) $(CFLAGS) -o $@ $^ $(LDLIBS)
 
-build/%.o: %.c $(wildcard harness/*.h numa/*.h primitives/*.h workloads/*.h)
+build/%.o: %.c $(HDRS)
 	@mkdir -p $(@D)
 	@echo "  CC      $<"
 	@$(MPICC) $(CPPFLAGS) $(CFLAGS) -c -o $@ $<
+
+# The build identifier the ranks of a job compare at start-up (harness/boot.c): a hash of
+# every source and header and of this file, so two hosts running different code (or the same
+# commit with different edits, which git describe calls alike) are told apart. Rewritten only
+# when it changes, so an unchanged tree relinks nothing.
+build/build_id.c: $(SRCS) $(HDRS) Makefile
+	@mkdir -p $(@D)
+	@id=$$(cat $(sort $^) | sha256sum | cut -c1-16); \
+	 printf 'const char nm_build_id[] = "%s";\n' "$$id" >$@.tmp; \
+	 if cmp -s $@.tmp $@; then rm -f $@.tmp; else mv -f $@.tmp $@; fi
+build/build_id.o: build/build_id.c
+	@$(MPICC) $(CFLAGS) -c -o $@ $<
+
+# The same objects with another build identifier: a stand-in for a host that runs a different
+# build (tests/integration/cluster: the job must refuse to start).
+build/tests/netmem-otherbuild: $(filter-out build/build_id.o,$(OBJS))
+	@mkdir -p $(@D)
+	@echo "  LD      $@"
+	@printf 'const char nm_build_id[] = "other-build";\n' >build/tests/otherbuild_id.c
+	@$(MPICC) $(CFLAGS) -o $@ $^ build/tests/otherbuild_id.c $(LDLIBS)
 
 build/tests/%: tests/unit/%.c tests/unit/tap.h $(UNIT_MODS) $(wildcard harness/*.h primitives/*.h)
 	@mkdir -p $(@D)
@@ -46,7 +67,7 @@ build/tests/%: tests/unit/%.c tests/unit/tap.h $(UNIT_MODS) $(wildcard harness/*
 
 # ALock's Fig. 2 trace on real verbs, run by tests/integration/test_alock_trace.sh:
 # alock_trace.c against the harness, primitives and NUMA objects (no netmem main).
-TRACE_OBJS := $(filter-out build/harness/main.o,$(filter build/harness/% build/primitives/% build/numa/%,$(OBJS)))
+TRACE_OBJS := $(filter-out build/harness/main.o,$(filter build/harness/% build/primitives/% build/numa/% build/build_id.o,$(OBJS)))
 build/tests/alock_trace: tests/integration/alock_trace.c $(TRACE_OBJS) $(wildcard harness/*.h numa/*.h primitives/*.h)
 	@mkdir -p $(@D)
 	@echo "  CC+LD   $@"
@@ -62,7 +83,7 @@ bench-ycsb: tests/bench/ycsb-bench.c primitives/ycsb.c primitives/ycsb.h
 unit: $(UNIT_BINS)
 	@tests/run-unit.sh $(UNIT_BINS)
 
-check: all $(UNIT_BINS)
+check: all $(UNIT_BINS) build/tests/netmem-otherbuild
 	@tests/check.sh $(UNIT_BINS)
 
 deps:

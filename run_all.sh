@@ -53,6 +53,31 @@ for cfg in configs/"$scale"/*.json; do
 	if [ "$n" = true ]; then numa="$numa $name"; else plain="$plain $name"; fi
 done
 [ -n "$jobs" ] || { echo "run_all.sh: no config matches" >&2; exit 2; }
+
+# On a cluster, a config with params.ranks_per_node P puts P ranks on each of
+# ranks/P hosts: say so before anything starts, rather than leave it to
+# mpirun's message about slots (or to a job that groups ranks wrongly).
+check_hostfile() {
+	local name p r need hosts h slots
+	hosts=$(awk '{ sub(/#.*/, "") } NF { s = "-"; for (i = 2; i <= NF; i++) if ($i ~ /^slots=/) s = substr($i, 7); print $1, s }' "$hostfile")
+	[ -n "$hosts" ] || { echo "run_all.sh: hostfile '$hostfile' names no host" >&2; exit 2; }
+	for name in $jobs; do
+		p=${rpn[$name]}; r=${ranks[$name]}
+		[ "$p" != - ] || continue
+		while read -r h slots; do
+			[ "$slots" = - ] || [ "$slots" -ge "$p" ] || {
+				echo "run_all.sh: configs/$scale/$name.json places $p ranks per node (params.ranks_per_node) but '$hostfile' gives $h $slots slot(s): write '$h slots=$p' (or more) for every host" >&2
+				exit 2
+			}
+		done <<<"$hosts"
+		need=$(((r + p - 1) / p))
+		[ "$(wc -l <<<"$hosts")" -ge "$need" ] || {
+			echo "run_all.sh: configs/$scale/$name.json needs $need hosts ($r ranks, $p per node) but '$hostfile' lists $(wc -l <<<"$hosts"): add hosts to it, or leave this config out (--only)" >&2
+			exit 2
+		}
+	done
+}
+[ -z "$hostfile" ] || check_hostfile
 # One line per figure of the scale: SCRIPT FIGURE VAR=NAME[,NAME...]... ("figure"
 # defaults to the config's name, "in" to its own document).
 figs=$(jq -r '(input_filename | sub(".*/"; "") | sub("\\.json$"; "")) as $self | (.plots // [])[] |

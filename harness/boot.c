@@ -1,6 +1,7 @@
 #include "boot.h"
 #include "hosts.h"
 #include "log.h"
+#include "meta.h"
 #include "stall.h"
 #include "stats.h"
 #include <mpi.h>
@@ -292,6 +293,28 @@ void nm_boot_alive(void)
 		tell_all();
 }
 
+/* Every rank runs the same build, or the job stops at once with one line:
+ * ranks of different builds would exchange descriptors of different layouts
+ * and fail later in ways that do not name the cause. */
+static void check_builds(void)
+{
+	enum { ID_LEN = 64 };
+	char mine[ID_LEN] = "";
+	snprintf(mine, sizeof mine, "%s", nm_build_id);
+	char (*all)[ID_LEN] = zalloc((size_t)b_size, sizeof *all);
+	const char **ids = zalloc((size_t)b_size, sizeof *ids);
+	MPI_Allgather(mine, ID_LEN, MPI_CHAR, all, ID_LEN, MPI_CHAR, c_comm);
+	for (int r = 0; r < b_size; r++) {
+		all[r][ID_LEN - 1] = 0;
+		ids[r] = all[r];
+	}
+	char err[1024];
+	int bad = nm_build_compare(ids, b_name_of, b_size, err, sizeof err);
+	free(ids);
+	free(all);
+	nm_boot_check(bad ? err : NULL, NM_EXIT_USAGE);
+}
+
 void nm_boot_init(int *argc, char ***argv)
 {
 	int provided;
@@ -330,6 +353,7 @@ void nm_boot_init(int *argc, char ***argv)
 		b_name_of[r] = b_names[r];
 	}
 	live_init();
+	check_builds();
 }
 
 const uint64_t *nm_boot_hosts(void) { return b_hosts; }
@@ -562,8 +586,8 @@ void nm_boot_check(const char *msg, int code)
 	if (b_rank == 0) {
 		if (first == 0)
 			fprintf(stderr, "netmem: %s\n", buf);
-		else
-			fprintf(stderr, "netmem: rank %d: %s\n", first, buf);
+		else  /* on a cluster, the host is what to look at */
+			fprintf(stderr, "netmem: rank %d (%s): %s\n", first, b_name_of[first], buf);
 		fflush(stderr);
 	}
 	/* Finalize so mpirun sees a clean exit with our status, not an abort. */

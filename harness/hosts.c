@@ -1,6 +1,7 @@
 /* Grouping ranks into nodes by host name (hosts.h). */
 #include "hosts.h"
 #include <stdio.h>
+#include <string.h>
 #include <unistd.h>
 
 uint64_t nm_host_id(void)
@@ -59,8 +60,8 @@ int nm_hosts_group(const uint64_t *host, int nranks, int want, nm_hosts *out, ch
 		for (int r = n * P; r < (n + 1) * P; r++)
 			if (host[r] != host[n * P]) {
 				snprintf(err, errlen, "ranks %d and %d should share node %d but run on different "
-					 "hosts: place ranks node by node (mpirun --map-by ppr:%d:node)",
-					 n * P, r, n, P);
+					 "hosts: place ranks node by node (mpirun --map-by ppr:%d:node, with "
+					 "slots=%d or more per host in the hostfile)", n * P, r, n, P, P);
 				return -1;
 			}
 		for (int m = 0; m < n; m++)
@@ -74,5 +75,19 @@ int nm_hosts_group(const uint64_t *host, int nranks, int want, nm_hosts *out, ch
 				out->emulated = true;
 			}
 	}
+	return 0;
+}
+
+int nm_build_compare(const char *const *ids, const char *const *hosts, int nranks, char *err,
+		     size_t errlen)
+{
+	for (int r = 1; r < nranks; r++)
+		if (strcmp(ids[r], ids[0]) != 0) {
+			snprintf(err, errlen, "rank %d on %s runs a different netmem build (%s) from rank 0 on "
+				 "%s (%s): build the same source on every host, or run one bin/netmem "
+				 "from a shared file system ('netmem --version' shows the build)",
+				 r, hosts[r], ids[r], hosts[0], ids[0]);
+			return -1;
+		}
 	return 0;
 }

@@ -24,6 +24,11 @@ int nm_hosts_group(const uint64_t *host, int nranks, int want, nm_hosts *out, ch
  * them share rank r's host. */
 int nm_hosts_distinct(const uint64_t *host, int n);
 int nm_hosts_sharing(const uint64_t *host, int n, int r);
+/* The ranks' build identifiers (build/build_id.c, a hash of the sources) and host names, by
+ * rank: 0 when every rank runs rank 0's build, else -1 with one line in err naming the first
+ * rank that differs, both hosts and what to do. */
+int nm_build_compare(const char *const *ids, const char *const *hosts, int nranks, char *err,
+		     size_t errlen);
 /* A hash of this machine's host name. */
 uint64_t nm_host_id(void);
 #endif

@@ -606,7 +606,7 @@ int main(int argc, char **argv)
 		return 0;
 	}
 	if (!strcmp(argv[1], "--version")) {
-		printf("netmem %s (%s)\n", NM_VERSION, NM_GIT);
+		printf("netmem %s (%s, build %s)\n", NM_VERSION, NM_GIT, nm_build_id);
 		return 0;
 	}
 	const nm_experiment *e = NULL;

@@ -510,6 +510,7 @@ json_t *nm_meta_software(void)
 	json_object_set_new(j, "suite", jstr("netmem-bench"));
 	json_object_set_new(j, "version", jstr(NM_VERSION));
 	json_object_set_new(j, "git_commit", jstr(NM_GIT));
+	json_object_set_new(j, "build_id", jstr(nm_build_id));
 	json_object_set_new(j, "rdma_core", rdma_core_version());
 	json_object_set_new(j, "mpi", mpi_version());
 	json_object_set_new(j, "compiler", jstr(compiler()));

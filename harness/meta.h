@@ -14,6 +14,9 @@
 #ifndef NM_GIT
 #define NM_GIT "unknown"
 #endif
+/* A hash of the sources this binary was built from (build/build_id.c, made
+ * by the Makefile): what the ranks of a job compare at start-up. */
+extern const char nm_build_id[];
 
 /* {"hostname", "kernel", "cpu_model", "cpus", "numa": nm_topo_json(),
  *  "nic": nm_meta_nic(ctx, port, gid_index) or null when ctx is NULL}. */

@@ -1,5 +1,6 @@
 #include "verbs.h"
 #include "../numa/mem.h"
+#include <arpa/inet.h>
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -52,19 +53,83 @@ static int pick_roce_gid(nm_dev *d)
 	return best;
 }
 
-static void list_devices(struct ibv_device **list, int n, char *buf, size_t len)
+/* The netdev a Soft-RoCE device runs on ("" for hardware): the interface
+ * whose link decides its port state. */
+static void rxe_netdev(const char *dev, char *buf, size_t len)
+{
+	char p[128];
+	buf[0] = 0;
+	snprintf(p, sizeof p, "/sys/class/infiniband/%s/parent", dev);
+	FILE *f = fopen(p, "r");
+	if (!f)
+		return;
+	if (fgets(buf, (int)len, f))
+		buf[strcspn(buf, "\n")] = 0;
+	fclose(f);
+}
+
+/* "rxe0 port 1 DOWN on eth0, mlx5_0 port 1 ACTIVE": what a user who sees no
+ * active port needs to know. */
+static void list_devices(struct ibv_device **list, int n, int port, char *buf, size_t len)
 {
 	size_t off = 0;
 	buf[0] = 0;
-	for (int i = 0; i < n && off < len; i++)
-		off += (size_t)snprintf(buf + off, len - off, "%s%s", i ? ", " : "",
-					ibv_get_device_name(list[i]));
+	for (int i = 0; i < n && off < len; i++) {
+		const char *dn = ibv_get_device_name(list[i]);
+		struct ibv_context *ctx = ibv_open_device(list[i]);
+		struct ibv_port_attr pa;
+		const char *state = "unreadable";
+		if (ctx && port >= 1 && port <= UINT8_MAX && ibv_query_port(ctx, (uint8_t)port, &pa) == 0)
+			state = ibv_port_state_str(pa.state);
+		if (ctx)
+			ibv_close_device(ctx);
+		char nd[64];
+		rxe_netdev(dn, nd, sizeof nd);
+		off += (size_t)snprintf(buf + off, len - off, "%s%s port %d %s%s%s", i ? ", " : "", dn,
+					port, state, nd[0] ? " on " : "", nd);
+	}
 }
 
 static bool port_active(struct ibv_context *ctx, int port)
 {
 	struct ibv_port_attr pa;
 	return ibv_query_port(ctx, (uint8_t)port, &pa) == 0 && pa.state == IBV_PORT_ACTIVE;
+}
+
+/* The non-empty GIDs of a port, "0 fe80::1, 1 ::ffff:10.0.0.1", for a
+ * message about a GID index that is not there. */
+static void list_gids(nm_dev *d, char *buf, size_t len)
+{
+	size_t off = 0;
+	buf[0] = 0;
+	for (int i = 0; i < d->port_attr.gid_tbl_len && i < 256 && off < len; i++) {
+		struct ibv_gid_entry e;
+		static const uint8_t zero[16];
+		if (ibv_query_gid_ex(d->ctx, (uint32_t)d->port, (uint32_t)i, &e, 0) ||
+		    memcmp(e.gid.raw, zero, 16) == 0)
+			continue;
+		char s[INET6_ADDRSTRLEN] = "";
+		inet_ntop(AF_INET6, e.gid.raw, s, sizeof s);
+		off += (size_t)snprintf(buf + off, len - off, "%s%d %s", off ? ", " : "", i, s);
+	}
+}
+
+/* A forced GID index must name a GID this host has: an empty entry would
+ * only fail later, when the QPs cannot connect. */
+static int check_gid_index(nm_dev *d, int gid_index, char *err, size_t errlen)
+{
+	struct ibv_gid_entry e;
+	static const uint8_t zero[16];
+	if (gid_index < d->port_attr.gid_tbl_len &&
+	    ibv_query_gid_ex(d->ctx, (uint32_t)d->port, (uint32_t)gid_index, &e, 0) == 0 &&
+	    memcmp(e.gid.raw, zero, 16) != 0)
+		return 0;
+	char gids[384];
+	list_gids(d, gids, sizeof gids);
+	snprintf(err, errlen, "GID index %d does not exist on %s port %d here (its GIDs: %s): give -x "
+		 "an index every host has ('netmem info' lists them), or leave -x out to use each "
+		 "host's RoCEv2 IPv4 GID", gid_index, d->name, d->port, gids[0] ? gids : "none");
+	return -1;
 }
 
 int nm_dev_open(nm_dev *d, const char *name, int port, int gid_index, char *err, size_t errlen)
@@ -79,7 +144,7 @@ int nm_dev_open(nm_dev *d, const char *name, int port, int gid_index, char *err,
 		return -1;
 	}
 	char names[512];
-	list_devices(list, n, names, sizeof names);
+	list_devices(list, n, port, names, sizeof names);
 	struct ibv_context *ctx = NULL;
 	for (int i = 0; i < n && !ctx; i++) {
 		const char *dn = ibv_get_device_name(list[i]);
@@ -101,8 +166,10 @@ int nm_dev_open(nm_dev *d, const char *name, int port, int gid_index, char *err,
 		if (name && *name)
 			snprintf(err, errlen, "no RDMA device '%s' (available: %s)", name, names);
 		else
-			snprintf(err, errlen, "no RDMA device has port %d active (devices: %s); "
-				 "check 'ibv_devinfo'", port, names);
+			snprintf(err, errlen, "no RDMA device here has port %d ACTIVE (%s): bring the "
+				 "link up (for Soft-RoCE, the interface it runs on: ip link set IFACE up), "
+				 "or choose a device and port with -d and -i; check 'ibv_devinfo'",
+				 port, names);
 		return -1;
 	}
 	d->ctx = ctx;
@@ -122,13 +189,19 @@ int nm_dev_open(nm_dev *d, const char *name, int port, int gid_index, char *err,
 		goto fail;
 	}
 	if (d->port_attr.state != IBV_PORT_ACTIVE) {
-		snprintf(err, errlen, "port %d of %s is %s, not ACTIVE (check the link and 'ibv_devinfo')",
-			 port, d->name, ibv_port_state_str(d->port_attr.state));
+		char nd[64];
+		rxe_netdev(d->name, nd, sizeof nd);
+		snprintf(err, errlen, "port %d of %s is %s, not ACTIVE: bring its link up%s%s%s, or "
+			 "choose another device with -d (check 'ibv_devinfo')", port, d->name,
+			 ibv_port_state_str(d->port_attr.state), nd[0] ? " (ip link set " : "", nd,
+			 nd[0] ? " up)" : "");
 		goto fail;
 	}
 	d->ethernet = d->port_attr.link_layer == IBV_LINK_LAYER_ETHERNET;
 	d->emulated = strncmp(d->name, "rxe", 3) == 0 || d->attr.vendor_id == 0xffffff;
 	if (gid_index >= 0) {
+		if (check_gid_index(d, gid_index, err, errlen))
+			goto fail;
 		if (gid_index >= d->port_attr.gid_tbl_len) {
 			snprintf(err, errlen, "GID index %d out of range for %s port %d (table has %d)",
 				 gid_index, d->name, port, d->port_attr.gid_tbl_len);

@@ -47,8 +47,10 @@
 #include "lock.h"
 #include "log.h"
 #include <mpi.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 #define MPI_MAX_WINDOWS 341
 
@@ -92,6 +94,25 @@ static int mpi_err(char *err, size_t errlen, const char *what, int rc)
 	return -1;
 }
 
+static bool spans_hosts(void)
+{
+	for (int r = 1; r < nm_boot_size(); r++)
+		if (nm_boot_hosts()[r] != nm_boot_hosts()[0])
+			return true;
+	return false;
+}
+
+/* OpenMPI 4.1 prefers its osc/rdma component for windows, which needs an
+ * RDMA-capable BTL between hosts; over TCP it fails at MPI_Win_create with
+ * no word on why. Say what to start mpirun with. */
+static void win_hint(char *err, size_t errlen)
+{
+	size_t n = strlen(err);
+	snprintf(err + n, errlen - n, " (the job spans hosts and MPI found no one-sided transport "
+		 "between them: start mpirun with --mca osc pt2pt, RMA over MPI messages and not RDMA, "
+		 "or where UCX drives the NIC with --mca pml ucx --mca osc ucx)");
+}
+
 static int mpil_env_init(nm_lock_env *e, char *err, size_t errlen)
 {
 	mpi_env *me = calloc(1, sizeof *me);
@@ -131,7 +152,10 @@ static int mpil_env_init(nm_lock_env *e, char *err, size_t errlen)
 		if (rc != MPI_SUCCESS) {
 			char what[64];
 			snprintf(what, sizeof what, "MPI_Win_create (window %d of %d)", w + 1, me->nwin);
-			return mpi_err(err, errlen, what, rc);
+			mpi_err(err, errlen, what, rc);
+			if (spans_hosts())
+				win_hint(err, errlen);
+			return -1;
 		}
 		MPI_Win_set_errhandler(me->win[w], MPI_ERRORS_ARE_FATAL);
 		nm_boot_alive();  /* ranks that sit out wait for us */

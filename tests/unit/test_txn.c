@@ -153,5 +153,18 @@ int main(void)
 	CHECK(nm_hosts_group(two, 6, 3, &h, err, sizeof err) == 0 && h.nodes == 2 && !h.emulated,
 	      "explicit 3 per node matching the hosts: real nodes");
 	CHECK(nm_hosts_group(one, 6, 7, &h, err, sizeof err) == -1, "more ranks per node than ranks: refused");
+	uint64_t spread[] = {1, 2, 1, 2};
+	CHECK(nm_hosts_group(spread, 4, 2, &h, err, sizeof err) == -1 && strstr(err, "slots=2"),
+	      "one slot per host but 2 ranks per node: refused, naming the hostfile's slots (%s)", err);
+
+	/* builds compared at start-up */
+	char big[1024];
+	const char *names[] = {"node-a", "node-b", "node-c"};
+	const char *same[] = {"1234", "1234", "1234"}, *other[] = {"1234", "1234", "abcd"};
+	CHECK(nm_build_compare(same, names, 3, big, sizeof big) == 0, "one build on every host: accepted");
+	CHECK(nm_build_compare(other, names, 3, big, sizeof big) == -1 && strstr(big, "rank 2 on node-c") &&
+	      strstr(big, "(abcd)") && strstr(big, "rank 0 on node-a (1234)") && strstr(big, "same source"),
+	      "another build on one host: refused, naming both hosts, both builds and the fix (%s)", big);
+	CHECK(nm_build_compare(same, names, 1, big, sizeof big) == 0, "one rank: nothing to compare");
 	return tap_done();
 }
