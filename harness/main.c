@@ -425,6 +425,17 @@ static void job_parse(job *j, json_t *config_params, const char *where, int argc
 	}
 }
 
+/* A job ending early (a failed check, a stopped rank) still leaves a
+ * complete document: rank 0 folds the journal of its finished points in. */
+static job *exiting_job;
+static void fold_on_exit(void)
+{
+	job *j = exiting_job;
+	if (j && j->res.doc && nm_result_save(&j->res) != 0)
+		fprintf(stderr, "netmem: the finished points stay in %s (cannot write %s: %s); --resume "
+			"folds them in\n", j->res.journal.path, j->path, strerror(errno));
+}
+
 /* The device, the result document (resumed or new) and this run's metadata. */
 static void job_open(job *j, const char *outpath, bool resume, int full_argc, char **full_argv)
 {
@@ -439,6 +450,14 @@ static void job_open(job *j, const char *outpath, bool resume, int full_argc, ch
 	if (j->rank == 0)
 		failed = nm_result_open(&j->res, j->path, j->e->name, j->spec, resume, err, sizeof err);
 	bad_input(j->rank == 0 && failed ? err : NULL);
+	if (j->rank == 0 && (j->res.folded || j->res.torn))
+		nm_note("%ld finished point(s) of an interrupted run folded in from %s%s", j->res.folded,
+			j->res.journal.path, j->res.torn ? " (its torn last line, a point that never finished, "
+			"ignored)" : "");
+	if (j->rank == 0) {
+		exiting_job = j;
+		nm_boot_set_exit_hook(fold_on_exit);
+	}
 	json_t *meta = job_meta(&j->dev, json_array_get(j->points, 0), full_argc, full_argv);
 	if (j->rank == 0) {
 		json_t *old = json_object_get(j->res.doc, "meta");
@@ -501,7 +520,7 @@ static void job_record(job *j, const json_t *pt, int rep, const char *key, const
 		j->first_row = false;
 	}
 	if (nm_result_add_point(&j->res, rec) != 0)
-		nm_fatal("cannot write %s: %s", j->path, strerror(errno));
+		nm_fatal("cannot record the point in %s: %s", j->res.journal.path, strerror(errno));
 }
 
 /* One repetition of point i (collective), unless the document holds it. */
@@ -559,8 +578,10 @@ static int job_finish(job *j)
 		free(ts);
 		if (j->e->finish)
 			j->e->finish(json_object_get(j->res.doc, "points"));
+		nm_boot_set_exit_hook(NULL);
 		if (nm_result_save(&j->res) != 0)
-			nm_fatal("cannot write %s: %s", j->path, strerror(errno));
+			nm_fatal("cannot write %s: %s (the finished points are in %s)", j->path, strerror(errno),
+				 j->res.journal.path);
 		fprintf(stderr, "netmem: results in %s\n", j->path);
 		if (j->skipped)
 			fprintf(stderr, "netmem: %llu point(s) skipped: this host cannot honour them "
