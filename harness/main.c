@@ -21,7 +21,9 @@ const nm_opt nm_harness_opts[] = {
 	{"ib-port", 'i', NM_OPT_INT, "1", 1, 255, NULL, 0, "device port"},
 	{"gid-index", 'x', NM_OPT_INT, "-1", -1, 255, NULL, 0,
 	 "GID index (default: RoCEv2 IPv4-mapped on Ethernet, LID routing on InfiniBand)"},
-	{"mtu", 'm', NM_OPT_INT, "0", 0, 4096, NULL, 0, "path MTU: 256..4096 (default: the port's active MTU)"},
+	{"mtu", 'm', NM_OPT_INT, "0", 0, 4096, NULL, NM_OPT_LIST,
+	 "path MTU: 256..4096 (default: the port's active MTU); in a sweep, an MTU above a port's "
+	 "active MTU is a skipped point"},
 	{"max-rd-atomic", 0, NM_OPT_INT, "0", 0, 255, NULL, 0,
 	 "outstanding READ/atomics per QP (default: device maximum, at most 16)"},
 	{"qp-timeout", 'u', NM_OPT_INT, "-1", -1, 31, NULL, 0,
@@ -389,11 +391,6 @@ static void job_parse(job *j, json_t *config_params, const char *where, int argc
 		bad_input(err);
 	nm_boot_set_deadline(nm_cfg_double(j->spec, "timeout"));
 	nm_boot_set_where("setup");
-	int mtu = (int)nm_cfg_int(j->spec, "mtu");
-	if (mtu && !nm_mtu_from_bytes(mtu)) {
-		snprintf(err, sizeof err, "option --mtu: %d is not one of 256, 512, 1024, 2048, 4096", mtu);
-		bad_input(err);
-	}
 	if (j->nranks < e->min_ranks) {
 		snprintf(err, sizeof err, "%s needs at least %d ranks, this job has %d (start it with "
 			 "mpirun -np %d)", e->name, e->min_ranks, j->nranks, e->min_ranks);
@@ -420,6 +417,11 @@ static void job_parse(job *j, json_t *config_params, const char *where, int argc
 	json_t *pt;
 	json_array_foreach(j->points, i, pt) {
 		nm_base_decode(pt, j->nranks, &j->bases[i]);
+		int mtu = j->bases[i].qp.mtu;
+		if (mtu && !nm_mtu_from_bytes(mtu)) {
+			snprintf(err, sizeof err, "option --mtu: %d is not one of 256, 512, 1024, 2048, 4096", mtu);
+			bad_input(err);
+		}
 		if (e->decode && e->decode(pt, &j->bases[i], j->decoded + i * j->psize, err, sizeof err) != 0)
 			bad_input(err);
 	}
@@ -523,6 +525,32 @@ static void job_record(job *j, const json_t *pt, int rep, const char *key, const
 		nm_fatal("cannot record the point in %s: %s", j->res.journal.path, strerror(errno));
 }
 
+/* Collective: whether every rank's port can run point i's path MTU. When
+ * one cannot, a swept MTU makes the point a skipped one (rank 0 fills out);
+ * a single MTU ends the job (exit 2), as a placement the host lacks does. */
+static bool mtu_unsupported(job *j, size_t i, json_t *out)
+{
+	int mtu = j->bases[i].qp.mtu, active = nm_mtu_to_bytes(j->dev.port_attr.active_mtu);
+	uint64_t worst = nm_boot_max_u64(mtu > active ? (uint64_t)j->rank + 1 : 0);
+	if (!worst)
+		return false;
+	char why[512];
+	/* the first rank that cannot says why */
+	char *line = NULL;
+	if ((uint64_t)j->rank + 1 == worst && asprintf(&line, "path MTU %d exceeds the active MTU %d of %s port %d "
+						       "(rank %d)", mtu, active, j->dev.name, j->dev.port, j->rank) < 0)
+		line = NULL;
+	char *all = nm_boot_bcast_str(line ? line : "", (int)worst - 1);
+	free(line);
+	snprintf(why, sizeof why, "%s", all);
+	free(all);
+	if (!json_is_array(json_object_get(j->spec, "mtu")))
+		bad_input(why);
+	json_object_set_new(out, "valid", json_true());
+	json_object_set_new(out, "skipped", json_string(why));
+	return true;
+}
+
 /* One repetition of point i (collective), unless the document holds it. */
 static void job_point(job *j, size_t i, int rep)
 {
@@ -552,7 +580,8 @@ static void job_point(job *j, size_t i, int rep)
 	if (j->nic_reader)
 		nm_nic_counters_read_dir(j->nic_dir, &nic_before);
 	nm_boot_barrier();
-	j->e->run(&ctx, j->decoded + i * j->psize, out);
+	if (!mtu_unsupported(j, i, out))
+		j->e->run(&ctx, j->decoded + i * j->psize, out);
 	nm_boot_barrier();
 	json_t *nic = point_nic_counters(j->nic_reader, j->nic_dir, &nic_before);
 	double secs = (double)(nm_now_ns() - s0) / 1e9;
@@ -582,13 +611,12 @@ static int job_finish(job *j)
 		if (nm_result_save(&j->res) != 0)
 			nm_fatal("cannot write %s: %s (the finished points are in %s)", j->path, strerror(errno),
 				 j->res.journal.path);
-		fprintf(stderr, "netmem: results in %s\n", j->path);
-		if (j->skipped)
-			fprintf(stderr, "netmem: %llu point(s) skipped: this host cannot honour them "
-				"(\"skipped\" says why in %s)\n", (unsigned long long)j->skipped, j->path);
-		if (invalid)
-			fprintf(stderr, "netmem: %llu point(s) FAILED their correctness checks "
-				"(\"valid\": false in %s)\n", (unsigned long long)invalid, j->path);
+		/* One closing line with every count, so a log's last line says it all. */
+		fprintf(stderr, "netmem: results in %s: %llu point(s) measured, %llu skipped%s, %llu FAILED "
+			"their correctness checks%s\n", j->path, (unsigned long long)j->prog.done - j->skipped,
+			(unsigned long long)j->skipped,
+			j->skipped ? " (this host cannot honour them: \"skipped\" says why)" : "",
+			(unsigned long long)invalid, invalid ? " (\"valid\": false)" : "");
 		nm_result_close(&j->res);
 	}
 	free(j->path);
