@@ -45,8 +45,9 @@
  * clients start (section VII, numa/cache.h): options. */
 #define NM_OPT_NUMA_LOAD(where)                                                                    \
 	{"cache", 0, NM_OPT_ENUM, "warm", 0, 0, NM_CACHE_MODES, NM_OPT_LIST,                       \
-	 "cache state of the buffer on " where " when clients start: warm (every line written back " \
-	 "by a thread on the buffer's node) or flush (then flushed out of every cache, clflush)"}, \
+	 "cache state of the memory clients access (a target's, the server's), set before they start: warm (every " \
+	 "line written back by a thread on the buffer's node) or flush (then flushed out of every " \
+	 "cache: clflush; NUMA section VII)"},                                                     \
 	{"load-threads", 0, NM_OPT_INT, "0", 0, 4096, NULL, NM_OPT_LIST,                           \
 	 "an independent load process (netmem numa-load) on " where ": its threads (NUMA section V-C)"}, \
 	{"load-node", 0, NM_OPT_STR, "any", 0, 0, NULL, NM_OPT_LIST,                              \
