@@ -531,16 +531,16 @@ static void job_record(job *j, const json_t *pt, int rep, const char *key, const
 static bool mtu_unsupported(job *j, size_t i, json_t *out)
 {
 	int mtu = j->bases[i].qp.mtu, active = nm_mtu_to_bytes(j->dev.port_attr.active_mtu);
-	uint64_t worst = nm_boot_max_u64(mtu > active ? (uint64_t)j->rank + 1 : 0);
-	if (!worst)
+	/* the lowest rank that cannot says why (the maximum of nranks - rank) */
+	uint64_t lowest = nm_boot_max_u64(mtu > active ? (uint64_t)(j->nranks - j->rank) : 0);
+	if (!lowest)
 		return false;
-	char why[512];
-	/* the first rank that cannot says why */
-	char *line = NULL;
-	if ((uint64_t)j->rank + 1 == worst && asprintf(&line, "path MTU %d exceeds the active MTU %d of %s port %d "
-						       "(rank %d)", mtu, active, j->dev.name, j->dev.port, j->rank) < 0)
+	int first = j->nranks - (int)lowest;
+	char why[512], *line = NULL;
+	if (j->rank == first && asprintf(&line, "path MTU %d exceeds the active MTU %d of %s port %d (rank %d)", mtu,
+					 active, j->dev.name, j->dev.port, j->rank) < 0)
 		line = NULL;
-	char *all = nm_boot_bcast_str(line ? line : "", (int)worst - 1);
+	char *all = nm_boot_bcast_str(line ? line : "", first);
 	free(line);
 	snprintf(why, sizeof why, "%s", all);
 	free(all);

@@ -81,7 +81,8 @@ static const nm_opt kv_opts[] = {
 
 /* Bucket and mailbox record: [0] version or seq, [1] key, [2] tag, [3] key
  * number, value, then the sum of everything before it. A GET request is the
- * header alone (tag GET_TAG; PUT tags are never 0) and its sum. A reply word
+ * header alone (tag GET_TAG; PUT tags are never 0; the last record, seq
+ * DONE_SEQ, is a full one) and its sum. A reply word
  * is (seq << REPLY_BITS) | bucket. */
 #define HDR 32
 #define DONE_SEQ UINT64_MAX
@@ -274,7 +275,9 @@ static int apply(kv_job *j, nm_meter *m, int c, const uint8_t *rec)
 	return reply(j, c, h[0], j->bucket_of[key]);
 }
 
-/* Polls the mailboxes until every connection has sent its last record. */
+/* Polls the mailboxes until every connection has sent its last record
+ * (DONE_SEQ, a full record); ends the job when no request arrives for
+ * --timeout seconds. */
 static void serve(kv_job *j, nm_meter *m, nm_poller *pl)
 {
 	size_t rec = j->p->rec, vs = j->p->vsize;
@@ -282,7 +285,11 @@ static void serve(kv_job *j, nm_meter *m, nm_poller *pl)
 	uint8_t *snap = nm_malloc(rec);
 	struct ibv_wc wc[16];
 	int done = 0, outstanding = 0;
-	while (done < j->nconn) {
+	uint64_t heard = nm_ticks(), quiet = nm_ns_to_ticks((uint64_t)(j->timeout * 1e9));
+	for (uint32_t round = 0; done < j->nconn; round++) {
+		if ((round & 1023) == 0 && nm_ticks() - heard > quiet)
+			nm_fatal("server: no complete request from %d of %d connection(s) within %.0f s",
+				 j->nconn - done, j->nconn, j->timeout);
 		for (int c = 0; c < j->nconn; c++) {
 			uint64_t seq = *(volatile uint64_t *)mbox(j, c), sum, h[4];
 			if (seq == last[c])
@@ -290,14 +297,16 @@ static void serve(kv_job *j, nm_meter *m, nm_poller *pl)
 			memcpy(snap, mbox(j, c), rec);
 			__atomic_thread_fence(__ATOMIC_ACQUIRE);
 			memcpy(h, snap, HDR);
-			size_t body = h[2] == GET_TAG ? 0 : vs;
+			bool get = h[2] == GET_TAG && h[0] != DONE_SEQ;
+			size_t body = get ? 0 : vs;
 			memcpy(&sum, snap + HDR + body, 8);
 			if (h[0] != seq || sum != rec_sum(snap, body))
 				continue; /* still being written: look again */
 			last[c] = seq;
+			heard = nm_ticks();
 			if (seq == DONE_SEQ)
 				done++;
-			else if (h[2] == GET_TAG)
+			else if (get)
 				outstanding += lookup(j, m, c, h);
 			else
 				outstanding += apply(j, m, c, snap);

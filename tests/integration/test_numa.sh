@@ -101,7 +101,7 @@ check "--cache: the target's pass recorded per point, its mode, every line of th
 MX="$MPI -np 1 $N numa-matrix $Q"
 $MX --output "$tmp/mx.json" --buf 1M -n 20000 --warmup 1000 >"$tmp/mx.out" 2>"$tmp/mx.err"; echo $? >"$tmp/mx.rc"
 check "numa-matrix: exit 0, a $nodes x $nodes matrix of positive latencies, every pair checked" sh -c "[ $(nm_rc mx) = 0 ] && jq -e '.points[0] | .valid and (.metrics.matrix_ns | length) == $nodes and all(.metrics.matrix_ns[]; length == $nodes and all(.[]; . > 0)) and .checks.pairs == $nodes * $nodes and .checks.failed == 0' $tmp/mx.json"
-check "numa-matrix: each pair's thread on its CPU node, the buffer's pages on the memory node" nm_jq mx 'all(.points[0].effective.pairs[]; .ok and .pages.ok and .pages.intended == .mem_node)'
+check "numa-matrix: each pair's thread on its CPU node, the buffer's pages on the memory node" nm_jq mx 'all(.points[0].effective.pairs[]; .ok and .pages.ok and .pages.nodes == {(.mem_node | tostring): .pages.pages} and .ran_on >= 0)'
 check "numa-matrix: the table on stdout" grep -q 'rows CPU node, columns memory node' "$tmp/mx.out"
 $MX --output "$tmp/mxbad.json" --buf 1M -n 20000 --inject shortcut >/dev/null 2>&1; echo $? >"$tmp/mxbad.rc"
 check "numa-matrix --inject shortcut: exit 1, point invalid, the walk's end named" sh -c "[ $(nm_rc mxbad) = 1 ] && jq -e '.points[0].valid == false and (.points[0].checks.first_error | test(\"not where the chain leads\"))' $tmp/mxbad.json"
