@@ -19,7 +19,7 @@ HDRS    := $(wildcard harness/*.h numa/*.h primitives/*.h workloads/*.h)
 OBJS    := $(SRCS:%.c=build/%.o) build/build_id.o
 
 # Modules the unit tests link without MPI or an RDMA device.
-UNIT_MODS := harness/stats.c harness/opt.c harness/result.c harness/points.c \
+UNIT_MODS := harness/stats.c harness/opt.c harness/result.c harness/durable.c harness/points.c \
              harness/clock.c harness/log.c harness/hosts.c harness/nic_counters.c harness/stall.c \
              primitives/ycsb.c primitives/accounts.c harness/measure.c harness/alloc.c \
              tests/unit/boot_single.c
@@ -79,6 +79,13 @@ bench-ycsb: tests/bench/ycsb-bench.c primitives/ycsb.c primitives/ycsb.h
 	@mkdir -p build/bench
 	$(CC) $(CPPFLAGS) $(CSTD) $(WARN) -O2 -g -o build/bench/ycsb-bench tests/bench/ycsb-bench.c primitives/ycsb.c -lm
 	build/bench/ycsb-bench
+
+# Per-point cost of the result journal (-O2, no sanitizers); not a test:
+# tests/bench/journal-overhead.sh runs it.
+JOURNAL_MODS := harness/result.c harness/durable.c harness/points.c harness/stats.c
+build/bench/journal-bench: tests/bench/journal-bench.c $(JOURNAL_MODS) harness/result.h harness/durable.h
+	@mkdir -p $(@D)
+	$(CC) $(CPPFLAGS) $(CSTD) $(WARN) -O2 -g -o $@ tests/bench/journal-bench.c $(JOURNAL_MODS) -ljansson -lm
 
 unit: $(UNIT_BINS)
 	@tests/run-unit.sh $(UNIT_BINS)

@@ -569,6 +569,19 @@ void nm_boot_hist_merge(nm_hist *h)
 	free(all);
 }
 
+static void (*exit_hook)(void);
+
+void nm_boot_set_exit_hook(void (*fn)(void)) { exit_hook = fn; }
+
+/* The hook once, on the main thread: it may itself fail and end the job. */
+static void run_exit_hook(void)
+{
+	void (*fn)(void) = exit_hook;
+	exit_hook = NULL;
+	if (fn && pthread_equal(pthread_self(), main_thread))
+		fn();
+}
+
 void nm_boot_check(const char *msg, int code)
 {
 	MPI_Request r;
@@ -590,6 +603,7 @@ void nm_boot_check(const char *msg, int code)
 			fprintf(stderr, "netmem: rank %d (%s): %s\n", first, b_name_of[first], buf);
 		fflush(stderr);
 	}
+	run_exit_hook();
 	/* Finalize so mpirun sees a clean exit with our status, not an abort. */
 	nm_boot_finalize();
 	_exit(code);
@@ -597,6 +611,7 @@ void nm_boot_check(const char *msg, int code)
 
 void nm_boot_abort(int code)
 {
+	run_exit_hook();
 	fflush(stdout);
 	fflush(stderr);
 	MPI_Abort(MPI_COMM_WORLD, code);

@@ -68,4 +68,8 @@ void nm_boot_check(const char *msg, int code);
 int nm_boot_fatal_pending(void);
 /* Ends the job from the main thread after a fatal error on any thread. */
 _Noreturn void nm_boot_abort(int code);
+/* fn runs once on the main thread before the job ends early (nm_boot_check
+ * with a failure, nm_boot_abort): rank 0 folds its result journal into the
+ * document there. NULL removes it. */
+void nm_boot_set_exit_hook(void (*fn)(void));
 #endif

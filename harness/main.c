@@ -21,7 +21,9 @@ const nm_opt nm_harness_opts[] = {
 	{"ib-port", 'i', NM_OPT_INT, "1", 1, 255, NULL, 0, "device port"},
 	{"gid-index", 'x', NM_OPT_INT, "-1", -1, 255, NULL, 0,
 	 "GID index (default: RoCEv2 IPv4-mapped on Ethernet, LID routing on InfiniBand)"},
-	{"mtu", 'm', NM_OPT_INT, "0", 0, 4096, NULL, 0, "path MTU: 256..4096 (default: the port's active MTU)"},
+	{"mtu", 'm', NM_OPT_INT, "0", 0, 4096, NULL, NM_OPT_LIST,
+	 "path MTU: 256..4096 (default: the port's active MTU); in a sweep, an MTU above a port's "
+	 "active MTU is a skipped point"},
 	{"max-rd-atomic", 0, NM_OPT_INT, "0", 0, 255, NULL, 0,
 	 "outstanding READ/atomics per QP (default: device maximum, at most 16)"},
 	{"qp-timeout", 'u', NM_OPT_INT, "-1", -1, 31, NULL, 0,
@@ -389,11 +391,6 @@ static void job_parse(job *j, json_t *config_params, const char *where, int argc
 		bad_input(err);
 	nm_boot_set_deadline(nm_cfg_double(j->spec, "timeout"));
 	nm_boot_set_where("setup");
-	int mtu = (int)nm_cfg_int(j->spec, "mtu");
-	if (mtu && !nm_mtu_from_bytes(mtu)) {
-		snprintf(err, sizeof err, "option --mtu: %d is not one of 256, 512, 1024, 2048, 4096", mtu);
-		bad_input(err);
-	}
 	if (j->nranks < e->min_ranks) {
 		snprintf(err, sizeof err, "%s needs at least %d ranks, this job has %d (start it with "
 			 "mpirun -np %d)", e->name, e->min_ranks, j->nranks, e->min_ranks);
@@ -420,9 +417,25 @@ static void job_parse(job *j, json_t *config_params, const char *where, int argc
 	json_t *pt;
 	json_array_foreach(j->points, i, pt) {
 		nm_base_decode(pt, j->nranks, &j->bases[i]);
+		int mtu = j->bases[i].qp.mtu;
+		if (mtu && !nm_mtu_from_bytes(mtu)) {
+			snprintf(err, sizeof err, "option --mtu: %d is not one of 256, 512, 1024, 2048, 4096", mtu);
+			bad_input(err);
+		}
 		if (e->decode && e->decode(pt, &j->bases[i], j->decoded + i * j->psize, err, sizeof err) != 0)
 			bad_input(err);
 	}
+}
+
+/* A job ending early (a failed check, a stopped rank) still leaves a
+ * complete document: rank 0 folds the journal of its finished points in. */
+static job *exiting_job;
+static void fold_on_exit(void)
+{
+	job *j = exiting_job;
+	if (j && j->res.doc && nm_result_save(&j->res) != 0)
+		fprintf(stderr, "netmem: the finished points stay in %s (cannot write %s: %s); --resume "
+			"folds them in\n", j->res.journal.path, j->path, strerror(errno));
 }
 
 /* The device, the result document (resumed or new) and this run's metadata. */
@@ -439,6 +452,14 @@ static void job_open(job *j, const char *outpath, bool resume, int full_argc, ch
 	if (j->rank == 0)
 		failed = nm_result_open(&j->res, j->path, j->e->name, j->spec, resume, err, sizeof err);
 	bad_input(j->rank == 0 && failed ? err : NULL);
+	if (j->rank == 0 && (j->res.folded || j->res.torn))
+		nm_note("%ld finished point(s) of an interrupted run folded in from %s%s", j->res.folded,
+			j->res.journal.path, j->res.torn ? " (its torn last line, a point that never finished, "
+			"ignored)" : "");
+	if (j->rank == 0) {
+		exiting_job = j;
+		nm_boot_set_exit_hook(fold_on_exit);
+	}
 	json_t *meta = job_meta(&j->dev, json_array_get(j->points, 0), full_argc, full_argv);
 	if (j->rank == 0) {
 		json_t *old = json_object_get(j->res.doc, "meta");
@@ -501,7 +522,33 @@ static void job_record(job *j, const json_t *pt, int rep, const char *key, const
 		j->first_row = false;
 	}
 	if (nm_result_add_point(&j->res, rec) != 0)
-		nm_fatal("cannot write %s: %s", j->path, strerror(errno));
+		nm_fatal("cannot record the point in %s: %s", j->res.journal.path, strerror(errno));
+}
+
+/* Collective: whether every rank's port can run point i's path MTU. When
+ * one cannot, a swept MTU makes the point a skipped one (rank 0 fills out);
+ * a single MTU ends the job (exit 2), as a placement the host lacks does. */
+static bool mtu_unsupported(job *j, size_t i, json_t *out)
+{
+	int mtu = j->bases[i].qp.mtu, active = nm_mtu_to_bytes(j->dev.port_attr.active_mtu);
+	/* the lowest rank that cannot says why (the maximum of nranks - rank) */
+	uint64_t lowest = nm_boot_max_u64(mtu > active ? (uint64_t)(j->nranks - j->rank) : 0);
+	if (!lowest)
+		return false;
+	int first = j->nranks - (int)lowest;
+	char why[512], *line = NULL;
+	if (j->rank == first && asprintf(&line, "path MTU %d exceeds the active MTU %d of %s port %d (rank %d)", mtu,
+					 active, j->dev.name, j->dev.port, j->rank) < 0)
+		line = NULL;
+	char *all = nm_boot_bcast_str(line ? line : "", first);
+	free(line);
+	snprintf(why, sizeof why, "%s", all);
+	free(all);
+	if (!json_is_array(json_object_get(j->spec, "mtu")))
+		bad_input(why);
+	json_object_set_new(out, "valid", json_true());
+	json_object_set_new(out, "skipped", json_string(why));
+	return true;
 }
 
 /* One repetition of point i (collective), unless the document holds it. */
@@ -533,7 +580,8 @@ static void job_point(job *j, size_t i, int rep)
 	if (j->nic_reader)
 		nm_nic_counters_read_dir(j->nic_dir, &nic_before);
 	nm_boot_barrier();
-	j->e->run(&ctx, j->decoded + i * j->psize, out);
+	if (!mtu_unsupported(j, i, out))
+		j->e->run(&ctx, j->decoded + i * j->psize, out);
 	nm_boot_barrier();
 	json_t *nic = point_nic_counters(j->nic_reader, j->nic_dir, &nic_before);
 	double secs = (double)(nm_now_ns() - s0) / 1e9;
@@ -559,15 +607,16 @@ static int job_finish(job *j)
 		free(ts);
 		if (j->e->finish)
 			j->e->finish(json_object_get(j->res.doc, "points"));
+		nm_boot_set_exit_hook(NULL);
 		if (nm_result_save(&j->res) != 0)
-			nm_fatal("cannot write %s: %s", j->path, strerror(errno));
-		fprintf(stderr, "netmem: results in %s\n", j->path);
-		if (j->skipped)
-			fprintf(stderr, "netmem: %llu point(s) skipped: this host cannot honour them "
-				"(\"skipped\" says why in %s)\n", (unsigned long long)j->skipped, j->path);
-		if (invalid)
-			fprintf(stderr, "netmem: %llu point(s) FAILED their correctness checks "
-				"(\"valid\": false in %s)\n", (unsigned long long)invalid, j->path);
+			nm_fatal("cannot write %s: %s (the finished points are in %s)", j->path, strerror(errno),
+				 j->res.journal.path);
+		/* One closing line with every count, so a log's last line says it all. */
+		fprintf(stderr, "netmem: results in %s: %llu point(s) measured, %llu skipped%s, %llu FAILED "
+			"their correctness checks%s\n", j->path, (unsigned long long)j->prog.done - j->skipped,
+			(unsigned long long)j->skipped,
+			j->skipped ? " (this host cannot honour them: \"skipped\" says why)" : "",
+			(unsigned long long)invalid, invalid ? " (\"valid\": false)" : "");
 		nm_result_close(&j->res);
 	}
 	free(j->path);

@@ -161,10 +161,18 @@ static char *thread_rates(const nm_measure *ms)
 		if (m->start == 0)
 			continue;  /* never measured */
 		double s = meter_seconds(ms, m);
-		json_array_append_new(a, json_pack("{s:i, s:i, s:i, s:I, s:f, s:f, s:f}", "rank", ms->rank, "thread",
-						   t, "cpu", m->cpu, "ops", (json_int_t)m->ops, "seconds", s,
-						   "ops_per_sec", s > 0 ? (double)m->ops / s : 0.0, "lat_mean_us",
-						   nm_hist_mean(&m->hist) / 1e3));
+		json_t *x = json_object();
+		json_object_set_new(x, "rank", json_integer(ms->rank));
+		json_object_set_new(x, "thread", json_integer(t));
+		json_object_set_new(x, "cpu", json_integer(m->cpu));
+		json_object_set_new(x, "ops", json_integer((json_int_t)m->ops));
+		json_object_set_new(x, "seconds", json_real(s));
+		json_object_set_new(x, "ops_per_sec", json_real(s > 0 ? (double)m->ops / s : 0.0));
+		/* a thread's own mean and spread: with one connection per thread,
+		 * the paper's per-connection latency (NUMA Fig. 3) */
+		json_object_set_new(x, "lat_mean_us", json_real(nm_hist_mean(&m->hist) / 1e3));
+		json_object_set_new(x, "lat_stdev_us", json_real(nm_hist_stdev(&m->hist) / 1e3));
+		json_array_append_new(a, x);
 	}
 	char *s = json_dumps(a, JSON_COMPACT);
 	json_decref(a);

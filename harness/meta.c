@@ -60,7 +60,7 @@ static void trim(char *s)
 		memmove(s, s + i, n - i + 1);
 }
 
-static int read_line(const char *path, char *buf, size_t len)
+int nm_meta_read_line(const char *path, char *buf, size_t len)
 {
 	FILE *f = fopen(path, "r");
 	if (!f)
@@ -153,7 +153,7 @@ static int nic_numa_node(const char *sysfs)
 	char p[PATH_MAX], line[64];
 	if (snprintf(p, sizeof p, "%s/device/numa_node", sysfs) >= (int)sizeof p)
 		return -1;
-	if (read_line(p, line, sizeof line) != 0)
+	if (nm_meta_read_line(p, line, sizeof line) != 0)
 		return -1;
 	char *end;
 	long v = strtol(line, &end, 10);
@@ -350,19 +350,18 @@ static json_t *arm_model(const char *impl_s, const char *part_s)
 	return jstr(buf);
 }
 
-/* The first value of each key that names the CPU model on some architecture:
- * x86 "model name", POWER "cpu", MIPS "cpu model", RISC-V "uarch", aarch64
- * "CPU implementer" + "CPU part". */
-enum { K_MODEL_NAME, K_CPU_MODEL, K_CPU, K_UARCH, K_IMPL, K_PART, K_N };
+/* The first value of each key that names the CPU vendor or model on some
+ * architecture: x86 "vendor_id" and "model name", POWER "cpu", MIPS "cpu
+ * model", RISC-V "uarch", aarch64 "CPU implementer" + "CPU part". */
+enum { K_MODEL_NAME, K_CPU_MODEL, K_CPU, K_UARCH, K_IMPL, K_PART, K_VENDOR, K_N };
 static const char *const cpuinfo_keys[K_N] = {"model name", "cpu model", "cpu", "uarch",
-					      "CPU implementer", "CPU part"};
+					      "CPU implementer", "CPU part", "vendor_id"};
 
-static json_t *cpu_model(void)
+static void cpuinfo_read(char val[K_N][256])
 {
-	char val[K_N][256] = {{0}};
 	FILE *f = fopen("/proc/cpuinfo", "r");
 	if (!f)
-		return json_null();
+		return;
 	char line[1024];
 	while (fgets(line, sizeof line, f)) {
 		char *colon = strchr(line, ':');
@@ -378,11 +377,28 @@ static json_t *cpu_model(void)
 		}
 	}
 	fclose(f);
+}
+
+static json_t *cpu_model(char val[K_N][256])
+{
 	for (int k = K_MODEL_NAME; k <= K_UARCH; k++)
 		if (val[k][0])
 			return jstr(val[k]);
 	json_t *arm = val[K_IMPL][0] && val[K_PART][0] ? arm_model(val[K_IMPL], val[K_PART]) : NULL;
 	return arm ? arm : json_null();
+}
+
+/* x86's vendor string (GenuineIntel, AuthenticAMD), else the aarch64
+ * implementer's name. */
+static json_t *cpu_vendor(char val[K_N][256])
+{
+	if (val[K_VENDOR][0])
+		return jstr(val[K_VENDOR]);
+	unsigned long impl = val[K_IMPL][0] ? strtoul(val[K_IMPL], NULL, 0) : 0;
+	for (size_t i = 0; impl && i < sizeof arm_vendors / sizeof arm_vendors[0]; i++)
+		if (arm_vendors[i].impl == impl)
+			return jstr(arm_vendors[i].name);
+	return json_null();
 }
 
 json_t *nm_meta_host(struct ibv_context *ctx, int port, int gid_index)
@@ -403,7 +419,11 @@ json_t *nm_meta_host(struct ibv_context *ctx, int port, int gid_index)
 	} else {
 		json_object_set_new(j, "kernel", json_null());
 	}
-	json_object_set_new(j, "cpu_model", cpu_model());
+	char cpuinfo[K_N][256] = {{0}};
+	cpuinfo_read(cpuinfo);
+	json_object_set_new(j, "cpu_vendor", cpu_vendor(cpuinfo));
+	json_object_set_new(j, "cpu_model", cpu_model(cpuinfo));
+	nm_meta_memory(j, json_string_value(json_object_get(j, "cpu_vendor")));
 	long n = sysconf(_SC_NPROCESSORS_ONLN);
 	json_object_set_new(j, "cpus", n > 0 ? json_integer(n) : json_null());
 	json_object_set_new(j, "numa", nm_topo_json());

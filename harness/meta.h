@@ -18,9 +18,17 @@
  * by the Makefile): what the ranks of a job compare at start-up. */
 extern const char nm_build_id[];
 
-/* {"hostname", "kernel", "cpu_model", "cpus", "numa": nm_topo_json(),
- *  "nic": nm_meta_nic(ctx, port, gid_index) or null when ctx is NULL}. */
+/* {"hostname", "kernel", "cpu_vendor", "cpu_model", the memory settings of
+ * nm_meta_memory, "cpus", "numa": nm_topo_json(), "nic": nm_meta_nic(ctx,
+ * port, gid_index) or null when ctx is NULL}. */
 json_t *nm_meta_host(struct ibv_context *ctx, int port, int gid_index);
+/* Adds to host the memory settings the NUMA study depends on
+ * (harness/meta_mem.c): "transparent_hugepages" {"enabled", "defrag"},
+ * "numa_balancing" and "ddio" {"state", "source"?, ...}; vendor is the
+ * CPU's (cpu_vendor), or NULL. */
+void nm_meta_memory(json_t *host, const char *vendor);
+/* The first line of a small file, trimmed. 0 / -1. */
+int nm_meta_read_line(const char *path, char *buf, size_t len);
 
 /* nm_meta_nic_device() + nm_meta_nic_port() + {"gid_index", "gid"}; gid is
  * null when gid_index < 0 or the entry cannot be read. */

@@ -18,12 +18,18 @@
  *
  * "geomean" has one entry per numeric leaf of "metrics" (nested objects
  * flattened with '.', arrays skipped); it is null when the mean is undefined:
- * the leaf is missing from a repetition, or some repetition's value is <= 0. */
+ * the leaf is missing from a repetition, or some repetition's value is <= 0.
+ *
+ * Finished points go to an append-only journal beside the document
+ * (PATH.journal, harness/durable.h), one fsync'd line each, so recording a
+ * point costs the point's size, not the document's. The document is
+ * rewritten (with its summary) only by nm_result_save: when a job starts
+ * (after folding a resumed journal in) and when it ends. Between the two the
+ * document on disk holds the points of earlier jobs and the journal holds
+ * this job's; --resume folds them. */
 #include "result.h"
 #include "stats.h"
 #include <errno.h>
-#include <fcntl.h>
-#include <libgen.h>
 #include <math.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -42,113 +48,6 @@ static void fail(char *err, size_t errlen, const char *fmt, ...)
 	va_start(ap, fmt);
 	vsnprintf(err, errlen, fmt, ap);
 	va_end(ap);
-}
-
-/* ---- atomic write ---- */
-
-static int mkdirs(const char *dir)
-{
-	struct stat st;
-	if (stat(dir, &st) == 0)
-		return S_ISDIR(st.st_mode) ? 0 : (errno = ENOTDIR, -1);
-	char *p = strdup(dir);
-	if (!p)
-		return -1;
-	/* Component by component; EEXIST covers a parent that exists or that a
-	 * concurrent writer just created. */
-	for (char *s = p + 1;; s++) {
-		if (*s == '/' || *s == 0) {
-			char c = *s;
-			*s = 0;
-			if (mkdir(p, 0777) && errno != EEXIST) {
-				int saved = errno;
-				free(p);
-				errno = saved;
-				return -1;
-			}
-			*s = c;
-			if (!c)
-				break;
-		}
-	}
-	free(p);
-	return 0;
-}
-
-static int write_all(int fd, const char *buf, size_t n)
-{
-	while (n) {
-		ssize_t w = write(fd, buf, n);
-		if (w < 0) {
-			if (errno == EINTR)
-				continue;
-			return -1;
-		}
-		buf += w;
-		n -= (size_t)w;
-	}
-	return 0;
-}
-
-int nm_write_atomic(const char *path, const char *text)
-{
-	int saved, fd = -1;
-	char *tmp = NULL, *dcopy = strdup(path);
-	if (!dcopy)
-		return -1;
-	const char *dir = dirname(dcopy);
-	if (mkdirs(dir))
-		goto err;
-
-	size_t n = strlen(path) + 32;
-	if (!(tmp = malloc(n)))
-		goto err;
-	/* The pid keeps two writers (e.g. two jobs given the same --output) from
-	 * writing into one temp file. */
-	snprintf(tmp, n, "%s.tmp.%ld", path, (long)getpid());
-	fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0666);
-	if (fd < 0)
-		goto err;
-	if (write_all(fd, text, strlen(text)) || fsync(fd))
-		goto err_unlink;
-	int rc = close(fd);
-	fd = -1;
-	if (rc)
-		goto err_unlink;
-	if (rename(tmp, path))
-		goto err_unlink;
-
-	/* The rename is durable only once the directory entry is. Some file
-	 * systems cannot fsync a directory (EINVAL); the data is in place anyway. */
-	int dfd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-	if (dfd >= 0) {
-		if (fsync(dfd) && errno != EINVAL && errno != EROFS) {
-			saved = errno;
-			close(dfd);
-			errno = saved;
-			goto err;
-		}
-		close(dfd);
-	}
-	free(tmp);
-	free(dcopy);
-	return 0;
-
-err_unlink:
-	saved = errno;
-	if (fd >= 0)
-		close(fd);
-	fd = -1;
-	unlink(tmp);
-	errno = saved;
-err:
-	saved = errno;
-	if (fd >= 0)
-		close(fd);
-	free(tmp);
-	free(dcopy);
-	errno = saved;
-	return -1;
 }
 
 /* ---- summary ---- */
@@ -357,77 +256,146 @@ bad:
 	return -1;
 }
 
-int nm_result_open(nm_result *r, const char *path, const char *experiment, const json_t *spec,
-		   bool resume, char *err, size_t errlen)
+/* Puts a point into the in-memory document: a point run again (same key)
+ * replaces the old record, so "reps" in the summary never counts a
+ * repetition twice. Constant time: the index maps keys to positions.
+ * Steals point. */
+static int insert_point(nm_result *r, json_t *point)
 {
-	memset(r, 0, sizeof *r);
-	if (err && errlen)
-		err[0] = 0;
-	struct stat st;
-	if (stat(path, &st) == 0) {
-		if (!resume) {
-			fail(err, errlen, "%s exists: pass --resume to continue it, or choose another --output",
-			     path);
-			return -1;
-		}
-		if (load_doc(r, path, experiment, spec, err, errlen))
-			return -1;
-	} else if (errno != ENOENT) {
-		fail(err, errlen, "%s: %s", path, strerror(errno));
-		return -1;
-	} else if (!(r->doc = new_doc(experiment, spec))) {
-		fail(err, errlen, "%s: out of memory", path);
+	json_t *points = json_object_get(r->doc, "points");
+	const char *key = json_string_value(json_object_get(point, "key"));
+	if (!json_is_object(point) || !json_is_array(points)) {
+		json_decref(point);
+		errno = EINVAL;
 		return -1;
 	}
-	if (!(r->path = strdup(path))) {
-		fail(err, errlen, "%s: out of memory", path);
-		json_decref(r->doc);
-		r->doc = NULL;
+	json_t *at = key ? json_object_get(r->index, key) : NULL;
+	if (at) {
+		json_array_set_new(points, (size_t)json_integer_value(at), point);
+	} else {
+		if (key)
+			json_object_set_new(r->index, key, json_integer((json_int_t)json_array_size(points)));
+		json_array_append_new(points, point);
+	}
+	r->stale = true;
+	return 0;
+}
+
+static int replay_one(json_t *rec, void *arg)
+{
+	nm_result *r = arg;
+	if (!json_is_string(json_object_get(rec, "key"))) {
+		json_decref(rec);
+		return -1;
+	}
+	return insert_point(r, rec);
+}
+
+/* The key -> position index of the loaded points (the last of duplicates). */
+static void index_points(nm_result *r)
+{
+	size_t i;
+	json_t *pt;
+	json_array_foreach(json_object_get(r->doc, "points"), i, pt) {
+		const char *k = json_string_value(json_object_get(pt, "key"));
+		if (k)
+			json_object_set_new(r->index, k, json_integer((json_int_t)i));
+	}
+}
+
+/* A journal left by an interrupted job: its points join the document,
+ * which is saved at once (so later appends start a fresh journal, never
+ * after a torn line). */
+static int fold_journal(nm_result *r, char *err, size_t errlen)
+{
+	char why[1024];
+	size_t torn = 0;
+	long n = nm_journal_replay(r->journal.path, replay_one, r, &torn, why, sizeof why);
+	if (n < 0) {
+		fail(err, errlen, "%s", why);
+		return -1;
+	}
+	r->folded = n;
+	r->torn = torn;
+	if ((n > 0 || torn > 0 || nm_journal_exists(&r->journal)) && nm_result_save(r) != 0) {
+		fail(err, errlen, "cannot write %s: %s", r->path, strerror(errno));
 		return -1;
 	}
 	return 0;
 }
 
-/* Index of the point with this key in points, or -1. */
-static long find_point(const json_t *points, const char *key)
+static int open_existing(nm_result *r, const char *path, const char *experiment, const json_t *spec,
+			 bool resume, char *err, size_t errlen)
 {
-	size_t i;
-	json_t *pt;
-	json_array_foreach(points, i, pt) {
-		const char *k = json_string_value(json_object_get(pt, "key"));
-		if (k && !strcmp(k, key))
-			return (long)i;
+	if (!resume) {
+		fail(err, errlen, "%s exists: pass --resume to continue it, or choose another --output", path);
+		return -1;
 	}
-	return -1;
+	if (load_doc(r, path, experiment, spec, err, errlen))
+		return -1;
+	index_points(r);
+	return fold_journal(r, err, errlen);
+}
+
+int nm_result_open(nm_result *r, const char *path, const char *experiment, const json_t *spec,
+		   bool resume, char *err, size_t errlen)
+{
+	memset(r, 0, sizeof *r);
+	r->journal.fd = -1;
+	if (err && errlen)
+		err[0] = 0;
+	size_t n = strlen(path) + sizeof NM_RESULT_JOURNAL_SUFFIX;
+	char *jpath = malloc(n);
+	r->path = strdup(path);
+	r->index = json_object();
+	if (!jpath || !r->path || !r->index || (snprintf(jpath, n, "%s" NM_RESULT_JOURNAL_SUFFIX, path),
+						 nm_journal_init(&r->journal, jpath))) {
+		free(jpath);
+		fail(err, errlen, "%s: out of memory", path);
+		nm_result_close(r);
+		return -1;
+	}
+	free(jpath);
+	struct stat st;
+	int rc = 0;
+	if (stat(path, &st) == 0) {
+		rc = open_existing(r, path, experiment, spec, resume, err, errlen);
+	} else if (errno != ENOENT) {
+		fail(err, errlen, "%s: %s", path, strerror(errno));
+		rc = -1;
+	} else if (nm_journal_exists(&r->journal)) {
+		fail(err, errlen, "%s holds finished points but its document %s is missing; restore the "
+		     "document or remove the journal", r->journal.path, path);
+		rc = -1;
+	} else if (!(r->doc = new_doc(experiment, spec))) {
+		fail(err, errlen, "%s: out of memory", path);
+		rc = -1;
+	}
+	if (rc)
+		nm_result_close(r);
+	return rc;
 }
 
 bool nm_result_has(const nm_result *r, const char *key)
 {
-	return r->doc && key && find_point(json_object_get(r->doc, "points"), key) >= 0;
+	return r->doc && key && json_object_get(r->index, key) != NULL;
 }
 
 int nm_result_add_point(nm_result *r, json_t *point)
 {
-	if (!r->doc || !json_is_object(point)) {
+	if (!r->doc || !json_is_object(point) || !json_is_string(json_object_get(point, "key"))) {
 		json_decref(point);
 		errno = EINVAL;
 		return -1;
 	}
-	json_t *points = json_object_get(r->doc, "points");
-	if (!json_is_array(points)) {
-		points = json_array();
-		json_object_set_new(r->doc, "points", points);
+	/* Durable first: a point is finished once its journal line is on disk. */
+	if (nm_journal_append(&r->journal, point) != 0) {
+		int saved = errno;
+		json_decref(point);
+		errno = saved;
+		return -1;
 	}
-	/* A point run again (same key) replaces the old record, so "reps" in
-	 * the summary never counts a repetition twice. */
-	const char *key = json_string_value(json_object_get(point, "key"));
-	long at = key ? find_point(points, key) : -1;
-	if (at >= 0)
-		json_array_set_new(points, (size_t)at, point);
-	else
-		json_array_append_new(points, point);
-	json_object_set_new(r->doc, "summary", summarize(points));
-	return nm_result_save(r);
+	return insert_point(r, point);
 }
 
 void nm_result_set(nm_result *r, const char *key, json_t *value)
@@ -444,6 +412,8 @@ int nm_result_save(nm_result *r)
 		errno = EINVAL;
 		return -1;
 	}
+	json_object_set_new(r->doc, "summary", summarize(json_object_get(r->doc, "points")));
+	r->stale = false;
 	char *text = json_dumps(r->doc, JSON_INDENT(1));
 	if (!text) {
 		errno = ENOMEM;
@@ -459,17 +429,24 @@ int nm_result_save(nm_result *r)
 	}
 	nl[n] = '\n';
 	nl[n + 1] = 0;
+	/* The document first, then the journal goes: a kill in between leaves
+	 * points in both, and folding them again replaces them by key. */
 	int rc = nm_write_atomic(r->path, nl);
 	int saved = errno;
 	free(nl);
-	errno = saved;
+	if (rc == 0)
+		rc = nm_journal_remove(&r->journal);
+	else
+		errno = saved;
 	return rc;
 }
 
 void nm_result_close(nm_result *r)
 {
 	json_decref(r->doc);
+	json_decref(r->index);
 	free(r->path);
-	r->doc = NULL;
+	nm_journal_close(&r->journal);
+	r->doc = r->index = NULL;
 	r->path = NULL;
 }

@@ -1,36 +1,48 @@
-/* The result document: one JSON file per run, rewritten atomically (temp file,
- * fsync, rename) after every completed point, so a crash never loses finished
- * points and --resume can skip them. Schema in results/README.md. */
+/* The result document: one JSON file per run (schema in results/README.md).
+ * Every finished point is appended, fsync'd, to a journal beside it
+ * (PATH.journal), so a crash never loses finished points and recording a
+ * point costs the same at the ten-thousandth point as at the first; the
+ * document itself is rewritten atomically (temp file, fsync, rename) with
+ * its summary when a job starts and ends. --resume folds a journal left by
+ * an interrupted job into the document and skips its points. */
 #ifndef NM_RESULT_H
 #define NM_RESULT_H
+#include "durable.h"
 #include <jansson.h>
 #include <stdbool.h>
 
 #define NM_RESULT_SCHEMA "netmem-result/1"
+#define NM_RESULT_JOURNAL_SUFFIX ".journal"
 
 typedef struct nm_result {
 	char *path;
 	json_t *doc;
+	json_t *index;       /* point key -> position in doc.points */
+	nm_journal journal;
+	bool stale;          /* points added since the summary was computed */
+	long folded;         /* points folded in from a journal at open */
+	size_t torn;         /* bytes of a torn last journal line ignored at open */
 } nm_result;
 
 /* Starts a new document, or with resume loads the existing one (it must be
- * for the same experiment and the same specification). Fails (one line in
- * err) when the file exists and resume is false, or is unreadable/foreign. */
+ * for the same experiment and the same specification), folds its journal in
+ * and saves it. Fails (one line in err) when the file exists and resume is
+ * false, when it is unreadable or foreign, when a journal line other than
+ * the last is damaged, or when a journal exists without its document. */
 int nm_result_open(nm_result *r, const char *path, const char *experiment,
 		   const json_t *spec, bool resume, char *err, size_t errlen);
 /* True when a point with this key is already recorded and complete. */
 bool nm_result_has(const nm_result *r, const char *key);
-/* Appends a finished point ({"key", "params", "rep", ..., "metrics"}); steals
- * the reference. Recomputes the summary (geomean over repetitions of each
- * numeric entry of "metrics", per distinct params) and saves. 0 / -1 (errno). */
+/* Records a finished point ({"key", "params", "rep", ..., "metrics"}; steals
+ * the reference): one durable journal line, then the point in memory (a
+ * point with the same key replaces the old one). The summary waits for
+ * nm_result_save. 0 / -1 (errno). */
 int nm_result_add_point(nm_result *r, json_t *point);
 /* Sets doc[key] = value (steals), e.g. "meta". Does not save. */
 void nm_result_set(nm_result *r, const char *key, json_t *value);
-/* Atomic save. 0 / -1 with errno. */
+/* Computes the summary (geomean over repetitions of each numeric entry of
+ * "metrics", per distinct params), writes the document atomically and
+ * removes the journal, whose points it now holds. 0 / -1 with errno. */
 int nm_result_save(nm_result *r);
 void nm_result_close(nm_result *r);
-
-/* Writes text to path atomically (temp file in the same directory, fsync,
- * rename). Creates missing parent directories. 0 / -1 with errno. */
-int nm_write_atomic(const char *path, const char *text);
 #endif

@@ -14,7 +14,7 @@
 int nm_numa_load_decode(const json_t *pt, nm_numa_load *l, char *err, size_t errlen)
 {
 	*l = (nm_numa_load){.threads = (int)nm_cfg_int(pt, "load_threads"), .buf = nm_cfg_int(pt, "load_buf"),
-			    .mix = nm_cfg_double(pt, "load_mix")};
+			    .mix = nm_cfg_double(pt, "load_mix"), .cache = nm_cache_mode_of(nm_cfg_str(pt, "cache"))};
 	return nm_place_parse(nm_cfg_str(pt, "load_node"), &l->node, "--load-node", err, errlen);
 }
 
@@ -168,7 +168,13 @@ void nm_numa_point_alloc(nm_numa_point *np, nm_mr *m, size_t len, bool hugepages
 {
 	char err[512];
 	memset(m, 0, sizeof *m);
-	m->buf = nm_mem_alloc(len, hugepages, np->mem_node, &m->alloc_len, err, sizeof err);
+	/* Zeroed (first touched) by this thread bound to the buffer's node, so
+	 * the lines start out in that node's caches, not in another socket's. */
+	nm_numa_saved saved;
+	if (nm_numa_bind_thread(np->mem_node, &saved, err, sizeof err) == 0) {
+		m->buf = nm_mem_alloc(len, hugepages, np->mem_node, &m->alloc_len, err, sizeof err);
+		nm_numa_unbind_thread(&saved);
+	}
 	m->len = len;
 	m->hugepages = hugepages;
 	m->numa_node = np->mem_node;
@@ -208,6 +214,9 @@ void nm_numa_point_loads_start(nm_numa_point *np, const nm_numa_loads *l)
 		memcpy(np->image, w->area, w->len);
 		w->image = np->image;
 	}
+	failed = l->here && nm_cache_settle(np->mr->buf, np->mr->alloc_len, np->mem_node, ld->cache, &np->cache,
+					    err, sizeof err);
+	nm_boot_check(failed ? err : NULL, NM_EXIT_FAIL);
 	failed = l->here && w->threads > 0 && nm_hammer_start(&np->hammer, w, err, sizeof err);
 	nm_boot_check(failed ? err : NULL, NM_EXIT_FAIL);
 }
@@ -253,7 +262,8 @@ json_t *nm_numa_point_record(nm_numa_point *np, int rank, int nranks)
 			    .mem_request = np->mem_request, .mem_node = np->mem_node, .mem_bytes = m->alloc_len,
 			    .census = np->census, .misplaced_to = np->misplaced_to, .qp_node = np->qp_node,
 			    .qp_policy = np->qp_policy, .threads = cps, .thread_ids = ids, .nthreads = n,
-			    .workers = &np->hammer, .worker_node = np->worker_node, .load = np->load_result};
+			    .workers = &np->hammer, .worker_node = np->worker_node, .load = np->load_result,
+			    .cache = np->cache.done ? &np->cache : NULL};
 	bool mine_ok;
 	char mine_first[600];
 	json_t *mine = nm_rank_place_json(rank, &rp, &mine_ok, mine_first, sizeof mine_first);

@@ -27,6 +27,7 @@
  */
 #ifndef NM_NUMA_POINT_H
 #define NM_NUMA_POINT_H
+#include "cache.h"
 #include "hammer.h"
 #include "loadproc.h"
 #include "mesh.h"
@@ -38,9 +39,15 @@
 #include <stdbool.h>
 #include <stdint.h>
 
-/* The independent load process (netmem numa-load) of the paper's section
- * V-C: options, on `where` ("every target rank while clients measure"). */
+/* What the memory under study goes through on `where` ("every target rank
+ * while clients measure"): the independent load process (netmem numa-load)
+ * of the paper's section V-C, and the cache state of the buffer when the
+ * clients start (section VII, numa/cache.h): options. */
 #define NM_OPT_NUMA_LOAD(where)                                                                    \
+	{"cache", 0, NM_OPT_ENUM, "warm", 0, 0, NM_CACHE_MODES, NM_OPT_LIST,                       \
+	 "cache state of the memory clients access (a target's, the server's), set before they start: warm (every " \
+	 "line written back by a thread on the buffer's node) or flush (then flushed out of every " \
+	 "cache: clflush; NUMA section VII)"},                                                     \
 	{"load-threads", 0, NM_OPT_INT, "0", 0, 4096, NULL, NM_OPT_LIST,                           \
 	 "an independent load process (netmem numa-load) on " where ": its threads (NUMA section V-C)"}, \
 	{"load-node", 0, NM_OPT_STR, "any", 0, 0, NULL, NM_OPT_LIST,                              \
@@ -76,6 +83,7 @@ typedef struct nm_numa_load {
 	nm_place node;
 	int64_t buf;
 	double mix;
+	nm_cache_mode cache;    /* the buffer's cache state at the start */
 } nm_numa_load;
 
 /* Decodes the NM_OPT_NUMA_ROLES options of a point; --mem-node (mem_node
@@ -128,6 +136,7 @@ typedef struct nm_numa_point {
 	uint64_t *image;
 	nm_loadproc proc;
 	json_t *load_result;     /* the load process's final line */
+	nm_cache_record cache;   /* the cache pass over the buffer (where loads are) */
 	/* the job's verdict (nm_numa_point_record) */
 	bool ok;
 	char first[600];
@@ -167,11 +176,14 @@ void nm_numa_refuse(nm_numa_point *np, const char *key, const char *fmt, ...)
  * run; a single value no rank can honour ends the job (exit 2). */
 int nm_numa_point_settle(nm_numa_point *np, const json_t *spec, json_t *out);
 
-/* Collective: mr on mem_node, registered, its pages counted. */
+/* Collective: mr on mem_node (zeroed by this thread while bound to that
+ * node), registered, its pages counted. */
 void nm_numa_point_alloc(nm_numa_point *np, nm_mr *mr, size_t len, bool hugepages);
 /* Collective: nm_mesh_create with the calling thread bound to qp_node. */
 void nm_numa_point_mesh(nm_numa_point *np, nm_mesh *mesh, const nm_mesh_cfg *cfg);
-/* Collective: starts this rank's loads (when here) and waits until they run. */
+/* Collective: on a rank that carries the loads (here), sets the buffer's
+ * cache state (l->load.cache), then starts the loads and waits until they
+ * run. */
 void nm_numa_point_loads_start(nm_numa_point *np, const nm_numa_loads *l);
 /* Collective, after every rank's measured threads are done. */
 void nm_numa_point_loads_stop(nm_numa_point *np);

@@ -46,6 +46,14 @@ json_t *nm_rank_place_json(int rank, const nm_rank_place *rp, bool *ok, char *fi
 		if (!json_is_true(json_object_get(load, "ok")))
 			FAIL("rank %d %s", rank, json_string_value(json_object_get(rp->load, "first_error")));
 	}
+	json_t *cache = NULL;
+	if (rp->cache) {
+		bool cok;
+		cache = nm_cache_json(rp->cache, &cok);
+		if (!cok)
+			FAIL("rank %d cache pass (--cache %s) ran on cpu %d of node %d, not on node %d", rank,
+			     nm_cache_mode_name(rp->cache->mode), rp->cache->cpu, rp->cache->cpu_node, rp->cache->node);
+	}
 	static const char *const when[2] = {"after allocation", "after the run"};
 	for (int k = 0; k < 2; k++)
 		if (!nm_census_ok(&rp->census[k])) {
@@ -76,6 +84,8 @@ json_t *nm_rank_place_json(int rank, const nm_rank_place *rp, bool *ok, char *fi
 		json_object_set_new(rec, "server_workers", workers);
 	if (load)
 		json_object_set_new(rec, "load", load);
+	if (cache)
+		json_object_set_new(rec, "cache", cache);
 	return rec;
 }
 

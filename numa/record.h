@@ -2,12 +2,14 @@
  * actual node of its registered buffer (page census after allocation and
  * after the run), of each working thread's CPU, of its QP/CQ rings (the node
  * the creating thread was bound to; the rings themselves cannot be seen from
- * user space), of server workers and of an independent load process, plus its
+ * user space), of server workers, of an independent load process and of the
+ * pass that set the buffer's cache state (numa/cache.h), plus its
  * NIC's node; and job-wide whether the numbers are NUMA-real. A mismatch
  * anywhere makes the record not ok, and the experiment marks the point
  * invalid. */
 #ifndef NM_NUMA_RECORD_H
 #define NM_NUMA_RECORD_H
+#include "cache.h"
 #include "hammer.h"
 #include "nodes.h"
 #include "pages.h"
@@ -32,6 +34,7 @@ typedef struct nm_rank_place {
 	const nm_hammer *workers;       /* server workers, or NULL */
 	int worker_node;
 	const json_t *load;             /* the load process's final JSON, or NULL */
+	const nm_cache_record *cache;   /* the buffer's cache pass, or NULL */
 } nm_rank_place;
 
 /* This rank's record; *ok false with the first mismatch in first. */

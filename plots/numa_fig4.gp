@@ -3,6 +3,8 @@
 # (bottom).
 #   gnuplot -e "in='results/paper/numa-fig4.json'; out='results/paper/numa-fig4.png'" plots/numa_fig4.gp
 load "plots/numa_common.gp"
+# the figure is at MTU 256; the document may sweep MTUs (numa_fig4_mtu.gp)
+numa_where = "--where mtu=256"
 set terminal pngcairo size 960,900 font ",11"
 set output out
 set multiplot layout 2,1 title "Throughput vs access size (NUMA Fig. 4)\n" . numa_sub

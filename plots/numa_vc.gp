@@ -15,7 +15,9 @@ set logscale x 10
 set ylabel "client throughput (Mops/s)"
 set key bottom left font ",8"
 lt(o, s, b, l) = "< " . netmem . " table " . in . " --x load_buf --y mops --where op=" . o . " --where size=" . s . " --where buf_node=" . b . " --where load_node=" . l . " 2>/dev/null"
-basecmd(o, s, b) = (base eq "") ? "true" : netmem . " table " . base . " --x size --y mops --where op=" . o . " --where buf_node=" . b . " 2>/dev/null | awk '$1 == " . s . " {print $2}' | head -1"
+# the baseline at this document's MTU (numa-fig4 sweeps MTUs)
+vc_mtu = system("jq -r '[.spec.mtu] | flatten | .[0]' " . in)
+basecmd(o, s, b) = (base eq "") ? "true" : netmem . " table " . base . " --x size --y mops --where op=" . o . " --where buf_node=" . b . " --where mtu=" . vc_mtu . " 2>/dev/null | awk '$1 == " . s . " {print $2}' | head -1"
 num(v) = strlen(v) > 0 ? real(v) : NaN
 do for [s in sizes] {
   do for [o in ops] {

@@ -6,20 +6,28 @@
  * client rank runs -T connections, one closed-loop thread and one QP each.
  * The server has one worker thread (the paper: "a single worker thread").
  *
- * Protocol (one-sided GET, PUT by WRITE plus notification):
- *   GET  the client READs the key's bucket straight from the server's table
- *        {version, key, tag, value, sum}; a bucket read while the server was
- *        rewriting it fails its checksum and is read again (counted as a
- *        retry). The CPU of the server is not involved.
- *   PUT  the client WRITEs {seq, key, tag, value, sum} into its own mailbox
- *        in the server's memory; the server thread, polling the mailboxes,
- *        checks the sum (a record still being written is looked at again
- *        later), copies the value into the bucket and WRITEs seq into the
- *        client's ack word; the client spins on that word.
- *   Both directions touch both sides' memory: GET reads server memory, PUT
- *   has the server CPU copy between two server buffers and the NIC write into
- *   client memory, so server and client placement both matter, as in the
- *   paper's scenarios.
+ * Protocol (a request to the server worker, then one-sided data transfer, as
+ * the paper's RDMA-Memcached: "the client first exchanges information about
+ * the location and size of the value desired key, it then ... RDMA reads the
+ * data from the server"):
+ *   GET  the client WRITEs {seq, key, GET, -, sum} into its own mailbox in
+ *        the server's memory; the server thread, polling the mailboxes, looks
+ *        the key up (keys live in buckets of a seeded permutation, so a
+ *        client cannot compute the location itself) and WRITEs a reply word
+ *        (seq, bucket) into the client's reply word; the client spins on it,
+ *        then READs the bucket {version, key, tag, value, sum} at that
+ *        location. A bucket read while the server was rewriting it fails its
+ *        checksum and is read again (counted as a retry).
+ *   PUT  the client WRITEs {seq, key, tag, value, sum} into its mailbox; the
+ *        server thread checks the sum (a record still being written is
+ *        looked at again later), copies the value into the key's bucket and
+ *        WRITEs the reply word; the client spins on it.
+ *   Every operation goes through the one server thread, so the service
+ *   saturates at a few connections, as the paper's did after four. Both
+ *   directions touch both sides' memory: GET reads server memory, PUT has
+ *   the server CPU copy between two server buffers, and every reply is the
+ *   NIC writing into client memory, so server and client placement both
+ *   matter, as in the paper's scenarios.
  *
  * Scenarios (--scenario): both-local (client and server on their NIC's node),
  * client-local (client on its NIC's node, server on the other node), both-remote,
@@ -27,8 +35,8 @@
  * threads and QP/CQ rings go to its node, resolved on each rank against its
  * own NIC, and are verified as in netmem ops (numa/record.h).
  *
- * Checks: every GET's value must be the value some PUT (or the preload) wrote
- * for that key: values are a pattern of (key, tag), tag naming the writing
+ * Checks: every GET's bucket, at the location the server gave, must hold the
+ * key asked for and a value some PUT (or the preload) wrote for that key: values are a pattern of (key, tag), tag naming the writing
  * connection and its sequence number; the server must apply exactly the PUTs
  * the clients saw acknowledged; after the run every bucket must be
  * consistent.
@@ -71,10 +79,17 @@ static const nm_opt kv_opts[] = {
 	NM_OPT_END,
 };
 
-/* Bucket and mailbox record: [0] version or seq, [1] key, [2] tag, [3] pad,
- * value, then the sum of everything before it. */
+/* Bucket and mailbox record: [0] version or seq, [1] key, [2] tag, [3] key
+ * number, value, then the sum of everything before it. A GET request is the
+ * header alone (tag GET_TAG; PUT tags are never 0; the last record, seq
+ * DONE_SEQ, is a full one) and its sum. A reply word
+ * is (seq << REPLY_BITS) | bucket. */
 #define HDR 32
 #define DONE_SEQ UINT64_MAX
+#define GET_TAG 0
+#define REPLY_BITS 24
+#define REPLY_MASK ((1ull << REPLY_BITS) - 1)
+_Static_assert(REPLY_BITS >= 24, "a reply word holds any bucket of --keys (at most 2^24)");
 
 typedef enum { SC_BOTH_LOCAL, SC_CLIENT_LOCAL, SC_SERVER_LOCAL, SC_BOTH_REMOTE, SC_ANY } kv_scenario;
 static const char *const scenario_names[] = {"both-local", "client-local", "server-local", "both-remote", "any"};
@@ -122,9 +137,10 @@ static int kv_decode(const json_t *pt, const nm_base *b, void *out, char *err, s
 /* The tally: measured GETs and PUTs and their summed latencies; GETs read
  * again and GETs checked (warm-up included) and those that returned a value
  * no PUT wrote; PUTs the clients saw acknowledged and the server applied
- * (warm-up included); errors the server found. */
+ * (warm-up included); errors the server found; GETs the clients asked the
+ * server to locate and those it located. */
 enum { C_GETS, C_PUTS, C_GET_NS, C_PUT_NS, C_RETRIES, C_CHECKED, C_MISMATCHES, C_ACKED, C_APPLIED,
-       C_SERVER_ERRORS, C_N };
+       C_SERVER_ERRORS, C_ASKED, C_LOOKUPS, C_N };
 static const nm_counter kv_counters[C_N] = {
 	[C_GETS] = {"gets", NM_COUNT_METRIC}, [C_PUTS] = {"puts", NM_COUNT_METRIC},
 	[C_GET_NS] = {"get_ns", 0}, [C_PUT_NS] = {"put_ns", 0},
@@ -132,6 +148,7 @@ static const nm_counter kv_counters[C_N] = {
 	[C_CHECKED] = {"gets_checked", 0}, [C_MISMATCHES] = {"get_mismatches", 0},
 	[C_ACKED] = {"puts_acknowledged", 0}, [C_APPLIED] = {"puts_applied", 0},
 	[C_SERVER_ERRORS] = {"server_errors", 0},
+	[C_ASKED] = {"gets_asked", 0}, [C_LOOKUPS] = {"gets_located", 0},
 };
 
 typedef struct kv_job {
@@ -141,6 +158,7 @@ typedef struct kv_job {
 	nm_mr mr;
 	int rank, server, T, nconn;
 	size_t mbox_off, ack_off;      /* server layout */
+	int *bucket_of;                /* server: key -> bucket (a seeded permutation) */
 	size_t thread_area;            /* client layout: per thread [get | put | ack] */
 	double timeout;
 	uint64_t seed;
@@ -182,13 +200,51 @@ static void put_record(uint8_t *r, size_t vsize, uint64_t seq, int key, uint64_t
 
 /* ---- server ---- */
 
-static uint8_t *bucket(kv_job *j, int k) { return (uint8_t *)j->mr.buf + (size_t)k * j->p->rec; }
+static uint8_t *bucket(kv_job *j, int k) { return (uint8_t *)j->mr.buf + (size_t)j->bucket_of[k] * j->p->rec; }
 static uint8_t *mbox(kv_job *j, int c) { return (uint8_t *)j->mr.buf + j->mbox_off + (size_t)c * j->p->rec; }
 
+/* Keys into buckets (a Fisher-Yates shuffle from the seed), then every
+ * key's first value. */
 static void preload(kv_job *j)
 {
-	for (int k = 0; k < j->p->keys; k++)
+	int n = j->p->keys;
+	j->bucket_of = nm_calloc((size_t)n, sizeof *j->bucket_of);
+	uint64_t rng = nm_mix64(j->seed ^ 0x6b76) | 1;
+	for (int k = 0; k < n; k++)
+		j->bucket_of[k] = k;
+	for (int k = n - 1; k > 0; k--) {
+		rng = nm_mix64(rng);
+		int o = (int)(rng % (uint64_t)(k + 1)), t = j->bucket_of[k];
+		j->bucket_of[k] = j->bucket_of[o];
+		j->bucket_of[o] = t;
+	}
+	for (int k = 0; k < n; k++)
 		put_record(bucket(j, k), j->p->vsize, 1, k, 0);
+}
+
+/* The reply word (seq, bucket) into connection c's reply word. Returns the
+ * completions it will produce. */
+static int reply(kv_job *j, int c, uint64_t seq, int bucket_no)
+{
+	int peer = c / j->T, t = c % j->T;
+	nm_conn *cn = nm_mesh_conn(&j->mesh, 0, peer, 0);
+	uint64_t *src = (uint64_t *)((uint8_t *)j->mr.buf + j->ack_off) + c;
+	*src = seq << REPLY_BITS | (uint64_t)bucket_no;
+	nm_post_rw(cn, NM_OP_WRITE, src, j->mr.mr->lkey, cn->rmr.addr + (size_t)t * j->thread_area + 2 * j->p->rec,
+		   8, NM_WRID(NM_OP_WRITE, c), true);
+	return 1;
+}
+
+/* A GET from connection c: the key's location. */
+static int lookup(kv_job *j, nm_meter *m, int c, const uint64_t h[4])
+{
+	int key = (int)h[3];
+	if (key < 0 || key >= j->p->keys || h[1] != key_word(key)) {
+		nm_error_note(&m->err, "connection %d: GET %" PRIu64 " names key %d", c, h[0], key);
+		return 0;
+	}
+	m->c[C_LOOKUPS]++;
+	return reply(j, c, h[0], j->bucket_of[key]);
 }
 
 /* A complete PUT from connection c: into its bucket, everything but the sum
@@ -216,16 +272,12 @@ static int apply(kv_job *j, nm_meter *m, int c, const uint8_t *rec)
 	__atomic_thread_fence(__ATOMIC_RELEASE);
 	memcpy(b + HDR + vs, &s, 8);
 	m->c[C_APPLIED]++;
-	int peer = c / j->T, t = c % j->T;
-	nm_conn *cn = nm_mesh_conn(&j->mesh, 0, peer, 0);
-	uint64_t *src = (uint64_t *)((uint8_t *)j->mr.buf + j->ack_off) + c;
-	*src = h[0];
-	nm_post_rw(cn, NM_OP_WRITE, src, j->mr.mr->lkey, cn->rmr.addr + (size_t)t * j->thread_area + 2 * j->p->rec,
-		   8, NM_WRID(NM_OP_WRITE, c), true);
-	return 1;
+	return reply(j, c, h[0], j->bucket_of[key]);
 }
 
-/* Polls the mailboxes until every connection has sent its last record. */
+/* Polls the mailboxes until every connection has sent its last record
+ * (DONE_SEQ, a full record); ends the job when no request arrives for
+ * --timeout seconds. */
 static void serve(kv_job *j, nm_meter *m, nm_poller *pl)
 {
 	size_t rec = j->p->rec, vs = j->p->vsize;
@@ -233,20 +285,29 @@ static void serve(kv_job *j, nm_meter *m, nm_poller *pl)
 	uint8_t *snap = nm_malloc(rec);
 	struct ibv_wc wc[16];
 	int done = 0, outstanding = 0;
-	while (done < j->nconn) {
+	uint64_t heard = nm_ticks(), quiet = nm_ns_to_ticks((uint64_t)(j->timeout * 1e9));
+	for (uint32_t round = 0; done < j->nconn; round++) {
+		if ((round & 1023) == 0 && nm_ticks() - heard > quiet)
+			nm_fatal("server: no complete request from %d of %d connection(s) within %.0f s",
+				 j->nconn - done, j->nconn, j->timeout);
 		for (int c = 0; c < j->nconn; c++) {
-			uint64_t seq = *(volatile uint64_t *)mbox(j, c), sum, h0;
+			uint64_t seq = *(volatile uint64_t *)mbox(j, c), sum, h[4];
 			if (seq == last[c])
 				continue;
 			memcpy(snap, mbox(j, c), rec);
 			__atomic_thread_fence(__ATOMIC_ACQUIRE);
-			memcpy(&sum, snap + HDR + vs, 8);
-			memcpy(&h0, snap, 8);
-			if (h0 != seq || sum != rec_sum(snap, vs))
+			memcpy(h, snap, HDR);
+			bool get = h[2] == GET_TAG && h[0] != DONE_SEQ;
+			size_t body = get ? 0 : vs;
+			memcpy(&sum, snap + HDR + body, 8);
+			if (h[0] != seq || sum != rec_sum(snap, body))
 				continue; /* still being written: look again */
 			last[c] = seq;
+			heard = nm_ticks();
 			if (seq == DONE_SEQ)
 				done++;
+			else if (get)
+				outstanding += lookup(j, m, c, h);
 			else
 				outstanding += apply(j, m, c, snap);
 		}
@@ -285,14 +346,35 @@ typedef struct kv_client {
 	uint8_t *getb, *putb;
 	volatile uint64_t *ack;
 	int conn;
-	uint64_t seq, timeout;   /* timeout in ticks */
+	uint64_t seq, puts, timeout;   /* seq: requests sent; timeout in ticks */
 } kv_client;
 
-/* GET: READ the bucket until its sum holds, then check its value. */
+/* The record in the PUT buffer into the connection's mailbox (len bytes). */
+static void post_mbox(kv_client *cl, size_t len);
+
+/* Waits for the server's reply to seq; returns the bucket it names. */
+static int await_reply(kv_client *cl, uint64_t seq, int key)
+{
+	uint64_t since = nm_ticks(), w;
+	for (uint32_t spins = 0; ((w = *cl->ack) >> REPLY_BITS) != seq; spins++)
+		if ((spins & 4095) == 0 && nm_ticks() - since > cl->timeout)
+			nm_fatal("connection %d: request %" PRIu64 " for key %d not answered by rank %d within %.0f s",
+				 cl->conn, seq, key, cl->j->server, cl->j->timeout);
+	return (int)(w & REPLY_MASK);
+}
+
+/* GET: ask the server where the key is, then READ that bucket until its
+ * sum holds, then check its key and value. */
 static void get(kv_client *cl, int key)
 {
 	const kv_point *p = cl->j->p;
-	uint64_t raddr = cl->cn->rmr.addr + (size_t)key * p->rec, sum, h[4];
+	uint64_t seq = ++cl->seq, sum, h[4] = {seq, key_word(key), GET_TAG, (uint64_t)key};
+	memcpy(cl->putb, h, HDR);
+	sum = rec_sum(cl->putb, 0);
+	memcpy(cl->putb + HDR, &sum, 8);
+	post_mbox(cl, HDR + 8);
+	int b = await_reply(cl, seq, key);
+	uint64_t raddr = cl->cn->rmr.addr + (size_t)b * p->rec;
 	struct ibv_wc wc;
 	for (int tries = 0;; tries++) {
 		nm_post_rw(cl->cn, NM_OP_READ, cl->getb, cl->j->mr.mr->lkey, raddr, (uint32_t)p->rec,
@@ -307,18 +389,20 @@ static void get(kv_client *cl, int key)
 			nm_fatal("GET of key %d never read a consistent bucket", key);
 	}
 	cl->m->c[C_CHECKED]++;
-	if (h[1] != key_word(key) || nm_pattern_check(cl->getb + HDR, p->vsize, value_owner(key, h[2])) >= 0)
+	if (h[1] != key_word(key))
+		nm_error_note(&cl->m->err, "GET of key %d on rank %d: bucket %d, where the server located it, "
+			      "holds another key", key, cl->j->server, b);
+	else if (nm_pattern_check(cl->getb + HDR, p->vsize, value_owner(key, h[2])) >= 0)
 		nm_error_note(&cl->m->err, "GET of key %d on rank %d returned a value no PUT wrote (tag %" PRIx64 ")",
 			      key, cl->j->server, h[2]);
 }
 
-/* The connection's PUT buffer into its mailbox. */
-static void post_mbox(kv_client *cl)
+static void post_mbox(kv_client *cl, size_t len)
 {
 	struct ibv_wc wc;
 	kv_job *j = cl->j;
 	nm_post_rw(cl->cn, NM_OP_WRITE, cl->putb, j->mr.mr->lkey,
-		   cl->cn->rmr.addr + j->mbox_off + (size_t)cl->conn * j->p->rec, (uint32_t)j->p->rec,
+		   cl->cn->rmr.addr + j->mbox_off + (size_t)cl->conn * j->p->rec, (uint32_t)len,
 		   NM_WRID(NM_OP_WRITE, 0), true);
 	nm_poll_wait(&cl->pl, &wc, 1);
 }
@@ -329,12 +413,9 @@ static void put(kv_client *cl, int key)
 	kv_job *j = cl->j;
 	uint64_t seq = ++cl->seq;
 	put_record(cl->putb, j->p->vsize, seq, key, ((uint64_t)(cl->conn + 1) << 32) | seq);
-	post_mbox(cl);
-	uint64_t since = nm_ticks();
-	for (uint32_t spins = 0; *cl->ack != seq; spins++)
-		if ((spins & 4095) == 0 && nm_ticks() - since > cl->timeout)
-			nm_fatal("connection %d: PUT %" PRIu64 " of key %d not acknowledged by rank %d within %.0f s",
-				 cl->conn, seq, key, j->server, j->timeout);
+	post_mbox(cl, j->p->rec);
+	await_reply(cl, seq, key);
+	cl->puts++;
 }
 
 static void client(kv_job *j, nm_meter *m, int ti)
@@ -364,8 +445,9 @@ static void client(kv_job *j, nm_meter *m, int ti)
 		}
 	}
 	put_record(cl.putb, j->p->vsize, DONE_SEQ, 0, 0);
-	post_mbox(&cl);
-	m->c[C_ACKED] = cl.seq;
+	post_mbox(&cl, j->p->rec);
+	m->c[C_ACKED] = cl.puts;
+	m->c[C_ASKED] = cl.seq - cl.puts;
 	m->c[C_MISMATCHES] = m->err.count;
 }
 
@@ -435,14 +517,20 @@ static double mean_us(uint64_t ns, uint64_t n) { return n ? (double)ns / (double
 static json_t *kv_checks(const kv_job *j, const nm_measure *ms, bool *valid)
 {
 	const uint64_t *c = ms->total_c;
-	bool gets_ok = c[C_MISMATCHES] == 0, puts_ok = c[C_ACKED] == c[C_APPLIED];
+	bool gets_ok = c[C_MISMATCHES] == 0 && c[C_ASKED] == c[C_LOOKUPS], puts_ok = c[C_ACKED] == c[C_APPLIED];
 	bool table_ok = c[C_SERVER_ERRORS] == 0;
 	const char *first = ms->first_error[0] ? ms->first_error
 			  : !puts_ok ? "the server applied a different number of PUTs than the clients saw acknowledged"
+			  : c[C_ASKED] != c[C_LOOKUPS] ? "the server located a different number of GETs than the clients asked"
 			  : NULL;
 	json_t *checks = json_object();
-	json_object_set_new(checks, "gets", json_pack("{s:I, s:I, s:b}", "checked", (json_int_t)c[C_CHECKED],
-						      "mismatches", (json_int_t)c[C_MISMATCHES], "ok", gets_ok));
+	json_t *gets = json_object();
+	json_object_set_new(gets, "asked", json_integer((json_int_t)c[C_ASKED]));
+	json_object_set_new(gets, "located", json_integer((json_int_t)c[C_LOOKUPS]));
+	json_object_set_new(gets, "checked", json_integer((json_int_t)c[C_CHECKED]));
+	json_object_set_new(gets, "mismatches", json_integer((json_int_t)c[C_MISMATCHES]));
+	json_object_set_new(gets, "ok", json_boolean(gets_ok));
+	json_object_set_new(checks, "gets", gets);
 	json_object_set_new(checks, "puts", json_pack("{s:I, s:I, s:b}", "acknowledged", (json_int_t)c[C_ACKED],
 						      "applied", (json_int_t)c[C_APPLIED], "ok", puts_ok));
 	json_object_set_new(checks, "table",
@@ -525,6 +613,7 @@ static void kv_run(nm_ctx *ctx, const void *point, json_t *out)
 	nm_numa_point_free(&j.np);
 	nm_mesh_destroy(&j.mesh);
 	nm_mr_free(&j.mr);
+	free(j.bucket_of);
 }
 
 static const nm_experiment kv_experiment = {
@@ -532,9 +621,10 @@ static const nm_experiment kv_experiment = {
 	.summary = "memcached-like GET/PUT service over raw verbs under NUMA placements (NUMA Fig. 6)",
 	.details =
 		"The last rank serves (one worker thread, a preloaded table); every other rank runs\n"
-		"-T client connections. GET is one RDMA READ of the key's bucket (checksummed, read\n"
-		"again if caught mid-update); PUT WRITEs the record into the connection's mailbox\n"
-		"and waits for the server's acknowledgement WRITE. Every GET's value is verified.\n\n"
+		"-T client connections. A GET asks the server thread for the key's location (a\n"
+		"request WRITE into the connection's mailbox, a reply WRITE) and READs the bucket\n"
+		"there (checksummed, read again if caught mid-update); a PUT WRITEs the record into\n"
+		"the mailbox and waits for the server's reply. Every GET's key and value are verified.\n\n"
 		"Examples:\n"
 		"  mpirun -np 2 netmem numa-kv --scenario both-local,client-local,both-remote -T 1,4,8\n"
 		"  mpirun -np 2 netmem numa-kv -T 8 --load-threads 20 --load-node nic --load-buf 1G",

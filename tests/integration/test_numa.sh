@@ -1,7 +1,9 @@
 #!/bin/sh
 # NUMA placement on real verbs (Soft-RoCE): netmem ops --buf-node/--cpu-node,
 # the move_pages verification, the placement record, bad input and skipped
-# sweep points, and netmem numa-info.
+# sweep points, netmem numa-info, the buffer's cache state (--cache), the
+# memcached-like service's server path, the node latency matrix
+# (numa-matrix), an MTU sweep with a skipped point, and the host metadata.
 #
 # It adapts to the guest: in the plain one-node VM (tests/integration/run-all.sh)
 # it checks the single-node behaviour (nic is node 0, other and node 1 are
@@ -63,7 +65,7 @@ expect_refused "--cpu-node $nodes (no such node)" "NUMA node $nodes does not exi
 nm_run sweep_missing 2 --op read -n 30 --buf-node "nic,$nodes"
 check "sweep over nic,$nodes: exit 0, the missing node's point skipped with the reason" sh -c "[ $(nm_rc sweep_missing) = 0 ] && jq -e '(.points | length) == 2 and .points[0].valid and .points[0].metrics.ops == 30 and (.points[1].skipped | test(\"does not exist\")) and .points[1].placement.skipped_on[0].rank == 1' $tmp/sweep_missing.json"
 check "sweep: the skipped point is reported on stdout" grep -q 'skipped' "$tmp/sweep_missing.out"
-check "sweep: the closing lines count the skipped point" grep -q '^netmem: 1 point(s) skipped' "$tmp/sweep_missing.err"
+check "sweep: the job's last line counts the skipped point" sh -c "tail -1 $tmp/sweep_missing.err | grep -q '^netmem: results in .*: 1 point(s) measured, 1 skipped (this host cannot honour them'"
 
 # 6. server workers hammer the slots clients access (Fig. 5): every kind, data checks still exact
 nm_run sw 2 --op read,write --mode bw -s 8 --packed -t 8 -n 100 --buf-node nic --server-workers 1 --server-op read,write,mixed,cas,faa
@@ -86,6 +88,30 @@ $N_KV --output "$tmp/kv.json" --scenario both-local -T 2 -n 200 --get-ratio 0.5 
 check "numa-kv both-local: exit 0, GETs verified, every acknowledged PUT applied, table consistent" sh -c "[ $(nm_rc kv) = 0 ] && jq -e '.points[0] | .valid and .checks.gets.checked > 0 and .checks.gets.mismatches == 0 and .checks.puts.applied > 0 and .checks.puts.acknowledged == .checks.puts.applied and .checks.table.ok and .metrics.ops == 400 and .metrics.ops_per_sec > 0' $tmp/kv.json"
 check "numa-kv both-local: server (rank 1) and client (rank 0) on node 0, one server thread, two client threads" nm_jq kv "$P.ok and ($P.ranks[1] | .role == \"server\" and .buffer.intended == 0 and .buffer.ok and (.threads | length) == 1 and .threads[0].cpu_node == 0) and ($P.ranks[0] | .role == \"client\" and (.threads | length) == 2)"
 check "numa-kv: a table row on stdout" grep -q 'both-local' "$tmp/kv.out"
+
+check "numa-kv: every GET asked the server thread for its location, which it gave, then read it" nm_jq kv '.points[0].checks.gets | .asked > 0 and .located == .asked and .checked == .asked'
+
+# cache state of the target buffer (section VII): warm and flush recorded per point, on the buffer's node
+CN=$([ "$nodes" -ge 2 ] && echo 1 || echo 0)
+nm_run cache 2 --op read,write -n 50 --buf-node "$CN" --cache warm,flush
+check "--cache warm,flush: 4 points, all valid" sh -c "[ $(nm_rc cache) = 0 ] && jq -e '(.points | length) == 4 and all(.points[]; .valid)' $tmp/cache.json"
+check "--cache: the target's pass recorded per point, its mode, every line of the buffer, on node $CN" nm_jq cache "all(.points[]; .placement.ranks[1].cache as \$c | \$c.mode == .params.cache and \$c.intended == $CN and \$c.cpu_node == $CN and \$c.ok and \$c.lines * 64 >= .placement.ranks[1].buffer.bytes) and (.points[0].placement.ranks[0].cache == null)"
+
+# Fig. 2: the node-to-node latency matrix, and its check
+MX="$MPI -np 1 $N numa-matrix $Q"
+$MX --output "$tmp/mx.json" --buf 1M -n 20000 --warmup 1000 >"$tmp/mx.out" 2>"$tmp/mx.err"; echo $? >"$tmp/mx.rc"
+check "numa-matrix: exit 0, a $nodes x $nodes matrix of positive latencies, every pair checked" sh -c "[ $(nm_rc mx) = 0 ] && jq -e '.points[0] | .valid and (.metrics.matrix_ns | length) == $nodes and all(.metrics.matrix_ns[]; length == $nodes and all(.[]; . > 0)) and .checks.pairs == $nodes * $nodes and .checks.failed == 0' $tmp/mx.json"
+check "numa-matrix: each pair's thread on its CPU node, the buffer's pages on the memory node" nm_jq mx 'all(.points[0].effective.pairs[]; .ok and .pages.ok and .pages.nodes == {(.mem_node | tostring): .pages.pages} and .ran_on >= 0)'
+check "numa-matrix: the table on stdout" grep -q 'rows CPU node, columns memory node' "$tmp/mx.out"
+$MX --output "$tmp/mxbad.json" --buf 1M -n 20000 --inject shortcut >/dev/null 2>&1; echo $? >"$tmp/mxbad.rc"
+check "numa-matrix --inject shortcut: exit 1, point invalid, the walk's end named" sh -c "[ $(nm_rc mxbad) = 1 ] && jq -e '.points[0].valid == false and (.points[0].checks.first_error | test(\"not where the chain leads\"))' $tmp/mxbad.json"
+
+# --mtu sweeps inside one job; an MTU above the port's (rxe on dummy0: 1024) is a skipped point
+nm_run mtu 2 --op read -n 20 --mtu 256,4096
+check "--mtu 256,4096: 256 measured, 4096 skipped with the reason" sh -c "[ $(nm_rc mtu) = 0 ] && jq -e '.points[0].valid and .points[0].metrics.ops == 20 and (.points[1].skipped | test(\"path MTU 4096 exceeds the active MTU\"))' $tmp/mtu.json"
+check "--mtu sweep: the job's last line counts the skipped point" sh -c "tail -1 $tmp/mtu.err | grep -q ': 1 point(s) measured, 1 skipped'"
+expect_refused "--mtu 4096 alone: exit 2" "path MTU 4096 exceeds" mtu1 -n 20 --mtu 4096
+check "metadata: CPU vendor and model, THP, NUMA balancing and DDIO (a state, else unknown) on every rank" nm_jq mtu 'all(.meta.runs[0].ranks[]; (.cpu_vendor | type) == "string" and (.cpu_model | type) == "string" and (.transparent_hugepages.enabled | type) == "string" and .numa_balancing != null and (.ddio.state | IN("enabled", "disabled", "unknown")))'
 
 if [ "$nodes" -eq 1 ]; then
 	$N_KV --output "$tmp/kvs.json" --scenario both-local,client-local -n 100 >/dev/null 2>&1; echo $? >"$tmp/kvs.rc"

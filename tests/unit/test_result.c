@@ -69,6 +69,19 @@ static char *slurp(const char *path)
 	return buf;
 }
 
+/* Number of newline-terminated lines in a file (-1: unreadable). */
+static int lines(const char *path)
+{
+	FILE *f = fopen(path, "r");
+	if (!f)
+		return -1;
+	int n = 0, c;
+	while ((c = fgetc(f)) != EOF)
+		n += c == '\n';
+	fclose(f);
+	return n;
+}
+
 static void spit(const char *path, const char *text)
 {
 	FILE *f = fopen(path, "w");
@@ -115,11 +128,18 @@ static void test_new_and_resume(void)
 		"{\"lat\": {\"p50\": 2, \"max\": 10.0}, \"bw\": 100, \"only0\": 7, \"hist\": [1, 2], \"name\": \"x\","
 		" \"zero\": 0, \"flag\": true}"));
 	CHECK(rc == 0, "add first point (%s)", rc ? strerror(errno) : "");
-	CHECK(access(path, F_OK) == 0, "adding a point saves the file, parents created");
+	char jpath[1100];
+	snprintf(jpath, sizeof jpath, "%s%s", path, NM_RESULT_JOURNAL_SUFFIX);
+	CHECK(access(jpath, F_OK) == 0 && access(path, F_OK) != 0,
+	      "adding a point appends to the journal (parents created), not to the document");
 	rc = nm_result_add_point(&r, mkpoint(A, 1, 0,
 		"{\"lat\": {\"p50\": 8, \"max\": 10}, \"bw\": 400, \"zero\": 5, \"only1\": 3}"));
 	rc |= nm_result_add_point(&r, mkpoint(B, 0, 1, "{\"lat\": {\"p50\": 3}, \"bw\": 50}"));
 	CHECK(rc == 0, "add two more points");
+	CHECK(lines(jpath) == 3, "one journal line per point");
+	rc = nm_result_save(&r);
+	CHECK(rc == 0 && access(path, F_OK) == 0 && access(jpath, F_OK) != 0,
+	      "saving writes the document and removes the journal it folded in");
 	CHECK(temp_files(sub) == 0, "no temp files left behind after saves");
 
 	json_t *sum = json_object_get(r.doc, "summary");
@@ -149,6 +169,7 @@ static void test_new_and_resume(void)
 
 	/* A point recorded again replaces the old record. */
 	rc = nm_result_add_point(&r, mkpoint(B, 0, 1, "{\"lat\": {\"p50\": 5}, \"bw\": 50}"));
+	rc |= nm_result_save(&r);
 	sum = json_object_get(r.doc, "summary");
 	CHECK(rc == 0 && json_array_size(json_object_get(r.doc, "points")) == 3 &&
 	      json_integer_value(json_object_get(json_array_get(sum, 1), "reps")) == 1 &&
@@ -181,6 +202,7 @@ static void test_new_and_resume(void)
 	CHECK(rc == 0 && !nm_result_has(&r, kb1), "and not the unfinished one");
 	CHECK(streq(json_object_get(json_object_get(r.doc, "meta"), "host"), "node1"), "meta survives");
 	rc = nm_result_add_point(&r, mkpoint(B, 1, 1, "{\"lat\": {\"p50\": 20}, \"bw\": 50}"));
+	rc |= nm_result_save(&r);
 	CHECK(rc == 0 && nm_result_has(&r, kb1) &&
 	      near(json_object_get(json_object_get(json_array_get(json_object_get(r.doc, "summary"), 1),
 						   "geomean"), "lat.p50"), 10.0),

@@ -1,0 +1,55 @@
+/* Durable files: a whole file replaced atomically (temp file, fsync, rename,
+ * fsync of the directory), and an append-only journal of JSON records, one
+ * compact line each, fsync'd record by record.
+ *
+ * Why both: rewriting a document after every record costs the document's
+ * size each time, so a long sweep does quadratic work; appending one line
+ * costs the record's size. A result document (harness/result.h) keeps its
+ * finished points in a journal beside it and folds them into the document
+ * (one atomic rewrite) when the job starts and ends.
+ *
+ * A record is durable once nm_journal_append returns: its line and the
+ * journal's directory entry are on disk. A job killed in the middle of an
+ * append leaves at most one torn last line (no newline, or text that does
+ * not parse): nm_journal_replay ignores it and reports its size; that
+ * record's append never returned, so its point was not finished. A damaged
+ * line anywhere else is an error, never skipped silently. */
+#ifndef NM_DURABLE_H
+#define NM_DURABLE_H
+#include <jansson.h>
+#include <stdbool.h>
+#include <stddef.h>
+
+/* Writes text to path atomically (temp file in the same directory, fsync,
+ * rename). Creates missing parent directories. 0 / -1 with errno. */
+int nm_write_atomic(const char *path, const char *text);
+/* Creates dir and its missing parents. 0 / -1 with errno. */
+int nm_mkdirs(const char *dir);
+/* fsync of the directory holding path, so a created, renamed or removed
+ * entry is durable. File systems that cannot (EINVAL, EROFS) count as done. */
+int nm_fsync_parent(const char *path);
+
+typedef struct nm_journal {
+	char *path;
+	int fd;          /* -1 until the first append */
+} nm_journal;
+
+/* Names the journal; touches no file. 0 / -1 (ENOMEM). */
+int nm_journal_init(nm_journal *j, const char *path);
+/* Appends rec as one line and makes it durable (the file is created on the
+ * first append, with its parents). 0 / -1 with errno. */
+int nm_journal_append(nm_journal *j, const json_t *rec);
+/* Closes and removes the file (absent is fine), durably. 0 / -1 with errno. */
+int nm_journal_remove(nm_journal *j);
+/* Closes the file and frees the name; the file stays. */
+void nm_journal_close(nm_journal *j);
+bool nm_journal_exists(const nm_journal *j);
+
+/* Calls fn(record, arg) for every complete record of the journal at path, in
+ * order; fn takes the reference. A missing file has no records. *torn (may be
+ * NULL) receives the size of an ignored torn last line (0: none). Returns the
+ * number of records, or -1 with one line in err (unreadable file, a damaged
+ * line before the last, fn failed). */
+long nm_journal_replay(const char *path, int (*fn)(json_t *rec, void *arg), void *arg, size_t *torn,
+		       char *err, size_t errlen);
+#endif
