@@ -6,7 +6,18 @@
  *
  * Decisions the paper leaves open: the value swapped in is the holder's
  * identity (rank << 16 | thread) + 1 rather than 1, so a stuck lock names its
- * holder; a pause instruction separates retries. */
+ * holder; a pause instruction separates retries.
+ *
+ * A retried CAS that the NIC executes twice (rxe can) is covered only in
+ * the case the answer shows: our own identity means the first execution
+ * already took the lock. A duplicate of an acquiring CAS that executes after
+ * our release's WRITE takes the lock again in our name with nobody holding
+ * it, and the protocol has no step that can tell: a sequence tag in the
+ * swapped word would only let this thread recognise its stale tag at its
+ * next acquire, which may never come while everyone else waits. So that
+ * case ends the job at the waiters' deadline, naming the lock word (our
+ * identity) and the point records nic_retransmissions; on Soft-RoCE the
+ * default ACK timeout (-u 20) keeps retries from happening at all. */
 #include "lock.h"
 
 enum { SPIN_RETRIES };
