@@ -162,25 +162,31 @@ static int journal_open(nm_journal *j)
 	return existed ? 0 : nm_fsync_parent(j->path);
 }
 
-int nm_journal_append(nm_journal *j, const json_t *rec)
+char *nm_json_text_line(const json_t *v, size_t flags, size_t *len)
 {
-	char *text = json_dumps(rec, JSON_COMPACT | JSON_ENCODE_ANY);
-	if (!text) {
-		errno = ENOMEM;
-		return -1;
-	}
-	size_t n = strlen(text);
-	char *line = realloc(text, n + 2);
+	char *text = json_dumps(v, flags);
+	size_t n = text ? strlen(text) : 0;
+	char *line = text ? realloc(text, n + 2) : NULL;
 	if (!line) {
 		free(text);
 		errno = ENOMEM;
-		return -1;
+		return NULL;
 	}
 	line[n] = '\n';
 	line[n + 1] = 0;
+	*len = n + 1;
+	return line;
+}
+
+int nm_journal_append(nm_journal *j, const json_t *rec)
+{
+	size_t len;
+	char *line = nm_json_text_line(rec, JSON_COMPACT | JSON_ENCODE_ANY, &len);
+	if (!line)
+		return -1;
 	/* One write per record: with O_APPEND a record is never interleaved
 	 * with another, and a kill tears at most the last line. */
-	int rc = journal_open(j) || write_all(j->fd, line, n + 1) || fdatasync(j->fd) ? -1 : 0;
+	int rc = journal_open(j) || write_all(j->fd, line, len) || fdatasync(j->fd) ? -1 : 0;
 	int saved = errno;
 	free(line);
 	errno = saved;

@@ -28,6 +28,10 @@ int nm_mkdirs(const char *dir);
 /* fsync of the directory holding path, so a created, renamed or removed
  * entry is durable. File systems that cannot (EINVAL, EROFS) count as done. */
 int nm_fsync_parent(const char *path);
+/* v as JSON text (jansson's flags) ending in a newline, to free(); NULL
+ * with errno ENOMEM. A file of such text is a proper text file for tools,
+ * and a journal line is one of them. */
+char *nm_json_text_line(const json_t *v, size_t flags, size_t *len);
 
 typedef struct nm_journal {
 	char *path;

@@ -414,21 +414,10 @@ int nm_result_save(nm_result *r)
 	}
 	json_object_set_new(r->doc, "summary", summarize(json_object_get(r->doc, "points")));
 	r->stale = false;
-	char *text = json_dumps(r->doc, JSON_INDENT(1));
-	if (!text) {
-		errno = ENOMEM;
+	size_t len;
+	char *nl = nm_json_text_line(r->doc, JSON_INDENT(1), &len);
+	if (!nl)
 		return -1;
-	}
-	/* A trailing newline makes the file a proper text file for tools. */
-	size_t n = strlen(text);
-	char *nl = realloc(text, n + 2);
-	if (!nl) {
-		free(text);
-		errno = ENOMEM;
-		return -1;
-	}
-	nl[n] = '\n';
-	nl[n + 1] = 0;
 	/* The document first, then the journal goes: a kill in between leaves
 	 * points in both, and folding them again replaces them by key. */
 	int rc = nm_write_atomic(r->path, nl);
