@@ -97,6 +97,7 @@ void nm_lock_env_connect(nm_lock_env *e, const nm_lock_type *lt, nm_dev *d, nm_m
 	e->mr = mr;
 	e->mesh = mesh;
 	e->type = lt;
+	e->emulated = d->emulated;
 	nm_mesh_create(mesh, d, &mc, mr);
 	e->qps = nm_mesh_qp_count(mesh);
 	free(m);

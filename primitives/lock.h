@@ -56,6 +56,7 @@ typedef struct nm_lock_env {
 	double timeout;
 	nm_lock_qp_layout qp_layout;
 	const struct nm_lock_type *type;  /* set by nm_lock_env_connect */
+	bool emulated;        /* the device is Soft-RoCE (set by nm_lock_env_connect) */
 	int qps;              /* QPs on this rank's NIC for the table (set by
 			       * nm_lock_env_connect: initiating + serving) */
 	void *priv;           /* the lock type's per-rank state */
@@ -96,6 +97,9 @@ typedef struct nm_lock_type {
 			       * data under the lock with CPU loads/stores (ALock's
 			       * local cohort); otherwise data goes through RDMA */
 	const char *stat_names[NM_LOCK_STATS];
+	/* What the type does differently on an emulated device (Soft-RoCE), and
+	 * why; NULL when nothing. Recorded with every such point. */
+	const char *emulated_change;
 	/* Per rank (every rank of the job, taking part or not), after memory is
 	 * registered and the mesh connected; collective when uses_mpi. 0 or -1
 	 * with err filled. */

@@ -20,6 +20,7 @@ check "spin, cs empty: counters count the validation phase only" nm_jq spin 'all
 check "spin, cs counter: counters equal measured + validation acquisitions" nm_jq spin 'all(.points[] | select(.params.cs == "counter"); .checks.mutual_exclusion.measured_cs == "counter" and .checks.mutual_exclusion.acquisitions == .metrics.ops_with_warmup + 300 and .metrics.ops <= .metrics.ops_with_warmup and .metrics.ops_with_warmup <= .metrics.ops + 6)'
 check "spin: lock statistics describe the measured run (some CAS retries under contention)" nm_jq spin '[.points[] | select(.params.p_local == 100) | .metrics.lock_stats.cas_retries] | add > 0'
 
+check "spin on Soft-RoCE: every point records the changed release (rCAS, not rWrite)" nm_jq spin 'all(.points[]; .effective.emulated_change | test("rCAS"))'
 check "spin: latency and throughput reported" nm_jq spin 'all(.points[]; .metrics.ops > 0 and .metrics.ops_per_sec > 0 and .metrics.lat.p50 > 0 and (.metrics.lat_cdf | length) > 0)'
 
 # one lock contended by every rank (fewer locks than ranks), node sweep in one job
