@@ -635,6 +635,8 @@ int main(int argc, char **argv)
 
 	nm_clock_init();
 	nm_boot_init(&argc, &argv);
+	if (nm_clock_warning())
+		nm_note("%s", nm_clock_warning());
 	char err[1024] = "";
 	json_t *params = NULL;
 	int rc;
