@@ -29,8 +29,9 @@ const nm_opt nm_harness_opts[] = {
 	 "round trips can pass 67 ms and which does not execute retried atomics exactly once)"},
 	{"retry-cnt", 0, NM_OPT_INT, "7", 0, 7, NULL, 0, "QP transport retry count"},
 	{"rnr-retry", 0, NM_OPT_INT, "7", 0, 7, NULL, 0, "QP RNR retry count"},
-	{"inline-size", 'I', NM_OPT_INT, "220", 0, 65536, NULL, 0,
-	 "inline threshold for WRITE in bytes (the QP may grant less; 0 disables)"},
+	{"inline-size", 'I', NM_OPT_INT, "-1", -1, 65536, NULL, 0,
+	 "inline threshold for WRITE in bytes (-1: perftest's default, 220 in latency tests and 0 in "
+	 "bandwidth tests; the QP may grant less; 0 disables)"},
 	{"hugepages", 0, NM_OPT_BOOL, "false", 0, 0, NULL, 0, "back registered memory with 2 MiB huge pages"},
 	{"mem-node", 0, NM_OPT_INT, "-1", -1, 1023, NULL, 0,
 	 "NUMA node of registered memory (default: the kernel's policy)"},
@@ -67,6 +68,9 @@ void nm_base_decode(const json_t *pt, int nranks, nm_base *b)
 		       .max_inline = (int)nm_cfg_int(pt, "inline_size"),
 		       .sq_depth = 128},
 	};
+	b->inline_default = b->qp.max_inline < 0;
+	if (b->inline_default)
+		b->qp.max_inline = NM_INLINE_LAT;
 	/* The measurement options exist where the experiment declares them. */
 	nm_measure_cfg *m = &b->measure;
 	if (json_object_get(pt, "iters"))

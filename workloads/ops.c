@@ -112,6 +112,7 @@ typedef struct ops_point {
 	int op;                   /* NM_OP_* */
 	ops_mode mode;
 	int window, batch, qps;   /* --tx-depth and --cq-mod resolved */
+	int inline_size;          /* -I resolved: without it, perftest's default for the mode */
 	int nranks;
 	uint8_t *matrix;          /* [from * nranks + to]: from initiates to */
 	layout l;
@@ -200,6 +201,9 @@ static int ops_decode(const json_t *pt, const nm_base *b, void *out, char *err, 
 		.inject = (ops_inject)index_of(nm_cfg_str(pt, "inject"), injects, 4),
 	};
 	p->window = W ? W : p->mode == MODE_BW ? 128 : 1;
+	/* perftest inlines only in latency tests, and only WRITEs among ours */
+	p->inline_size = !b->inline_default ? b->qp.max_inline
+			 : p->mode == MODE_LAT && p->op == NM_OP_WRITE ? NM_INLINE_LAT : 0;
 	p->batch = p->mode == MODE_BW ? (cq_mod < p->window ? cq_mod : p->window) : 1;
 	return ops_check(pt, b, p, err, len);
 }
@@ -216,25 +220,38 @@ static const nm_counter ops_counters[C_N] = {
 	[C_CHECKED] = {"checked", 0}, [C_MISMATCHES] = {"mismatches", 0}, [C_FAA_WRONG] = {"faa_targets_wrong", 0},
 };
 
+/* Per connection; aligned so that no two threads' tallies share a line. */
 typedef struct conn_state {
+	nm_wr wr;                /* the connection's operation, built once (rdma.h) */
 	nm_conn *c;
 	uint8_t *buf;            /* local buffer for this connection */
 	uint64_t raddr;          /* remote slot */
 	uint64_t cas_raddr;
 	uint64_t cas_seq;        /* next expected value of our CAS word */
 	uint64_t faa_last;       /* last FAA value returned (lat mode) */
-	uint64_t sent;
+	uint64_t sent;           /* operations posted: the FAA totals are made of these */
 	uint64_t *fifo;          /* post ticks of outstanding signaled batches */
-	uint32_t head, tail, cap;
-} conn_state;
+	uint32_t head, tail, mask;
+} __attribute__((aligned(64))) conn_state;
+
+/* The throughput series without a division per completion: completions
+ * count into the current interval until the clock passes its end; only
+ * then is the next interval's index computed. */
+typedef struct series_clock {
+	uint64_t width, end;     /* ticks */
+	size_t i;
+	uint64_t pending;
+} series_clock;
 
 typedef struct ops_thread {
 	conn_state *cs;
 	int nconn;
+	uint32_t slot;           /* next atomic result slot, 0..W-1 */
 	uint8_t *verify;
-	uint64_t *results;
+	uint64_t *results;       /* one word per window entry: atomics' old values */
 	nm_series series;
-} ops_thread;
+	series_clock sc;
+} __attribute__((aligned(64))) ops_thread;
 
 typedef struct ops_job {
 	const ops_point *p;
@@ -250,109 +267,205 @@ typedef struct ops_job {
 	ops_thread *th;
 } ops_job;
 
-static void post_one(ops_job *j, conn_state *s, uint64_t *result, uint64_t wr_id, bool signaled)
+#define HOT static inline __attribute__((always_inline))
+
+static __attribute__((noinline)) void series_roll(ops_thread *t, const nm_meter *m, uint64_t now)
 {
-	switch (j->op) {
-	case NM_OP_READ:
-	case NM_OP_WRITE:
-		nm_post_rw(s->c, j->op, s->buf, j->mr.mr->lkey, s->raddr, j->size, wr_id, signaled);
-		break;
-	case NM_OP_CAS:
-		nm_post_atomic(s->c, NM_OP_CAS, result, j->mr.mr->lkey, s->cas_raddr, s->cas_seq,
-			       s->cas_seq + 1, wr_id, signaled);
-		s->cas_seq++;
-		break;
-	case NM_OP_FAA:
-		nm_post_atomic(s->c, NM_OP_FAA, result, j->mr.mr->lkey, s->c->rmr.addr, 1, 0, wr_id,
-			       signaled);
-		break;
-	}
-	s->sent++;
+	series_clock *c = &t->sc;
+	if (c->pending)
+		nm_series_add(&t->series, (uint64_t)c->i * t->series.width_ns, c->pending);
+	c->pending = 0;
+	c->i = (size_t)((now - m->start) / c->width);
+	c->end = m->start + (c->i + 1) * c->width;
 }
 
-static void run_lat(ops_job *j, ops_thread *t, nm_meter *m, nm_poller *pl)
+HOT void series_add(ops_thread *t, const nm_meter *m, uint64_t now, uint64_t n)
+{
+	if (now >= t->sc.end)
+		series_roll(t, m, now);
+	t->sc.pending += n;
+}
+
+/* Atomics need a result word per outstanding operation; READ and WRITE
+ * none, so they never touch the slot ring. */
+HOT uint64_t *next_result(const int op, ops_thread *t, uint32_t W)
+{
+	if (op != NM_OP_CAS && op != NM_OP_FAA)
+		return NULL;
+	uint64_t *r = &t->results[t->slot];
+	t->slot = t->slot + 1 == W ? 0 : t->slot + 1;
+	return r;
+}
+
+/* One operation on s. op is a constant in every caller (the loops are
+ * instantiated per operation below), so the branches fold away: READ and
+ * WRITE post the work request as built, atomics set result and operands. */
+HOT void post_op(const int op, conn_state *s, uint64_t *result, uint64_t wr_id, bool signaled)
+{
+	if (op == NM_OP_CAS) {
+		nm_wr_set_atomic(&s->wr, result, s->cas_seq, s->cas_seq + 1);
+		s->cas_seq++;
+	} else if (op == NM_OP_FAA) {
+		s->wr.sge.addr = (uintptr_t)result;
+	}
+	nm_wr_post(&s->wr, wr_id, signaled);
+}
+
+static __attribute__((noinline)) void atomic_wrong(int op, nm_meter *m, conn_state *s, uint64_t got)
+{
+	if (op == NM_OP_CAS)
+		nm_error_note(&m->err, "CAS on rank %d returned %" PRIu64 ", expected %" PRIu64, s->c->peer, got,
+			      s->cas_seq - 1);
+	else
+		nm_error_note(&m->err, "FAA on rank %d returned %" PRIu64 " after %" PRIu64, s->c->peer, got,
+			      s->faa_last);
+}
+
+/* lat mode's check of an atomic's old value, after the operation's clock
+ * has stopped: CAS returns the value it expected, FAA values a QP gets
+ * back increase. */
+HOT void check_atomic(const int op, nm_meter *m, conn_state *s, uint64_t got)
+{
+	if (op == NM_OP_CAS && got != s->cas_seq - 1)
+		atomic_wrong(op, m, s, got);
+	if (op == NM_OP_FAA) {
+		if (s->sent > 1 && got <= s->faa_last)
+			atomic_wrong(op, m, s, got);
+		s->faa_last = got;
+	}
+}
+
+HOT void run_lat_(const int op, ops_thread *t, nm_meter *m, nm_poller *pl)
 {
 	struct ibv_wc wc;
 	uint64_t *res = t->results;
+	int ci = 0;
 	nm_loop lp;
 	nm_loop_init(&lp, m);
-	for (uint64_t i = 0; nm_loop_next(&lp); i++) {
-		conn_state *s = &t->cs[i % (uint64_t)t->nconn];
-		uint64_t expect = s->cas_seq;
+	while (nm_loop_next(&lp)) {
+		conn_state *s = &t->cs[ci];
+		ci = ci + 1 == t->nconn ? 0 : ci + 1;
 		uint64_t t0 = nm_ticks();
-		post_one(j, s, res, NM_WRID(j->op, 0), true);
+		post_op(op, s, res, NM_WRID(op, 0), true);
 		nm_poll_wait(pl, &wc, 1);
 		uint64_t t1 = nm_ticks();
+		s->sent++;
 		if (nm_loop_done(&lp, t0, t1))
-			nm_series_add(&t->series, nm_ticks_to_ns(t1 - m->start), 1);
-		if (j->op == NM_OP_CAS && *res != expect)
-			nm_error_note(&m->err, "CAS on rank %d returned %" PRIu64 ", expected %" PRIu64, s->c->peer,
-				      *res, expect);
-		if (j->op == NM_OP_FAA) {
-			if (s->sent > 1 && *res <= s->faa_last)
-				nm_error_note(&m->err, "FAA on rank %d returned %" PRIu64 " after %" PRIu64,
-					      s->c->peer, *res, s->faa_last);
-			s->faa_last = *res;
-		}
+			series_add(t, m, t1, 1);
+		check_atomic(op, m, s, *res);
 	}
 }
 
-/* n operations on one connection, the last one signaled: its completion
- * retires the whole batch (RC completes in order). */
-static void post_batch(ops_job *j, ops_thread *t, conn_state *s, uint64_t posted, uint64_t n)
+/* n operations on connection ci, the last one signaled: its completion
+ * retires the whole batch (RC completes in order). The batch's one clock
+ * read is its signaled post's. */
+HOT void post_batch(const int op, ops_thread *t, int ci, uint64_t n, uint32_t W)
 {
-	uint64_t wr_id = NM_WRID(j->op, ((uint64_t)(s - t->cs) << 32) | n);
-	for (uint64_t k = 0; k < n; k++) {
-		bool sig = k + 1 == n;
-		if (sig)
-			s->fifo[s->tail++ % s->cap] = nm_ticks();
-		post_one(j, s, &t->results[(posted + k) % (uint64_t)j->W], wr_id, sig);
-	}
+	conn_state *s = &t->cs[ci];
+	uint64_t wr_id = NM_WRID(op, ((uint64_t)ci << 32) | n);
+	for (uint64_t k = 1; k < n; k++)
+		post_op(op, s, next_result(op, t, W), wr_id, false);
+	s->fifo[s->tail++ & s->mask] = nm_ticks();
+	post_op(op, s, next_result(op, t, W), wr_id, true);
+	s->sent += n;
+}
+
+/* A signaled completion at now: its batch is counted, timed from the
+ * batch's post, and added to the series when measured. Returns its size. */
+HOT uint64_t retire(ops_thread *t, nm_meter *m, uint64_t wr_id, uint64_t now)
+{
+	uint64_t pay = NM_WRID_PAYLOAD(wr_id), n = pay & 0xffffffffu;
+	conn_state *s = &t->cs[pay >> 32];
+	if (nm_meter_ops(m, s->fifo[s->head++ & s->mask], now, n))
+		series_add(t, m, now, n);
+	return n;
 }
 
 /* From an empty window: keeps it full until count operations are posted or
- * the deadline (ticks, 0: none) passes, then drains it; completions go to
- * the meter, measured once it has begun. Returns the last completion's time. */
-static uint64_t run_window(ops_job *j, ops_thread *t, nm_meter *m, nm_poller *pl, uint64_t count,
-			   uint64_t deadline)
+ * a completion comes past the deadline (ticks, 0: none), then drains it.
+ * The clock is read once per batch posted and once per poll that returns
+ * completions, never per operation. Returns the last completion's time. */
+HOT uint64_t run_window_(const int op, ops_job *j, ops_thread *t, nm_meter *m, nm_poller *pl, uint64_t count,
+			 uint64_t deadline)
 {
 	struct ibv_wc wc[16];
-	uint64_t posted = 0, outstanding = 0, W = (uint64_t)j->W, last = nm_ticks();
+	const uint64_t W = (uint64_t)j->W, batch = (uint64_t)j->batch;
+	uint64_t posted = 0, outstanding = 0, last = nm_ticks();
 	bool stop = count == 0;
-	size_t rr = 0;
+	int ci = 0;
 	while (!stop || outstanding > 0) {
 		/* Refill the window as completions free it, as perftest does,
 		 * rather than waiting for room for a whole batch. */
 		while (!stop && outstanding < W) {
-			uint64_t n = (uint64_t)j->batch;
-			n = n < W - outstanding ? n : W - outstanding;
+			uint64_t n = batch < W - outstanding ? batch : W - outstanding;
 			n = n < count - posted ? n : count - posted;
-			post_batch(j, t, &t->cs[rr++ % (size_t)t->nconn], posted, n);
+			post_batch(op, t, ci, n, (uint32_t)W);
+			ci = ci + 1 == t->nconn ? 0 : ci + 1;
 			posted += n;
 			outstanding += n;
-			stop = posted >= count || (deadline && nm_ticks() >= deadline);
+			stop = posted >= count;
 		}
 		int got = nm_poll_some(pl, wc, 16);
 		if (got == 0)
 			continue;
 		last = nm_ticks();
-		for (int i = 0; i < got; i++) {
-			uint64_t pay = NM_WRID_PAYLOAD(wc[i].wr_id), n = pay & 0xffffffffu;
-			conn_state *s = &t->cs[pay >> 32];
-			outstanding -= n;
-			if (nm_meter_ops(m, s->fifo[s->head++ % s->cap], last, n))
-				nm_series_add(&t->series, nm_ticks_to_ns(last - m->start), n);
-		}
+		for (int i = 0; i < got; i++)
+			outstanding -= retire(t, m, wc[i].wr_id, last);
+		stop = stop || (deadline && last >= deadline);
 	}
 	return last;
 }
 
-static void run_bw(ops_job *j, ops_thread *t, nm_meter *m, nm_poller *pl)
+typedef void (*lat_loop)(ops_thread *, nm_meter *, nm_poller *);
+typedef uint64_t (*window_loop)(ops_job *, ops_thread *, nm_meter *, nm_poller *, uint64_t, uint64_t);
+
+/* One copy of each loop per operation, with the operation a constant. */
+#define OPS_LOOPS(name, OP)                                                                                  \
+	static void lat_##name(ops_thread *t, nm_meter *m, nm_poller *pl) { run_lat_(OP, t, m, pl); }         \
+	static uint64_t window_##name(ops_job *j, ops_thread *t, nm_meter *m, nm_poller *pl, uint64_t count, \
+				      uint64_t deadline)                                                      \
+	{                                                                                                    \
+		return run_window_(OP, j, t, m, pl, count, deadline);                                        \
+	}
+OPS_LOOPS(read, NM_OP_READ)
+OPS_LOOPS(write, NM_OP_WRITE)
+OPS_LOOPS(cas, NM_OP_CAS)
+OPS_LOOPS(faa, NM_OP_FAA)
+
+static const struct {
+	lat_loop lat;
+	window_loop window;
+} ops_loops[] = {
+	[NM_OP_READ] = {lat_read, window_read},
+	[NM_OP_WRITE] = {lat_write, window_write},
+	[NM_OP_CAS] = {lat_cas, window_cas},
+	[NM_OP_FAA] = {lat_faa, window_faa},
+};
+
+static void run_measured(ops_job *j, ops_thread *t, nm_meter *m, nm_poller *pl)
 {
-	run_window(j, t, m, pl, m->ms->cfg.warmup, 0);
-	nm_meter_begin(m);
-	uint64_t last = run_window(j, t, m, pl, m->deadline ? UINT64_MAX : m->ms->cfg.iters, m->deadline);
-	nm_meter_end(m, last);
+	t->sc = (series_clock){.width = nm_ns_to_ticks(j->p->interval_ns)};
+	if (j->p->mode == MODE_LAT) {
+		ops_loops[j->op].lat(t, m, pl);
+	} else {
+		window_loop run = ops_loops[j->op].window;
+		run(j, t, m, pl, m->ms->cfg.warmup, 0);
+		nm_meter_begin(m);
+		uint64_t last = run(j, t, m, pl, m->deadline ? UINT64_MAX : m->ms->cfg.iters, m->deadline);
+		nm_meter_end(m, last);
+	}
+	series_roll(t, m, m->start);   /* the last interval's count into the series */
+}
+
+/* The connection's work request (atomics' operands are set per post). */
+static void build_wr(ops_job *j, ops_thread *t, conn_state *s)
+{
+	uint32_t lkey = j->mr.mr->lkey;
+	if (j->op == NM_OP_READ || j->op == NM_OP_WRITE)
+		nm_wr_rw(&s->wr, s->c, j->op, s->buf, lkey, s->raddr, j->size);
+	else
+		nm_wr_atomic(&s->wr, s->c, j->op, t->results, lkey, j->op == NM_OP_CAS ? s->cas_raddr : s->c->rmr.addr,
+			     1, 0);
 }
 
 /* --inject corrupt: one uncounted change per rank, through the same paths a
@@ -365,7 +478,8 @@ static void inject(ops_job *j, ops_thread *t, nm_poller *pl, int ti)
 	uint32_t lkey = j->mr.mr->lkey;
 	if (j->p->inject == INJECT_RKEY) {
 		s->c->rmr.rkey ^= 0x5a5a;
-		post_one(j, s, scratch, NM_WRID(j->op, 0), true);
+		build_wr(j, t, s);
+		nm_wr_post(&s->wr, NM_WRID(j->op, 0), true);
 		nm_poll_wait(pl, &wc, 1);
 		nm_fatal("thread %d: a %s with a wrong rkey completed successfully", ti, nm_op_name(j->op));
 	}
@@ -435,6 +549,15 @@ static void verify(ops_job *j, ops_thread *t, nm_meter *m, nm_poller *pl, int ti
 	m->c[C_MISMATCHES] = m->err.count;
 }
 
+
+static uint32_t pow2_at_least(uint32_t v)
+{
+	uint32_t p = 1;
+	while (p < v)
+		p <<= 1;
+	return p;
+}
+
 static void thread_setup(nm_worker *w)
 {
 	ops_job *j = w->arg;
@@ -444,7 +567,9 @@ static void thread_setup(nm_worker *w)
 	if (nm_series_init(&t->series, j->p->interval_ns, SERIES_CAP) != 0)
 		nm_fatal("out of memory");
 	uint8_t *area = (uint8_t *)j->mr.buf + l->local + j->thread_area * (size_t)ti;
-	t->cs = nm_calloc((size_t)j->nconn + 1, sizeof *t->cs);
+	t->cs = nm_calloc64((size_t)j->nconn + 1, sizeof *t->cs);
+	/* a batch holds at least one operation: at most W batches outstanding */
+	uint32_t fifo = pow2_at_least((uint32_t)j->W + 2);
 	for (int p = 0; p < j->p->nranks; p++)
 		for (int q = 0; q < j->p->qps; q++) {
 			nm_conn *c = nm_mesh_conn(&j->mesh, ti, p, q);
@@ -452,10 +577,12 @@ static void thread_setup(nm_worker *w)
 				continue;
 			conn_state *s = &t->cs[n];
 			int slot = slot_id(j->rank, ti, q, j->T, j->p->qps);
-			*s = (conn_state){.c = c, .buf = area + l->slot * (size_t)n,
-					  .raddr = c->rmr.addr + l->data + l->stride * (size_t)slot,
-					  .cas_raddr = c->rmr.addr + CAS_BASE + 8 * (size_t)slot, .cap = (uint32_t)j->W + 2};
-			s->fifo = nm_calloc(s->cap, sizeof *s->fifo);
+			s->c = c;
+			s->buf = area + l->slot * (size_t)n;
+			s->raddr = c->rmr.addr + l->data + l->stride * (size_t)slot;
+			s->cas_raddr = c->rmr.addr + CAS_BASE + 8 * (size_t)slot;
+			s->mask = fifo - 1;
+			s->fifo = nm_calloc(fifo, sizeof *s->fifo);
 			if (j->op == NM_OP_WRITE)
 				nm_pattern_fill(s->buf, l->size, write_owner(slot));
 			n++;
@@ -463,6 +590,8 @@ static void thread_setup(nm_worker *w)
 	t->nconn = n;
 	t->verify = area + l->slot * (size_t)n;
 	t->results = (uint64_t *)(area + l->slot * (size_t)(n + 1));
+	for (int i = 0; i < n; i++)
+		build_wr(j, t, &t->cs[i]);
 	nm_numa_thread_start(&j->np, ti, w->cpu, n > 0);
 }
 
@@ -475,10 +604,7 @@ static void thread_body(nm_worker *w)
 	if (t->nconn > 0) {
 		nm_poller pl;
 		nm_poller_init(&pl, &j->mesh, w->index, j->timeout);
-		if (j->p->mode == MODE_BW)
-			run_bw(j, t, w->meter, &pl);
-		else
-			run_lat(j, t, w->meter, &pl);
+		run_measured(j, t, w->meter, &pl);
 		nm_numa_thread_end(&j->np, w->index);
 		verify(j, t, w->meter, &pl, w->index);
 	} else {
@@ -514,6 +640,7 @@ static void ops_connect(nm_ctx *ctx, ops_job *j)
 			     read ? read_owner(j->rank, s) : write_owner(s));
 	nm_mesh_cfg mc = {.nthreads = j->T, .qps = j->p->qps, .initiates = j->p->matrix, .qp = ctx->base.qp};
 	mc.qp.sq_depth = j->W + 2 < ctx->dev->attr.max_qp_wr ? j->W + 2 : ctx->dev->attr.max_qp_wr;
+	mc.qp.max_inline = j->p->inline_size;
 	nm_numa_point_mesh(&j->np, &j->mesh, &mc);
 }
 
@@ -606,6 +733,20 @@ static json_t *ops_checks(const ops_job *j, const nm_measure *ms, uint64_t faa_t
 	return checks;
 }
 
+/* The point's settings as run: resolved defaults, and the inline threshold
+ * requested and granted (rank 0's QPs) with whether WRITEs went inline. */
+static json_t *effective_json(const ops_job *j, const nm_measure *ms, json_t *cpus_by_rank)
+{
+	uint32_t granted = 0;
+	for (int t = 0; t < j->T && !granted; t++)
+		for (int i = 0; i < j->th[t].nconn; i++)
+			granted = j->th[t].cs[i].c->max_inline;
+	return json_pack("{s:i, s:i, s:I, s:I, s:i, s:i, s:b, s:o, s:I}", "tx_depth", j->W, "cq_mod", j->batch,
+			 "warmup", (json_int_t)ms->cfg.warmup, "size", (json_int_t)j->size, "inline_requested",
+			 j->p->inline_size, "inline_size", (int)granted, "inline", j->op == NM_OP_WRITE && j->size <= granted,
+			 "cpus", cpus_by_rank, "slot_stride", (json_int_t)j->p->l.stride);
+}
+
 /* Collective: the placement record, the tally, the series, the loads and
  * the CPUs; rank 0 fills out. */
 static void ops_result(nm_ctx *ctx, ops_job *j, nm_measure *ms, json_t *out)
@@ -625,19 +766,12 @@ static void ops_result(nm_ctx *ctx, ops_job *j, nm_measure *ms, json_t *out)
 	json_object_set_new(metrics, "mib_per_sec", json_real(bytes / 1048576.0));
 	json_object_set_new(metrics, "gbit_per_sec", json_real(bytes * 8 / 1e9));
 	json_object_set_new(metrics, "throughput_series", series);
-	uint32_t granted_inline = 0;
-	for (int t = 0; t < j->T && !granted_inline; t++)
-		for (int i = 0; i < j->th[t].nconn; i++)
-			granted_inline = j->th[t].cs[i].c->max_inline;
 	bool valid;
 	json_object_set_new(out, "checks", ops_checks(j, ms, faa_total, &valid));
 	json_object_set_new(out, "valid", json_boolean(valid));
 	json_object_set_new(out, "placement", placement);
 	json_object_set_new(out, "metrics", metrics);
-	json_object_set_new(out, "effective",
-			    json_pack("{s:i, s:i, s:I, s:I, s:i, s:o, s:I}", "tx_depth", j->W, "cq_mod", j->batch,
-				      "warmup", (json_int_t)ms->cfg.warmup, "size", (json_int_t)j->size, "inline_size",
-				      (int)granted_inline, "cpus", cpus_by_rank, "slot_stride", (json_int_t)j->p->l.stride));
+	json_object_set_new(out, "effective", effective_json(j, ms, cpus_by_rank));
 }
 
 static void ops_free(ops_job *j)
@@ -677,7 +811,7 @@ static void ops_run(nm_ctx *ctx, const void *point, json_t *out)
 
 	static const nm_measure_def def = {"ops", ops_counters, C_N};
 	nm_measure *ms = nm_measure_new(&b->measure, &def, me, j.T);
-	j.th = nm_calloc((size_t)j.T, sizeof *j.th);
+	j.th = nm_calloc64((size_t)j.T, sizeof *j.th);
 	nm_round rd = {.workers = j.T, .numa_node = j.np.thread_node, .setup = thread_setup, .body = thread_body,
 		       .arg = &j, .measure = ms};
 	nm_workers_run(&rd);
