@@ -11,7 +11,7 @@
 #endif
 
 bool nm_clock_tsc_;
-static double ns_per_tick = 1.0;
+double nm_clock_ns_per_tick_ = 1.0;
 static double read_ns;
 static nm_clock_choice chosen = {.source = NM_CLOCK_SYSTEM, .ticks_per_ns = 1.0, .spread = -1};
 
@@ -173,14 +173,13 @@ void nm_clock_init(void)
 #endif
 	nm_clock_decide(want, cal, n, NM_CLOCK_TOLERANCE, &chosen);
 	nm_clock_tsc_ = chosen.source == NM_CLOCK_TSC;
-	ns_per_tick = 1.0 / chosen.ticks_per_ns;
+	nm_clock_ns_per_tick_ = 1.0 / chosen.ticks_per_ns;
 	read_ns = measure_read_ns();
 }
 
 const nm_clock_choice *nm_clock_info(void) { return &chosen; }
 double nm_clock_read_ns(void) { return read_ns; }
 const char *nm_clock_warning(void) { return chosen.warn ? chosen.why : NULL; }
-uint64_t nm_ticks_to_ns(uint64_t ticks) { return (uint64_t)((double)ticks * ns_per_tick + 0.5); }
-uint64_t nm_ns_to_ticks(uint64_t ns) { return (uint64_t)((double)ns / ns_per_tick + 0.5); }
+uint64_t nm_ns_to_ticks(uint64_t ns) { return (uint64_t)((double)ns / nm_clock_ns_per_tick_ + 0.5); }
 const char *nm_clock_source(void) { return nm_clock_tsc_ ? "tsc" : "clock_gettime"; }
 double nm_clock_hz(void) { return chosen.ticks_per_ns * 1e9; }

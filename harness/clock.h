@@ -66,8 +66,10 @@ static inline uint64_t nm_ticks(void)
 #endif
 	return nm_now_ns();
 }
-/* Convert a tick difference to nanoseconds. */
-uint64_t nm_ticks_to_ns(uint64_t ticks);
+/* Set by nm_clock_init: the chosen source's nanoseconds per tick. */
+extern double nm_clock_ns_per_tick_;
+/* Convert a tick difference to nanoseconds (inline: once per latency sample). */
+static inline uint64_t nm_ticks_to_ns(uint64_t ticks) { return (uint64_t)((double)ticks * nm_clock_ns_per_tick_ + 0.5); }
 uint64_t nm_ns_to_ticks(uint64_t ns);
 /* "tsc" or "clock_gettime", and the tick rate in Hz, for the metadata. */
 const char *nm_clock_source(void);
