@@ -201,6 +201,12 @@ static void ops_connect(nm_ctx *ctx, ops_job *j)
 	nm_mesh_cfg mc = {.nthreads = j->T, .qps = j->p->qps, .initiates = j->p->matrix, .qp = ctx->base.qp};
 	mc.qp.sq_depth = j->W + 2 < ctx->dev->attr.max_qp_wr ? j->W + 2 : ctx->dev->attr.max_qp_wr;
 	mc.qp.max_inline = j->p->inline_size;
+	/* Without --max-rd-atomic, perftest's outstanding READs and atomics: the
+	 * device's maximum (128 on rxe), not the harness's 16, which would cap
+	 * a bw-mode READ window of 128 at 16 in flight. */
+	if (mc.qp.max_rd_atomic == 0)
+		mc.qp.max_rd_atomic = ctx->dev->attr.max_qp_rd_atom;
+	j->max_rd_atomic = mc.qp.max_rd_atomic;
 	nm_numa_point_mesh(&j->np, &j->mesh, &mc);
 }
 
@@ -301,7 +307,8 @@ static json_t *effective_json(const ops_job *j, const nm_measure *ms, json_t *cp
 	for (int t = 0; t < j->T && !granted; t++)
 		for (int i = 0; i < j->th[t].nconn; i++)
 			granted = j->th[t].cs[i].c->max_inline;
-	return json_pack("{s:i, s:i, s:I, s:I, s:i, s:i, s:b, s:o, s:I}", "tx_depth", j->W, "cq_mod", j->batch,
+	return json_pack("{s:i, s:i, s:i, s:I, s:I, s:i, s:i, s:b, s:o, s:I}", "tx_depth", j->W, "cq_mod", j->batch,
+			 "max_rd_atomic", j->max_rd_atomic,
 			 "warmup", (json_int_t)ms->cfg.warmup, "size", (json_int_t)j->size, "inline_requested",
 			 j->p->inline_size, "inline_size", (int)granted, "inline", j->op == NM_OP_WRITE && j->size <= granted,
 			 "cpus", cpus_by_rank, "slot_stride", (json_int_t)j->p->l.stride);

@@ -90,6 +90,7 @@ typedef struct ops_job {
 	uint32_t size;
 	bool initiator, target;
 	int nconn;                   /* per thread */
+	int max_rd_atomic;           /* outstanding READs/atomics per QP, as requested */
 	size_t thread_area;
 	double timeout;
 	nm_numa_point np;
