@@ -23,7 +23,8 @@ const nm_opt nm_harness_opts[] = {
 	 "GID index (default: RoCEv2 IPv4-mapped on Ethernet, LID routing on InfiniBand)"},
 	{"mtu", 'm', NM_OPT_INT, "0", 0, 4096, NULL, 0, "path MTU: 256..4096 (default: the port's active MTU)"},
 	{"max-rd-atomic", 0, NM_OPT_INT, "0", 0, 255, NULL, 0,
-	 "outstanding READ/atomics per QP (default: device maximum, at most 16)"},
+	 "outstanding READ/atomics per QP (default: device maximum, at most 16; in ops the device "
+	 "maximum, as perftest)"},
 	{"qp-timeout", 'u', NM_OPT_INT, "-1", -1, 31, NULL, 0,
 	 "QP ACK timeout exponent, 4.096 us * 2^N (-1: 14 as perftest; 20 on Soft-RoCE, whose emulated "
 	 "round trips can pass 67 ms and which does not execute retried atomics exactly once)"},

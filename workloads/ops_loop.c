@@ -10,6 +10,8 @@
 
 #define HOT static inline __attribute__((always_inline))
 
+/* Out of line and rare (once per --interval): the pending count goes into
+ * the interval it was counted in, and the interval of now becomes current. */
 static __attribute__((noinline)) void series_roll(ops_thread *t, const nm_meter *m, uint64_t now)
 {
 	series_clock *c = &t->sc;
