@@ -87,6 +87,16 @@ build/bench/journal-bench: tests/bench/journal-bench.c $(JOURNAL_MODS) harness/r
 	@mkdir -p $(@D)
 	$(CC) $(CPPFLAGS) $(CSTD) $(WARN) -O2 -g -o $@ tests/bench/journal-bench.c $(JOURNAL_MODS) -ljansson -lm
 
+# netmem ops's loops on a fake verbs provider, for instruction counts
+# (tests/bench/ops-hotpath.sh); not a test.
+HOTPATH_MODS := harness/measure.c harness/stats.c harness/clock.c harness/log.c harness/alloc.c \
+                harness/rdma.c tests/unit/boot_single.c
+build/bench/ops-hotpath: tests/bench/ops-hotpath.c workloads/ops_loop.c workloads/ops.h $(HOTPATH_MODS) \
+                         $(wildcard harness/*.h)
+	@mkdir -p $(@D)
+	$(CC) $(CPPFLAGS) $(CSTD) $(WARN) $(OPT) $(shell $(MPICC) --showme:compile) -pthread -o $@ $< \
+		$(HOTPATH_MODS) -libverbs -ljansson -lm
+
 unit: $(UNIT_BINS)
 	@tests/run-unit.sh $(UNIT_BINS)
 

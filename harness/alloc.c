@@ -12,6 +12,15 @@ void *nm_calloc(size_t n, size_t size)
 	return p;
 }
 
+void *nm_calloc64(size_t n, size_t size)
+{
+	size_t bytes = nm_align64((n ? n : 1) * (size ? size : 1));
+	void *p = aligned_alloc(64, bytes);
+	if (!p)
+		nm_fatal("out of memory (%zu x %zu bytes)", n, size);
+	return memset(p, 0, bytes);
+}
+
 void *nm_malloc(size_t size)
 {
 	void *p = malloc(size ? size : 1);

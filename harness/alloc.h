@@ -9,6 +9,9 @@ void *nm_calloc(size_t n, size_t size);
 void *nm_malloc(size_t size);
 char *nm_strdup(const char *s);
 void *nm_realloc(void *p, size_t size);
+/* Zeroed and 64-byte aligned (calloc guarantees 16): per-thread state that
+ * neighbouring threads write must not share a cache line. free() it. */
+void *nm_calloc64(size_t n, size_t size);
 
 /* v rounded up to a multiple of 64 (a cache line, and RDMA-friendly). */
 static inline size_t nm_align64(size_t v) { return (v + 63) & ~(size_t)63; }

@@ -23,6 +23,7 @@ typedef struct nm_base {
 	int mem_node;            /* --mem-node, -1: the kernel's policy */
 	bool hugepages;
 	nm_qp_attr qp;           /* QP attributes (sq_depth is the workload's) */
+	bool inline_default;     /* no -I: qp.max_inline is NM_INLINE_LAT, a bandwidth test uses 0 */
 	nm_measure_cfg measure;  /* --iters, --duration, --warmup where declared */
 } nm_base;
 

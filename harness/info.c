@@ -184,6 +184,8 @@ static int info_main(int argc, char **argv)
 
 	/* The clock entry should show what a run would measure with. */
 	nm_clock_init();
+	if (nm_clock_warning())
+		fprintf(stderr, "netmem: %s\n", nm_clock_warning());
 	json_t *root = json_object();
 	json_object_set_new(root, "software", nm_meta_software());
 	json_t *host = nm_meta_host(NULL, 0, -1);

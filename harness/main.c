@@ -25,14 +25,16 @@ const nm_opt nm_harness_opts[] = {
 	 "path MTU: 256..4096 (default: the port's active MTU); in a sweep, an MTU above a port's "
 	 "active MTU is a skipped point"},
 	{"max-rd-atomic", 0, NM_OPT_INT, "0", 0, 255, NULL, 0,
-	 "outstanding READ/atomics per QP (default: device maximum, at most 16)"},
+	 "outstanding READ/atomics per QP (default: device maximum, at most 16; in ops the device "
+	 "maximum, as perftest)"},
 	{"qp-timeout", 'u', NM_OPT_INT, "-1", -1, 31, NULL, 0,
 	 "QP ACK timeout exponent, 4.096 us * 2^N (-1: 14 as perftest; 20 on Soft-RoCE, whose emulated "
 	 "round trips can pass 67 ms and which does not execute retried atomics exactly once)"},
 	{"retry-cnt", 0, NM_OPT_INT, "7", 0, 7, NULL, 0, "QP transport retry count"},
 	{"rnr-retry", 0, NM_OPT_INT, "7", 0, 7, NULL, 0, "QP RNR retry count"},
-	{"inline-size", 'I', NM_OPT_INT, "220", 0, 65536, NULL, 0,
-	 "inline threshold for WRITE in bytes (the QP may grant less; 0 disables)"},
+	{"inline-size", 'I', NM_OPT_INT, "-1", -1, 65536, NULL, 0,
+	 "inline threshold for WRITE in bytes (-1: perftest's default, 220 in latency tests and 0 in "
+	 "bandwidth tests; the QP may grant less; 0 disables)"},
 	{"hugepages", 0, NM_OPT_BOOL, "false", 0, 0, NULL, 0, "back registered memory with 2 MiB huge pages"},
 	{"mem-node", 0, NM_OPT_INT, "-1", -1, 1023, NULL, 0,
 	 "NUMA node of registered memory (default: the kernel's policy)"},
@@ -69,6 +71,9 @@ void nm_base_decode(const json_t *pt, int nranks, nm_base *b)
 		       .max_inline = (int)nm_cfg_int(pt, "inline_size"),
 		       .sq_depth = 128},
 	};
+	b->inline_default = b->qp.max_inline < 0;
+	if (b->inline_default)
+		b->qp.max_inline = NM_INLINE_LAT;
 	/* The measurement options exist where the experiment declares them. */
 	nm_measure_cfg *m = &b->measure;
 	if (json_object_get(pt, "iters"))
@@ -684,6 +689,8 @@ int main(int argc, char **argv)
 
 	nm_clock_init();
 	nm_boot_init(&argc, &argv);
+	if (nm_clock_warning())
+		nm_note("%s", nm_clock_warning());
 	char err[1024] = "";
 	json_t *params = NULL;
 	int rc;

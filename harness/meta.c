@@ -524,6 +524,23 @@ static const char *compiler(void)
 #endif
 }
 
+/* The clock and why it was chosen: a reader can tell a TSC that calibrated
+ * well from a forced one, and what each read cost inside measured intervals. */
+static json_t *clock_json(void)
+{
+	const nm_clock_choice *c = nm_clock_info();
+	static const char *const wants[] = {[NM_CLOCK_AUTO] = "auto", [NM_CLOCK_WANT_TSC] = "tsc",
+					    [NM_CLOCK_WANT_SYSTEM] = "system"};
+	json_t *cal = json_array();
+	for (int i = 0; i < c->ncal; i++)
+		json_array_append_new(cal, json_real(c->cal[i]));
+	return json_pack("{s:s, s:f, s:f, s:s, s:o, s:o, s:f, s:s, s:b, s:f, s:s}", "source", nm_clock_source(),
+			 "hz", nm_clock_hz(), "ticks_per_ns", c->ticks_per_ns, "reference", "CLOCK_MONOTONIC_RAW",
+			 "calibrations", cal, "spread", c->spread >= 0 ? json_real(c->spread) : json_null(),
+			 "tolerance", NM_CLOCK_TOLERANCE, "requested", wants[c->want], "tsc_invariant_flags",
+			 nm_clock_tsc_flags(), "read_ns", nm_clock_read_ns(), "why", c->why);
+}
+
 json_t *nm_meta_software(void)
 {
 	json_t *j = json_object();
@@ -534,10 +551,7 @@ json_t *nm_meta_software(void)
 	json_object_set_new(j, "rdma_core", rdma_core_version());
 	json_object_set_new(j, "mpi", mpi_version());
 	json_object_set_new(j, "compiler", jstr(compiler()));
-	json_t *clk = json_object();
-	json_object_set_new(clk, "source", jstr(nm_clock_source()));
-	json_object_set_new(clk, "hz", json_real(nm_clock_hz()));
-	json_object_set_new(j, "clock", clk);
+	json_object_set_new(j, "clock", clock_json());
 	return j;
 }
 

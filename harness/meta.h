@@ -48,7 +48,9 @@ json_t *nm_meta_nic_device(struct ibv_context *ctx);
 json_t *nm_meta_nic_port(struct ibv_context *ctx, int port);
 
 /* {"suite", "version", "git_commit", "rdma_core", "mpi", "compiler",
- *  "clock": {"source", "hz"}}. Does not need MPI_Init. */
+ *  "clock": {"source", "hz", "ticks_per_ns", "reference", "calibrations",
+ *  "spread", "tolerance", "requested", "tsc_invariant_flags", "read_ns",
+ *  "why"}}. Does not need MPI_Init. */
 json_t *nm_meta_software(void);
 
 /* Current UTC time as "2026-11-21T20:15:03Z"; malloc'd, NULL on failure. */

@@ -21,6 +21,33 @@ void nm_post_failed(const nm_conn *c, int op, int rc)
 		 c->peer, c->qp->qp_num, strerror(rc));
 }
 
+void nm_wr_rw(nm_wr *w, nm_conn *c, int op, void *laddr, uint32_t lkey, uint64_t raddr, uint32_t len)
+{
+	*w = (nm_wr){.c = c, .op = op};
+	w->sge = (struct ibv_sge){.addr = (uintptr_t)laddr, .length = len, .lkey = lkey};
+	w->wr = (struct ibv_send_wr){
+		.sg_list = &w->sge,
+		.num_sge = 1,
+		.opcode = op == NM_OP_WRITE ? IBV_WR_RDMA_WRITE : IBV_WR_RDMA_READ,
+		.wr.rdma = {.remote_addr = raddr, .rkey = c->rmr.rkey},
+	};
+	if (op == NM_OP_WRITE && len <= c->max_inline)
+		w->flags = IBV_SEND_INLINE;
+}
+
+void nm_wr_atomic(nm_wr *w, nm_conn *c, int op, uint64_t *result, uint32_t lkey, uint64_t raddr,
+		  uint64_t compare_add, uint64_t swap)
+{
+	*w = (nm_wr){.c = c, .op = op};
+	w->sge = (struct ibv_sge){.addr = (uintptr_t)result, .length = 8, .lkey = lkey};
+	w->wr = (struct ibv_send_wr){
+		.sg_list = &w->sge,
+		.num_sge = 1,
+		.opcode = op == NM_OP_CAS ? IBV_WR_ATOMIC_CMP_AND_SWP : IBV_WR_ATOMIC_FETCH_AND_ADD,
+		.wr.atomic = {.remote_addr = raddr, .compare_add = compare_add, .swap = swap, .rkey = c->rmr.rkey},
+	};
+}
+
 void nm_poller_init(nm_poller *p, const nm_mesh *m, int thread, double timeout_s)
 {
 	memset(p, 0, sizeof *p);

@@ -65,6 +65,41 @@ static inline void nm_post_atomic(nm_conn *c, int op, uint64_t *result, uint32_t
 	nm_post(c, &wr, op);
 }
 
+/* A work request built once per connection, for loops that post the same
+ * operation over and over: a post changes only what varies (wr_id and
+ * signaling; an atomic's result slot and operands) instead of zeroing and
+ * filling a whole WR and SGE per operation. wr.sg_list points at the SGE
+ * inside, so an nm_wr must not be copied or moved once built. */
+typedef struct nm_wr {
+	struct ibv_send_wr wr;
+	struct ibv_sge sge;
+	nm_conn *c;
+	int op;
+	unsigned flags;   /* send flags of every post: IBV_SEND_INLINE where it applies */
+} nm_wr;
+
+/* READ or WRITE of len bytes between laddr and the peer's raddr (WRITEs up
+ * to the QP's inline size go inline, as nm_post_rw sends them). */
+void nm_wr_rw(nm_wr *w, nm_conn *c, int op, void *laddr, uint32_t lkey, uint64_t raddr, uint32_t len);
+/* CAS or FAA on the peer's raddr, operands as nm_post_atomic's. */
+void nm_wr_atomic(nm_wr *w, nm_conn *c, int op, uint64_t *result, uint32_t lkey, uint64_t raddr,
+		  uint64_t compare_add, uint64_t swap);
+
+static inline void nm_wr_post(nm_wr *w, uint64_t wr_id, bool signaled)
+{
+	w->wr.wr_id = wr_id;
+	w->wr.send_flags = w->flags | (signaled ? IBV_SEND_SIGNALED : 0);
+	nm_post(w->c, &w->wr, w->op);
+}
+
+/* The atomic's result slot and operands for its next post. */
+static inline void nm_wr_set_atomic(nm_wr *w, uint64_t *result, uint64_t compare_add, uint64_t swap)
+{
+	w->sge.addr = (uintptr_t)result;
+	w->wr.wr.atomic.compare_add = compare_add;
+	w->wr.wr.atomic.swap = swap;
+}
+
 /* LOCO's fence: a zero-length READ. It completes only after every earlier
  * WRITE on the QP has been placed at the target (a READ may not pass a WRITE
  * on an RC QP), so remote visibility is known when it completes. */

@@ -30,6 +30,10 @@ typedef struct nm_dev {
 int nm_dev_open(nm_dev *d, const char *name, int port, int gid_index, char *err, size_t errlen);
 void nm_dev_close(nm_dev *d);
 
+/* perftest's inline threshold for WRITE latency tests (DEF_INLINE_WRITE);
+ * its bandwidth tests use none. */
+#define NM_INLINE_LAT 220
+
 /* QP attributes a user may set (perftest flags where they exist). */
 typedef struct nm_qp_attr {
 	int mtu;            /* bytes; 0 = the port's active MTU */

@@ -39,17 +39,10 @@
  *   [data, ...)        remote slots, one per (initiator, thread, QP), size each
  *   [local, ...)       per-thread local buffers (never accessed remotely)
  */
+#include "ops.h"
 #include "alloc.h"
 #include "boot.h"
-#include "clock.h"
-#include "experiment.h"
 #include "log.h"
-#include "rng.h"
-#include "mesh.h"
-#include "rdma.h"
-#include "stats.h"
-#include "workers.h"
-#include "../numa/point.h"
 #include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -91,37 +84,6 @@ static const nm_opt ops_opts[] = {
 	NM_OPT_END,
 };
 
-#define SERIES_CAP 4096
-#define CAS_BASE 64
-
-typedef enum { MODE_LAT, MODE_BW } ops_mode;
-typedef enum { INJECT_NONE, INJECT_CORRUPT, INJECT_RKEY, INJECT_MISPLACE } ops_inject;
-
-/* Offsets in every rank's region (see the header comment). */
-typedef struct layout {
-	size_t size;       /* bytes per op */
-	size_t slot;       /* size rounded to 64: local buffers */
-	size_t stride;     /* distance between remote slots: slot, or size with --packed */
-	size_t data;       /* offset of remote slots */
-	size_t local;      /* offset of per-thread local areas */
-	int nslots;
-} layout;
-
-/* One point, decoded once. */
-typedef struct ops_point {
-	int op;                   /* NM_OP_* */
-	ops_mode mode;
-	int window, batch, qps;   /* --tx-depth and --cq-mod resolved */
-	int nranks;
-	uint8_t *matrix;          /* [from * nranks + to]: from initiates to */
-	layout l;
-	uint64_t interval_ns;
-	nm_place buf, cpu;
-	nm_hammer_cfg workers;    /* threads, op, write_ratio */
-	nm_numa_load load;
-	ops_inject inject;
-} ops_point;
-
 static int index_of(const char *s, const char *const *names, int n)
 {
 	int i = 0;
@@ -129,9 +91,6 @@ static int index_of(const char *s, const char *const *names, int n)
 		i++;
 	return i;
 }
-
-/* Slot of (initiator rank, thread, QP) at any target. */
-static int slot_id(int rank, int t, int q, int T, int Q) { return (rank * T + t) * Q + q; }
 
 static void plan(layout *l, const ops_point *p, int64_t size, bool packed, int T)
 {
@@ -200,291 +159,18 @@ static int ops_decode(const json_t *pt, const nm_base *b, void *out, char *err, 
 		.inject = (ops_inject)index_of(nm_cfg_str(pt, "inject"), injects, 4),
 	};
 	p->window = W ? W : p->mode == MODE_BW ? 128 : 1;
+	/* perftest inlines only in latency tests, and only WRITEs among ours */
+	p->inline_size = !b->inline_default ? b->qp.max_inline
+			 : p->mode == MODE_LAT && p->op == NM_OP_WRITE ? NM_INLINE_LAT : 0;
 	p->batch = p->mode == MODE_BW ? (cq_mod < p->window ? cq_mod : p->window) : 1;
 	return ops_check(pt, b, p, err, len);
 }
 
 static void ops_point_free(void *point) { free(((ops_point *)point)->matrix); }
 
-static uint64_t read_owner(int target, int slot) { return ((uint64_t)target << 32) | (uint32_t)slot | 1ull << 62; }
-static uint64_t write_owner(int slot) { return (uint64_t)slot | 1ull << 63; }
-
-/* The tally: data checked after the run and those that failed; targets
- * whose FAA counter is wrong. */
-enum { C_CHECKED, C_MISMATCHES, C_FAA_WRONG, C_N };
 static const nm_counter ops_counters[C_N] = {
 	[C_CHECKED] = {"checked", 0}, [C_MISMATCHES] = {"mismatches", 0}, [C_FAA_WRONG] = {"faa_targets_wrong", 0},
 };
-
-typedef struct conn_state {
-	nm_conn *c;
-	uint8_t *buf;            /* local buffer for this connection */
-	uint64_t raddr;          /* remote slot */
-	uint64_t cas_raddr;
-	uint64_t cas_seq;        /* next expected value of our CAS word */
-	uint64_t faa_last;       /* last FAA value returned (lat mode) */
-	uint64_t sent;
-	uint64_t *fifo;          /* post ticks of outstanding signaled batches */
-	uint32_t head, tail, cap;
-} conn_state;
-
-typedef struct ops_thread {
-	conn_state *cs;
-	int nconn;
-	uint8_t *verify;
-	uint64_t *results;
-	nm_series series;
-} ops_thread;
-
-typedef struct ops_job {
-	const ops_point *p;
-	int op, rank, T, W, batch;   /* the hot paths' copies of the point */
-	uint32_t size;
-	bool initiator, target;
-	int nconn;                   /* per thread */
-	size_t thread_area;
-	double timeout;
-	nm_numa_point np;
-	nm_mesh mesh;
-	nm_mr mr;
-	ops_thread *th;
-} ops_job;
-
-static void post_one(ops_job *j, conn_state *s, uint64_t *result, uint64_t wr_id, bool signaled)
-{
-	switch (j->op) {
-	case NM_OP_READ:
-	case NM_OP_WRITE:
-		nm_post_rw(s->c, j->op, s->buf, j->mr.mr->lkey, s->raddr, j->size, wr_id, signaled);
-		break;
-	case NM_OP_CAS:
-		nm_post_atomic(s->c, NM_OP_CAS, result, j->mr.mr->lkey, s->cas_raddr, s->cas_seq,
-			       s->cas_seq + 1, wr_id, signaled);
-		s->cas_seq++;
-		break;
-	case NM_OP_FAA:
-		nm_post_atomic(s->c, NM_OP_FAA, result, j->mr.mr->lkey, s->c->rmr.addr, 1, 0, wr_id,
-			       signaled);
-		break;
-	}
-	s->sent++;
-}
-
-static void run_lat(ops_job *j, ops_thread *t, nm_meter *m, nm_poller *pl)
-{
-	struct ibv_wc wc;
-	uint64_t *res = t->results;
-	nm_loop lp;
-	nm_loop_init(&lp, m);
-	for (uint64_t i = 0; nm_loop_next(&lp); i++) {
-		conn_state *s = &t->cs[i % (uint64_t)t->nconn];
-		uint64_t expect = s->cas_seq;
-		uint64_t t0 = nm_ticks();
-		post_one(j, s, res, NM_WRID(j->op, 0), true);
-		nm_poll_wait(pl, &wc, 1);
-		uint64_t t1 = nm_ticks();
-		if (nm_loop_done(&lp, t0, t1))
-			nm_series_add(&t->series, nm_ticks_to_ns(t1 - m->start), 1);
-		if (j->op == NM_OP_CAS && *res != expect)
-			nm_error_note(&m->err, "CAS on rank %d returned %" PRIu64 ", expected %" PRIu64, s->c->peer,
-				      *res, expect);
-		if (j->op == NM_OP_FAA) {
-			if (s->sent > 1 && *res <= s->faa_last)
-				nm_error_note(&m->err, "FAA on rank %d returned %" PRIu64 " after %" PRIu64,
-					      s->c->peer, *res, s->faa_last);
-			s->faa_last = *res;
-		}
-	}
-}
-
-/* n operations on one connection, the last one signaled: its completion
- * retires the whole batch (RC completes in order). */
-static void post_batch(ops_job *j, ops_thread *t, conn_state *s, uint64_t posted, uint64_t n)
-{
-	uint64_t wr_id = NM_WRID(j->op, ((uint64_t)(s - t->cs) << 32) | n);
-	for (uint64_t k = 0; k < n; k++) {
-		bool sig = k + 1 == n;
-		if (sig)
-			s->fifo[s->tail++ % s->cap] = nm_ticks();
-		post_one(j, s, &t->results[(posted + k) % (uint64_t)j->W], wr_id, sig);
-	}
-}
-
-/* From an empty window: keeps it full until count operations are posted or
- * the deadline (ticks, 0: none) passes, then drains it; completions go to
- * the meter, measured once it has begun. Returns the last completion's time. */
-static uint64_t run_window(ops_job *j, ops_thread *t, nm_meter *m, nm_poller *pl, uint64_t count,
-			   uint64_t deadline)
-{
-	struct ibv_wc wc[16];
-	uint64_t posted = 0, outstanding = 0, W = (uint64_t)j->W, last = nm_ticks();
-	bool stop = count == 0;
-	size_t rr = 0;
-	while (!stop || outstanding > 0) {
-		/* Refill the window as completions free it, as perftest does,
-		 * rather than waiting for room for a whole batch. */
-		while (!stop && outstanding < W) {
-			uint64_t n = (uint64_t)j->batch;
-			n = n < W - outstanding ? n : W - outstanding;
-			n = n < count - posted ? n : count - posted;
-			post_batch(j, t, &t->cs[rr++ % (size_t)t->nconn], posted, n);
-			posted += n;
-			outstanding += n;
-			stop = posted >= count || (deadline && nm_ticks() >= deadline);
-		}
-		int got = nm_poll_some(pl, wc, 16);
-		if (got == 0)
-			continue;
-		last = nm_ticks();
-		for (int i = 0; i < got; i++) {
-			uint64_t pay = NM_WRID_PAYLOAD(wc[i].wr_id), n = pay & 0xffffffffu;
-			conn_state *s = &t->cs[pay >> 32];
-			outstanding -= n;
-			if (nm_meter_ops(m, s->fifo[s->head++ % s->cap], last, n))
-				nm_series_add(&t->series, nm_ticks_to_ns(last - m->start), n);
-		}
-	}
-	return last;
-}
-
-static void run_bw(ops_job *j, ops_thread *t, nm_meter *m, nm_poller *pl)
-{
-	run_window(j, t, m, pl, m->ms->cfg.warmup, 0);
-	nm_meter_begin(m);
-	uint64_t last = run_window(j, t, m, pl, m->deadline ? UINT64_MAX : m->ms->cfg.iters, m->deadline);
-	nm_meter_end(m, last);
-}
-
-/* --inject corrupt: one uncounted change per rank, through the same paths a
- * real fault would take, so the checks below must catch it. */
-static void inject(ops_job *j, ops_thread *t, nm_poller *pl, int ti)
-{
-	struct ibv_wc wc;
-	conn_state *s = &t->cs[0];
-	uint64_t *scratch = t->results;
-	uint32_t lkey = j->mr.mr->lkey;
-	if (j->p->inject == INJECT_RKEY) {
-		s->c->rmr.rkey ^= 0x5a5a;
-		post_one(j, s, scratch, NM_WRID(j->op, 0), true);
-		nm_poll_wait(pl, &wc, 1);
-		nm_fatal("thread %d: a %s with a wrong rkey completed successfully", ti, nm_op_name(j->op));
-	}
-	switch (j->op) {
-	case NM_OP_READ:
-		s->buf[0] ^= 0x5a;
-		return;
-	case NM_OP_WRITE:
-		memcpy(t->verify, s->buf, 1);
-		t->verify[0] ^= 0x5a;
-		nm_post_rw(s->c, NM_OP_WRITE, t->verify, lkey, s->raddr, 1, NM_WRID(NM_OP_WRITE, 0), true);
-		break;
-	case NM_OP_CAS:
-		nm_post_atomic(s->c, NM_OP_CAS, scratch, lkey, s->cas_raddr, s->cas_seq, s->cas_seq + 1,
-			       NM_WRID(NM_OP_CAS, 0), true);
-		break;
-	case NM_OP_FAA:
-		nm_post_atomic(s->c, NM_OP_FAA, scratch, lkey, s->c->rmr.addr, 1, 0, NM_WRID(NM_OP_FAA, 0), true);
-		break;
-	}
-	nm_poll_wait(pl, &wc, 1);
-}
-
-/* READs 8..size bytes at raddr into the verify buffer. */
-static void read_back(ops_job *j, ops_thread *t, nm_poller *pl, conn_state *s, uint64_t raddr, uint32_t len)
-{
-	struct ibv_wc wc;
-	nm_post_rw(s->c, NM_OP_READ, t->verify, j->mr.mr->lkey, raddr, len, NM_WRID(NM_OP_READ, 0), true);
-	nm_poll_wait(pl, &wc, 1);
-}
-
-/* Unmeasured checks after the loop (see the header comment). */
-static void verify(ops_job *j, ops_thread *t, nm_meter *m, nm_poller *pl, int ti)
-{
-	if ((j->p->inject == INJECT_CORRUPT || j->p->inject == INJECT_RKEY) && ti == 0)
-		inject(j, t, pl, ti);
-	for (int i = 0; i < t->nconn && j->op != NM_OP_FAA; i++) {
-		conn_state *s = &t->cs[i];
-		int peer = s->c->peer, slot = slot_id(j->rank, ti, s->c->index, j->T, j->p->qps);
-		long off;
-		uint64_t v;
-		m->c[C_CHECKED]++;
-		switch (j->op) {
-		case NM_OP_READ:
-			if (s->sent && (off = nm_pattern_check(s->buf, j->size, read_owner(peer, slot))) >= 0)
-				nm_error_note(&m->err, "READ from rank %d: byte %ld of the buffer differs from the "
-					      "target's memory", peer, off);
-			break;
-		case NM_OP_WRITE:
-			nm_fence_wait(pl, s->c);
-			memset(t->verify, 0, j->size);
-			read_back(j, t, pl, s, s->raddr, j->size);
-			if ((off = nm_pattern_check(t->verify, j->size, write_owner(slot))) >= 0)
-				nm_error_note(&m->err, "WRITE to rank %d: reading the slot back differs at byte %ld",
-					      peer, off);
-			break;
-		case NM_OP_CAS:
-			t->verify[0] = 0xff;
-			read_back(j, t, pl, s, s->cas_raddr, 8);
-			memcpy(&v, t->verify, 8);
-			if (v != s->cas_seq)
-				nm_error_note(&m->err, "CAS word on rank %d holds %" PRIu64 " after %" PRIu64
-					      " successful swaps", peer, v, s->cas_seq);
-			break;
-		}
-	}
-	m->c[C_MISMATCHES] = m->err.count;
-}
-
-static void thread_setup(nm_worker *w)
-{
-	ops_job *j = w->arg;
-	const layout *l = &j->p->l;
-	ops_thread *t = &j->th[w->index];
-	int ti = w->index, n = 0;
-	if (nm_series_init(&t->series, j->p->interval_ns, SERIES_CAP) != 0)
-		nm_fatal("out of memory");
-	uint8_t *area = (uint8_t *)j->mr.buf + l->local + j->thread_area * (size_t)ti;
-	t->cs = nm_calloc((size_t)j->nconn + 1, sizeof *t->cs);
-	for (int p = 0; p < j->p->nranks; p++)
-		for (int q = 0; q < j->p->qps; q++) {
-			nm_conn *c = nm_mesh_conn(&j->mesh, ti, p, q);
-			if (!c->qp)
-				continue;
-			conn_state *s = &t->cs[n];
-			int slot = slot_id(j->rank, ti, q, j->T, j->p->qps);
-			*s = (conn_state){.c = c, .buf = area + l->slot * (size_t)n,
-					  .raddr = c->rmr.addr + l->data + l->stride * (size_t)slot,
-					  .cas_raddr = c->rmr.addr + CAS_BASE + 8 * (size_t)slot, .cap = (uint32_t)j->W + 2};
-			s->fifo = nm_calloc(s->cap, sizeof *s->fifo);
-			if (j->op == NM_OP_WRITE)
-				nm_pattern_fill(s->buf, l->size, write_owner(slot));
-			n++;
-		}
-	t->nconn = n;
-	t->verify = area + l->slot * (size_t)n;
-	t->results = (uint64_t *)(area + l->slot * (size_t)(n + 1));
-	nm_numa_thread_start(&j->np, ti, w->cpu, n > 0);
-}
-
-/* Threads without a connection (ranks that only serve) return at once:
- * that does not hold up the common start. */
-static void thread_body(nm_worker *w)
-{
-	ops_job *j = w->arg;
-	ops_thread *t = &j->th[w->index];
-	if (t->nconn > 0) {
-		nm_poller pl;
-		nm_poller_init(&pl, &j->mesh, w->index, j->timeout);
-		if (j->p->mode == MODE_BW)
-			run_bw(j, t, w->meter, &pl);
-		else
-			run_lat(j, t, w->meter, &pl);
-		nm_numa_thread_end(&j->np, w->index);
-		verify(j, t, w->meter, &pl, w->index);
-	} else {
-		nm_numa_thread_end(&j->np, w->index);
-	}
-}
 
 /* Where memory, threads and QP/CQ rings go (numa/point.h); 1: skipped. */
 static int ops_place(nm_ctx *ctx, ops_job *j, json_t *out)
@@ -514,6 +200,13 @@ static void ops_connect(nm_ctx *ctx, ops_job *j)
 			     read ? read_owner(j->rank, s) : write_owner(s));
 	nm_mesh_cfg mc = {.nthreads = j->T, .qps = j->p->qps, .initiates = j->p->matrix, .qp = ctx->base.qp};
 	mc.qp.sq_depth = j->W + 2 < ctx->dev->attr.max_qp_wr ? j->W + 2 : ctx->dev->attr.max_qp_wr;
+	mc.qp.max_inline = j->p->inline_size;
+	/* Without --max-rd-atomic, perftest's outstanding READs and atomics: the
+	 * device's maximum (128 on rxe), not the harness's 16, which would cap
+	 * a bw-mode READ window of 128 at 16 in flight. */
+	if (mc.qp.max_rd_atomic == 0)
+		mc.qp.max_rd_atomic = ctx->dev->attr.max_qp_rd_atom;
+	j->max_rd_atomic = mc.qp.max_rd_atomic;
 	nm_numa_point_mesh(&j->np, &j->mesh, &mc);
 }
 
@@ -606,6 +299,21 @@ static json_t *ops_checks(const ops_job *j, const nm_measure *ms, uint64_t faa_t
 	return checks;
 }
 
+/* The point's settings as run: resolved defaults, and the inline threshold
+ * requested and granted (rank 0's QPs) with whether WRITEs went inline. */
+static json_t *effective_json(const ops_job *j, const nm_measure *ms, json_t *cpus_by_rank)
+{
+	uint32_t granted = 0;
+	for (int t = 0; t < j->T && !granted; t++)
+		for (int i = 0; i < j->th[t].nconn; i++)
+			granted = j->th[t].cs[i].c->max_inline;
+	return json_pack("{s:i, s:i, s:i, s:I, s:I, s:i, s:i, s:b, s:o, s:I}", "tx_depth", j->W, "cq_mod", j->batch,
+			 "max_rd_atomic", j->max_rd_atomic,
+			 "warmup", (json_int_t)ms->cfg.warmup, "size", (json_int_t)j->size, "inline_requested",
+			 j->p->inline_size, "inline_size", (int)granted, "inline", j->op == NM_OP_WRITE && j->size <= granted,
+			 "cpus", cpus_by_rank, "slot_stride", (json_int_t)j->p->l.stride);
+}
+
 /* Collective: the placement record, the tally, the series, the loads and
  * the CPUs; rank 0 fills out. */
 static void ops_result(nm_ctx *ctx, ops_job *j, nm_measure *ms, json_t *out)
@@ -625,19 +333,12 @@ static void ops_result(nm_ctx *ctx, ops_job *j, nm_measure *ms, json_t *out)
 	json_object_set_new(metrics, "mib_per_sec", json_real(bytes / 1048576.0));
 	json_object_set_new(metrics, "gbit_per_sec", json_real(bytes * 8 / 1e9));
 	json_object_set_new(metrics, "throughput_series", series);
-	uint32_t granted_inline = 0;
-	for (int t = 0; t < j->T && !granted_inline; t++)
-		for (int i = 0; i < j->th[t].nconn; i++)
-			granted_inline = j->th[t].cs[i].c->max_inline;
 	bool valid;
 	json_object_set_new(out, "checks", ops_checks(j, ms, faa_total, &valid));
 	json_object_set_new(out, "valid", json_boolean(valid));
 	json_object_set_new(out, "placement", placement);
 	json_object_set_new(out, "metrics", metrics);
-	json_object_set_new(out, "effective",
-			    json_pack("{s:i, s:i, s:I, s:I, s:i, s:o, s:I}", "tx_depth", j->W, "cq_mod", j->batch,
-				      "warmup", (json_int_t)ms->cfg.warmup, "size", (json_int_t)j->size, "inline_size",
-				      (int)granted_inline, "cpus", cpus_by_rank, "slot_stride", (json_int_t)j->p->l.stride));
+	json_object_set_new(out, "effective", effective_json(j, ms, cpus_by_rank));
 }
 
 static void ops_free(ops_job *j)
@@ -677,8 +378,8 @@ static void ops_run(nm_ctx *ctx, const void *point, json_t *out)
 
 	static const nm_measure_def def = {"ops", ops_counters, C_N};
 	nm_measure *ms = nm_measure_new(&b->measure, &def, me, j.T);
-	j.th = nm_calloc((size_t)j.T, sizeof *j.th);
-	nm_round rd = {.workers = j.T, .numa_node = j.np.thread_node, .setup = thread_setup, .body = thread_body,
+	j.th = nm_calloc64((size_t)j.T, sizeof *j.th);
+	nm_round rd = {.workers = j.T, .numa_node = j.np.thread_node, .setup = ops_thread_setup, .body = ops_thread_body,
 		       .arg = &j, .measure = ms};
 	nm_workers_run(&rd);
 	/* nm_workers_run returns once every rank's threads are done */

@@ -128,9 +128,7 @@ host_main() {
 	((force_vm)) && sr+=(--vm)
 	say "output: $dir"
 	local rc=0
-	# perftest times with the TSC; so must netmem, even where a VM hides the
-	# invariant-TSC flags (netmem still checks the rate by calibration).
-	NETMEM_CLOCK=${NETMEM_CLOCK:-tsc} "$repo/tests/vm/softroce-run" "${sr[@]}" -- bash "$self" --inner --run-dir "$dir" \
+	"$repo/tests/vm/softroce-run" "${sr[@]}" -- bash "$self" --inner --run-dir "$dir" \
 		--iters "$iters" --bw-iters "$bw_iters" --runs "$runs" --depth "$depth" \
 		--cq-mod "$cq_mod" --metrics "$metrics" --netmem-args "$netmem_args" || rc=$?
 	if [ -s "$dir/summary.json" ]; then
