@@ -3,7 +3,6 @@
 #include "nodes.h"
 #include "clock.h"
 #include <numa.h>
-#include <pthread.h>
 #include <sched.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -31,21 +30,13 @@ static inline void flush_fence(void) {}
 typedef struct pass {
 	uint8_t *p;
 	size_t len;
-	int node;
 	nm_cache_mode mode;
 	nm_cache_record *rec;
-	char err[256];
-	int rc;
 } pass;
 
-static void *run_pass(void *arg)
+static void run_pass(void *arg)
 {
 	pass *ps = arg;
-	nm_numa_saved saved;
-	if (nm_numa_bind_thread(ps->node, &saved, ps->err, sizeof ps->err) != 0) {
-		ps->rc = -1;
-		return NULL;
-	}
 	nm_cache_record *r = ps->rec;
 	uint64_t t0 = nm_now_ns();
 	r->cpu = sched_getcpu();
@@ -66,8 +57,6 @@ static void *run_pass(void *arg)
 	r->lines = lines;
 	r->seconds = (double)(nm_now_ns() - t0) / 1e9;
 	r->cpu_node = numa_available() < 0 ? 0 : numa_node_of_cpu(r->cpu);
-	nm_numa_unbind_thread(&saved);
-	return NULL;
 }
 
 int nm_cache_settle(void *p, size_t len, int node, nm_cache_mode mode, nm_cache_record *rec, char *err,
@@ -81,15 +70,10 @@ int nm_cache_settle(void *p, size_t len, int node, nm_cache_mode mode, nm_cache_
 	}
 	/* The pass runs on its own thread: binding the caller would change the
 	 * CPU and memory policy of a thread that owns other state. */
-	pass ps = {.p = p, .len = len, .node = node, .mode = mode, .rec = rec};
-	pthread_t t;
-	if (pthread_create(&t, NULL, run_pass, &ps) != 0) {
-		snprintf(err, errlen, "--cache %s: cannot start a thread", nm_cache_mode_name(mode));
-		return -1;
-	}
-	pthread_join(t, NULL);
-	if (ps.rc) {
-		snprintf(err, errlen, "--cache %s: %s", nm_cache_mode_name(mode), ps.err);
+	pass ps = {.p = p, .len = len, .mode = mode, .rec = rec};
+	char why[256];
+	if (nm_numa_run_on(node, -1, run_pass, &ps, NULL, why, sizeof why) != 0) {
+		snprintf(err, errlen, "--cache %s: %s", nm_cache_mode_name(mode), why);
 		return -1;
 	}
 	rec->done = true;

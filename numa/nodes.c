@@ -5,6 +5,8 @@
 #include <limits.h>
 #include <numa.h>
 #include <numaif.h>
+#include <pthread.h>
+#include <sched.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -290,4 +292,50 @@ void *nm_numa_alloc_interleaved(size_t len, size_t *alloc_len, char *err, size_t
 	memset(p, 0, n);
 	*alloc_len = n;
 	return p;
+}
+
+typedef struct run_on {
+	int node, cpu, ran_on, rc;
+	void (*fn)(void *);
+	void *arg;
+	char err[256];
+} run_on;
+
+static void *run_on_main(void *a)
+{
+	run_on *r = a;
+	nm_numa_saved saved;
+	if (nm_numa_bind_thread(r->node, &saved, r->err, sizeof r->err) != 0) {
+		r->rc = -1;
+		return NULL;
+	}
+	cpu_set_t one;
+	CPU_ZERO(&one);
+	if (r->cpu >= 0)
+		CPU_SET(r->cpu, &one);
+	if (r->cpu >= 0 && sched_setaffinity(0, sizeof one, &one) != 0) {
+		snprintf(r->err, sizeof r->err, "cannot pin a thread to cpu %d", r->cpu);
+		r->rc = -1;
+	} else {
+		r->fn(r->arg);
+		r->ran_on = sched_getcpu();
+	}
+	nm_numa_unbind_thread(&saved);
+	return NULL;
+}
+
+int nm_numa_run_on(int node, int cpu, void (*fn)(void *), void *arg, int *ran_on, char *err, size_t errlen)
+{
+	run_on r = {.node = node, .cpu = cpu, .ran_on = -1, .fn = fn, .arg = arg};
+	pthread_t t;
+	if (pthread_create(&t, NULL, run_on_main, &r) != 0) {
+		snprintf(err, errlen, "cannot start a thread");
+		return -1;
+	}
+	pthread_join(t, NULL);
+	if (ran_on)
+		*ran_on = r.ran_on;
+	if (r.rc)
+		snprintf(err, errlen, "%s", r.err);
+	return r.rc;
 }

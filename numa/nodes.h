@@ -52,6 +52,11 @@ typedef struct nm_numa_saved {
 } nm_numa_saved;
 int nm_numa_bind_thread(int node, nm_numa_saved *s, char *err, size_t errlen);
 void nm_numa_unbind_thread(nm_numa_saved *s);
+/* Runs fn(arg) on a new thread bound to node (nm_numa_bind_thread) and,
+ * when cpu >= 0, pinned to that CPU; waits for it. The caller's own CPU and
+ * memory policy stay as they are. *ran_on (if not NULL): the CPU fn ran on
+ * at its end. 0, or -1 with one line in err. */
+int nm_numa_run_on(int node, int cpu, void (*fn)(void *), void *arg, int *ran_on, char *err, size_t errlen);
 /* Memory policy of the calling thread as text ("default", "bind:1", ...). */
 void nm_numa_policy_str(char *buf, size_t len);
 

@@ -34,7 +34,6 @@
 #include "../numa/pages.h"
 #include <inttypes.h>
 #include <numa.h>
-#include <pthread.h>
 #include <sched.h>
 #include <stdarg.h>
 #include <stdint.h>
@@ -85,53 +84,6 @@ typedef struct chain {
 	uint32_t *order;
 	int node;
 } chain;
-
-/* Runs fn(arg) on a thread pinned to cpu (memory policy bound to node). */
-typedef struct pinned {
-	int cpu, node, ran_on;
-	void (*fn)(void *);
-	void *arg;
-	char err[256];
-	int rc;
-} pinned;
-
-static void *pinned_main(void *a)
-{
-	pinned *pn = a;
-	nm_numa_saved saved;
-	if (nm_numa_bind_thread(pn->node, &saved, pn->err, sizeof pn->err) != 0) {
-		pn->rc = -1;
-		return NULL;
-	}
-	cpu_set_t one;
-	CPU_ZERO(&one);
-	CPU_SET(pn->cpu, &one);
-	if (sched_setaffinity(0, sizeof one, &one) != 0) {
-		snprintf(pn->err, sizeof pn->err, "cannot pin a thread to cpu %d", pn->cpu);
-		pn->rc = -1;
-	} else {
-		pn->fn(pn->arg);
-		pn->ran_on = sched_getcpu();
-	}
-	nm_numa_unbind_thread(&saved);
-	return NULL;
-}
-
-static int run_pinned(int cpu, int node, void (*fn)(void *), void *arg, int *ran_on, char *err, size_t len)
-{
-	pinned pn = {.cpu = cpu, .node = node, .ran_on = -1, .fn = fn, .arg = arg};
-	pthread_t t;
-	if (pthread_create(&t, NULL, pinned_main, &pn) != 0) {
-		snprintf(err, len, "cannot start a thread");
-		return -1;
-	}
-	pthread_join(t, NULL);
-	if (ran_on)
-		*ran_on = pn.ran_on;
-	if (pn.rc)
-		snprintf(err, len, "%s", pn.err);
-	return pn.rc;
-}
 
 static void **line_at(const chain *c, size_t k) { return (void **)(c->base + (size_t)c->order[k % c->lines] * LINE); }
 
@@ -228,7 +180,7 @@ static void column(matrix *m, int jx)
 	c.lines = p->buf / LINE;
 	c.order = nm_calloc(c.lines, sizeof *c.order);
 	build_arg b = {.c = &c, .seed = p->seed};
-	if (run_pinned(first_cpu(j) >= 0 ? first_cpu(j) : 0, first_cpu(j) >= 0 ? j : -1, build, &b, NULL, err,
+	if (nm_numa_run_on(first_cpu(j) >= 0 ? j : -1, first_cpu(j) >= 0 ? first_cpu(j) : 0, build, &b, NULL, err,
 		       sizeof err) || !b.ok)
 		note(m, "node %d: the chain is not one cycle through its %zu lines%s%s", j, c.lines, err[0] ? ": " : "",
 		     err);
@@ -239,7 +191,7 @@ static void column(matrix *m, int jx)
 		if (cpu < 0)
 			continue;
 		chase_arg ch = {.c = &c, .warmup = p->warmup, .iters = p->iters};
-		if (run_pinned(cpu, i, chase, &ch, &ran, err, sizeof err) != 0) {
+		if (nm_numa_run_on(i, cpu, chase, &ch, &ran, err, sizeof err) != 0) {
 			note(m, "cpu node %d: %s", i, err);
 			continue;
 		}
