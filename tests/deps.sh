@@ -1,13 +1,15 @@
 #!/bin/sh
 # Installs the Debian packages the suite, its tests and its Soft-RoCE VM need
 # (only those missing). Needs root (or sudo) and Debian's package registry.
-# openssh-server is for the cluster lane's guests (tests/vm/netmem-cluster):
+# redis-server is the kv experiment's baseline (started by the ranks, never as a
+# service); openssh-server is for the cluster lane's guests (tests/vm/netmem-cluster):
 # they run its sshd with a configuration of their own; the host's needs none.
 PKGS="build-essential make pkg-config git ca-certificates
       rdma-core ibverbs-providers ibverbs-utils libibverbs-dev librdmacm-dev perftest
       openmpi-bin libopenmpi-dev libnuma-dev numactl libhwloc-dev hwloc libjansson-dev
       gnuplot-nox jq iproute2 qemu-system-x86 busybox-static cpio kmod
-      openssh-client openssh-server"
+      openssh-client openssh-server
+      libhiredis-dev redis-server libxxhash-dev"
 missing=""
 for p in $PKGS; do
 	dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing="$missing $p"

@@ -1,0 +1,171 @@
+/* What every system of netmem kv shares: keys, values, the read checks, the
+ * per-thread request stream and the completion path (kv.h). */
+#include "kv.h"
+#include "alloc.h"
+#include "clock.h"
+#include <inttypes.h>
+#include <stdlib.h>
+#include <string.h>
+#include <xxhash.h>
+
+const nm_counter kv_counters[KV_C_N] = {
+	[KV_C_GETS] = {"gets", NM_COUNT_METRIC},
+	[KV_C_UPDATES] = {"updates", NM_COUNT_METRIC},
+	[KV_C_INSERTS] = {"inserts", NM_COUNT_METRIC},
+	[KV_C_DELETES] = {"deletes", NM_COUNT_METRIC},
+	[KV_C_MISSES] = {"misses", NM_COUNT_METRIC},
+	[KV_C_RETRIES] = {"read_retries", NM_COUNT_METRIC},
+	[KV_C_FENCES] = {"fences", NM_COUNT_METRIC},
+	[KV_C_LOCK_RETRIES] = {"lock_retries", NM_COUNT_METRIC},
+	[KV_C_TORN] = {"torn_reads", 0},
+	[KV_C_FOREIGN] = {"foreign_reads", 0},
+	[KV_C_REGRESSED] = {"regressed_reads", 0},
+	[KV_C_ACK_NS] = {"ack_ns", 0},
+	[KV_C_ACKS] = {"acks", 0},
+	[KV_C_APPLIED] = {"tracker_applied", NM_COUNT_METRIC},
+	[KV_C_BAD_SLOTS] = {"bad_slots", 0},
+	[KV_C_FULL] = {"inserts_refused_full", NM_COUNT_METRIC},
+	[KV_C_RPCS] = {"server_requests", NM_COUNT_METRIC},
+};
+
+uint64_t kv_key(uint64_t rank)
+{
+	uint8_t b[8];
+	for (int i = 0; i < 8; i++)
+		b[i] = (uint8_t)(rank >> (8 * i));
+	uint64_t k = XXH64(b, sizeof b, 0);
+	return k ? k : 1;
+}
+
+void kv_value_fill(uint64_t *val, uint32_t words, uint64_t key, uint32_t writer, uint32_t version)
+{
+	uint64_t w = kv_word(key, writer, version);
+	for (uint32_t i = 0; i < words; i++)
+		val[i] = w;
+}
+
+void kv_checker_init(kv_checker *c, uint32_t entries, bool global_versions)
+{
+	uint32_t n = 1;
+	while (n < entries)
+		n <<= 1;
+	*c = (kv_checker){.seen = nm_calloc(n, sizeof(kv_seen)), .mask = n - 1,
+			  .global_versions = global_versions};
+}
+
+void kv_checker_free(kv_checker *c)
+{
+	free(c->seen);
+	c->seen = NULL;
+}
+
+static kv_verdict fail(kv_checker *c, kv_verdict v, uint64_t key, uint64_t w, const char *what)
+{
+	if (!c->first[0])
+		snprintf(c->first, sizeof c->first, "key 0x%016" PRIx64 ": %s (word 0x%016" PRIx64 ")", key,
+			 what, w);
+	return v;
+}
+
+kv_verdict kv_check_value(kv_checker *c, uint64_t key, const uint64_t *val, uint32_t words)
+{
+	uint64_t w = val[0];
+	for (uint32_t i = 1; i < words; i++)
+		if (val[i] != w)
+			return fail(c, KV_READ_TORN, key, val[i], "torn value: its words come from different writes");
+	if ((uint32_t)(w >> 48) != kv_key_tag(key))
+		return fail(c, KV_READ_FOREIGN, key, w, "foreign value: written for another key");
+	uint32_t writer = kv_word_writer(w), version = kv_word_version(w);
+	kv_seen *s = &c->seen[(key ^ key >> 29) & c->mask];
+	if (s->key == key && (c->global_versions || s->writer == writer) && version < s->version) {
+		char what[96];
+		snprintf(what, sizeof what, "version went back from %u (writer 0x%x) to %u (writer 0x%x)",
+			 s->version, s->writer, version, writer);
+		return fail(c, KV_READ_REGRESSED, key, w, what);
+	}
+	*s = (kv_seen){.key = key, .writer = writer, .version = version};
+	return KV_READ_OK;
+}
+
+int kv_thread_init(kv_thread *t, const kv_point *p, nm_meter *m, int rank, int nranks, int threads,
+		   int thread, uint64_t seed, char *err, size_t errlen)
+{
+	*t = (kv_thread){.p = p, .meter = m, .rank = rank, .thread = thread,
+			 .writer = (uint32_t)rank << 8 | (uint32_t)thread};
+	ycsb_config c;
+	ycsb_config_default(&c);
+	c.records = p->prefill;
+	c.operations = 1u << 20;
+	c.mix = p->mix;
+	c.dist = p->dist;
+	c.theta = p->theta;
+	c.seed = seed;
+	c.rank = (uint32_t)rank;
+	c.thread = (uint32_t)thread;
+	c.nstreams = (uint32_t)(nranks * threads);
+	c.stream = (uint32_t)(rank * threads + thread);
+	if (ycsb_init(&t->gen, &c, err, errlen))
+		return -1;
+	kv_checker_init(&t->check, 1u << 16, kv_systems[p->system]->global_versions);
+	for (int i = 0; i < KV_NOPS; i++)
+		nm_hist_init(&t->lat[i]);
+	if (p->history[0])
+		t->hist = nm_calloc(p->history_max, sizeof *t->hist);
+	return 0;
+}
+
+void kv_thread_free(kv_thread *t)
+{
+	kv_checker_free(&t->check);
+	free(t->hist);
+	t->hist = NULL;
+}
+
+kv_opkind kv_next(kv_thread *t, uint64_t *rank)
+{
+	ycsb_op op;
+	ycsb_next(&t->gen, &op, rank);
+	switch (op) {
+	case YCSB_INSERT:
+		if (*rank < t->p->keys)
+			return KV_INSERT;
+		t->meter->c[KV_C_FULL]++;
+		*rank = ycsb_next_key(&t->gen) % t->p->prefill;
+		return KV_UPDATE;
+	case YCSB_UPDATE:
+	case YCSB_RMW:
+		return KV_UPDATE;
+	default:
+		return KV_GET;
+	}
+}
+
+static const enum kv_counter op_counter[KV_NOPS] = {KV_C_GETS, KV_C_UPDATES, KV_C_INSERTS, KV_C_DELETES};
+
+bool kv_done(kv_thread *t, kv_opkind op, uint64_t key, const uint64_t *val, bool found, uint64_t t0,
+	     uint64_t t1)
+{
+	nm_meter *m = t->meter;
+	bool ok = true;
+	m->c[op_counter[op]]++;
+	if (!found && (op == KV_GET || op == KV_UPDATE))
+		m->c[KV_C_MISSES]++;
+	if (op == KV_GET && found) {
+		kv_verdict v = kv_check_value(&t->check, key, val, t->p->value_words);
+		if (v != KV_READ_OK) {
+			static const enum kv_counter bad[] = {[KV_READ_TORN] = KV_C_TORN,
+							      [KV_READ_FOREIGN] = KV_C_FOREIGN,
+							      [KV_READ_REGRESSED] = KV_C_REGRESSED};
+			m->c[bad[v]]++;
+			nm_error_note(&m->err, "rank %d thread %d: %s", t->rank, t->thread, t->check.first);
+			ok = false;
+		}
+	}
+	if (nm_meter_op(m, t0, t1))
+		nm_hist_add(&t->lat[op], nm_ticks_to_ns(t1 - t0));
+	if (t->hist && t->hist_n < t->p->history_max)
+		t->hist[t->hist_n++] = (kv_hist_rec){.key = key, .value = found && val ? val[0] : 0,
+						     .invoke = t0, .response = t1,
+						     .op = (uint8_t)op, .found = found};
+	return ok;
+}
