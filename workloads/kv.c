@@ -55,7 +55,7 @@ static const nm_opt kv_opts[] = {
 	{"workload", 'w', NM_OPT_STR, "mixed", 0, 0, NULL, NM_OPT_LIST,
 	 "read-only, mixed (--write-ratio updates), write-only, or a YCSB letter a-f"},
 	{"write-ratio", 0, NM_OPT_DOUBLE, "0.5", 0, 1, NULL, NM_OPT_LIST, "updates in the mixed workload"},
-	{"mix", 0, NM_OPT_STR, "", 0, 0, NULL, NM_OPT_LIST,
+	{"mix", 0, NM_OPT_STR, "", 0, 0, NULL, 0,
 	 "proportions instead of --workload: read=0.9,update=0.05,insert=0.05 (summing to 1)"},
 	{"dist", 0, NM_OPT_ENUM, "uniform", 0, 0, "uniform,zipfian,scrambled,latest,hotspot", NM_OPT_LIST,
 	 "key distribution (zipfian: YCSB's, unscrambled; rank 0 is the hottest key)"},
@@ -73,6 +73,8 @@ static const nm_opt kv_opts[] = {
 	 "operations in flight per thread (paper: 3, and 128 for LOCO's large window)"},
 	{"fence", 0, NM_OPT_BOOL, "1", 0, 0, NULL, NM_OPT_LIST,
 	 "fence between a write and its lock's release (0 measures the fence's cost)"},
+	{"delete-ratio", 0, NM_OPT_DOUBLE, "0", 0, 1, NULL, NM_OPT_LIST,
+	 "loco: updates that delete the key instead (or insert it when absent): exercises the tracker"},
 	{"leaf", 0, NM_OPT_INT, "16", 1, 256, NULL, NM_OPT_LIST, "sherman: entries read by one lookup"},
 	{"redis-server", 0, NM_OPT_STR, "redis-server", 0, 0, NULL, 0, "redis: the server binary"},
 	{"redis-threads", 0, NM_OPT_INT, "4", 1, 128, NULL, 0,
@@ -135,6 +137,7 @@ static int kv_decode(const json_t *pt, const nm_base *b, void *out, char *err, s
 		.window = (int)window,
 		.fence = nm_cfg_bool(pt, "fence"),
 		.leaf = (int)nm_cfg_int(pt, "leaf"),
+		.delete_ratio = nm_cfg_double(pt, "delete_ratio"),
 		.inject = !strcmp(inj, "early-release") ? KV_INJECT_EARLY_RELEASE
 			  : !strcmp(inj, "no-checksum") ? KV_INJECT_NO_CHECKSUM : KV_INJECT_NONE,
 		.history_max = (uint64_t)nm_cfg_int(pt, "history_max"),
@@ -165,6 +168,8 @@ static int kv_decode(const json_t *pt, const nm_base *b, void *out, char *err, s
 			       24 + p->value_size);
 	if (p->inject == KV_INJECT_NO_CHECKSUM && p->value_words < 2)
 		return kv_fail(err, len, "--inject no-checksum needs --value-size >= 16 (a value in two halves)");
+	if (p->delete_ratio > 0 && p->system != KV_LOCO)
+		return kv_fail(err, len, "--delete-ratio applies to the loco system only");
 	if (p->inject != KV_INJECT_NONE && p->system == KV_REDIS)
 		return kv_fail(err, len, "--inject applies to the loco and sherman systems, not redis");
 	(void)b;
@@ -286,7 +291,8 @@ static void kv_run_point(nm_ctx *ctx, const void *point, json_t *out)
 	const kv_system *sys = kv_systems[p->system];
 	int T = ctx->base.threads;
 	static const nm_measure_def def = {"ops", kv_counters, KV_C_N};
-	kv_run r = {.ctx = ctx, .p = p, .ms = nm_measure_new(&ctx->base.measure, &def, ctx->rank, T),
+	kv_run r = {.ctx = ctx, .p = p,
+		    .ms = nm_measure_new(&ctx->base.measure, &def, ctx->rank, T + sys->service_threads),
 		    .th = nm_calloc((size_t)T, sizeof(kv_thread))};
 	json_t *eff_sys = sys->run(&r);
 	nm_measure_gather(r.ms);

@@ -43,6 +43,7 @@ typedef struct kv_point {
 	int window;               /* operations in flight per thread */
 	bool fence;               /* LOCO and Sherman-style: fence between write and release */
 	int leaf;                 /* Sherman-style: entries per leaf (one READ per lookup) */
+	double delete_ratio;      /* LOCO: updates that toggle the key (delete, or insert if absent) */
 	kv_inject inject;
 	char history[256];        /* --history FILE, "" when none */
 	uint64_t history_max;     /* operations per thread recorded at most */
@@ -151,7 +152,9 @@ int kv_thread_init(kv_thread *t, const kv_point *p, nm_meter *m, int rank, int n
 void kv_thread_free(kv_thread *t);
 /* The next operation of the thread's stream: kind and key rank. Inserts
  * past the key space are turned into updates of an existing key (counted
- * as KV_C_FULL). */
+ * as KV_C_FULL). With --delete-ratio, that fraction of updates comes back
+ * as KV_DELETE, which a store runs as a toggle: delete the key if present,
+ * else insert it (so deletes and inserts keep the population steady). */
 kv_opkind kv_next(kv_thread *t, uint64_t *rank);
 
 /* An operation completed: t0/t1 in ticks (nm_ticks). For KV_GET, val (words)
@@ -174,6 +177,7 @@ typedef struct kv_system {
 	const char *name;
 	const char *summary;
 	bool global_versions;
+	int service_threads;      /* threads per rank besides -T that do not measure */
 	/* Runs one point on every rank (collective): set up, prefill (not
 	 * timed), run the threads in one measured round (nm_workers_run with
 	 * r->ms), scan the store, fill ms->rank_c, and return the system's own

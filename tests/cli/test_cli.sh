@@ -38,6 +38,14 @@ expect_usage "txn: mpi with more than 341 locks per thread" $N txn --lock mpi --
 expect_usage "txn: more ranks per node than ranks" $N txn --ranks-per-node 2
 expect_usage "txn: bank too large for 64-bit sums" $N txn -A 10000000000 --balance 1000000000000
 expect_usage "barrier: --validate 0 with --check-every 0 (nothing would check)" $N barrier --validate 0 -n 10
+expect_usage "kv: unknown workload letter" $N kv -w z
+expect_usage "kv: proportions that do not sum to 1" $N kv --mix read=0.5,update=0.4
+expect_usage "kv: theta out of range" $N kv --dist zipfian --theta 0
+expect_usage "kv: key space smaller than the prefill" $N kv --keys 100 --prefill 200
+expect_usage "kv: value larger than a slot" $N kv --value-size 64 --slot-bytes 32
+expect_usage "kv: window 0" $N kv -W 0
+expect_usage "kv: a workload with scans" $N kv -w e
+expect_usage "kv: a fault injected into redis" $N kv --system redis --inject early-release
 expect_usage "barrier: bad fence" $N barrier --fence global
 expect_usage "info on a missing device" $N info -d $NODEV
 expect_usage "ops on a missing device" $N ops --targets self -d $NODEV

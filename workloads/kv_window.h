@@ -1,0 +1,79 @@
+/* The window engine of netmem kv's verbs systems (LOCO, Sherman-style): a
+ * thread keeps up to --window operations in flight, each a small state
+ * machine of the system's, started and finished on its own (the paper's
+ * window, "not a batch size"). The engine owns the loop, the completions
+ * (a work request's id names its operation), the posting helpers that count
+ * what each operation still waits for, and the measured interval; a system
+ * provides three steps:
+ *   start    begin a new operation (kv_next gives its kind and key)
+ *   advance  every completion the operation waited for is in: next step
+ *   step     the operation waits on memory or time, not on a completion
+ *            (a tracker acknowledgement, an injected delay): look again
+ * An operation ends with kv_win_finish, which times, counts and checks it. */
+#ifndef NM_KV_WINDOW_H
+#define NM_KV_WINDOW_H
+#include "kv.h"
+#include "mesh.h"
+#include "rdma.h"
+
+/* The part of every system's operation the engine knows; systems put it
+ * first in their own operation struct. */
+typedef struct kv_wop {
+	int state;                /* 0: idle; the system's states are > 0 */
+	kv_opkind kind;
+	bool found;
+	int pending;              /* signaled completions still due */
+	uint64_t key, t0, since;  /* since: when the current wait began (ticks) */
+	uint64_t *buf;            /* registered scratch of the operation */
+	uint64_t *word;           /* registered 16 bytes: atomic results, lock words */
+} kv_wop;
+
+typedef struct kv_win kv_win;
+typedef struct kv_win_ops {
+	void (*start)(kv_win *w, kv_wop *o);
+	void (*advance)(kv_win *w, kv_wop *o);
+	void (*step)(kv_win *w, kv_wop *o);
+} kv_win_ops;
+
+struct kv_win {
+	const kv_win_ops *ops;
+	void *sys;                /* the system's per-rank state */
+	kv_thread *kt;
+	nm_mesh *mesh;
+	uint32_t lkey;
+	int thread;               /* mesh thread */
+	nm_poller pl;
+	int window, outstanding;
+	size_t op_size;
+	uint8_t *opv;             /* window operations of op_size bytes */
+	double timeout;
+};
+
+/* scratch: window x scratch_per_op bytes of registered memory; each
+ * operation's buf starts its share and word is its last 64 bytes. */
+void kv_win_init(kv_win *w, const kv_win_ops *ops, void *sys, kv_thread *kt, nm_mesh *mesh, uint32_t lkey,
+		 int thread, int window, size_t op_size, uint8_t *scratch, size_t scratch_per_op, double timeout);
+void kv_win_free(kv_win *w);
+/* Scratch bytes per operation for a buffer of buf_bytes. */
+static inline size_t kv_win_scratch(size_t buf_bytes) { return ((buf_bytes + 63) & ~(size_t)63) + 64; }
+
+/* The measured run of one application thread: warm-up operations, drained
+ * before the common start (an operation holding a lock must not wait there
+ * while another node's warm-up needs it), then the measured ones. */
+void kv_win_body(kv_win *w, const nm_measure_cfg *cfg);
+
+/* Posting for operation o; signaled requests count in o->pending. */
+nm_conn *kv_win_conn(kv_win *w, int node);
+void kv_win_read(kv_win *w, kv_wop *o, int node, void *dst, uint64_t raddr, uint32_t len);
+void kv_win_write(kv_win *w, kv_wop *o, int node, const void *src, uint64_t raddr, uint32_t len, bool signaled);
+void kv_win_fence(kv_win *w, kv_wop *o, int node);
+void kv_win_atomic(kv_win *w, kv_wop *o, int node, int op, uint64_t raddr, uint64_t compare_add, uint64_t swap);
+/* For requests a system posts itself (a tracker broadcast): the id that
+ * names o, and n more completions o waits for. */
+uint64_t kv_win_wrid(kv_win *w, kv_wop *o, int op);
+void kv_win_due(kv_win *w, kv_wop *o, int n);
+/* The operation is done (val: the value words read, for a get). */
+void kv_win_finish(kv_win *w, kv_wop *o, const uint64_t *val);
+/* Seconds since o->since exceed the job's --timeout. */
+bool kv_win_overdue(const kv_win *w, const kv_wop *o);
+#endif
