@@ -157,6 +157,9 @@ void kv_thread_free(kv_thread *t);
  * else insert it (so deletes and inserts keep the population steady). */
 kv_opkind kv_next(kv_thread *t, uint64_t *rank);
 
+/* Checks a value the thread read for key (a get's, or one a writer read
+ * under its lock) and counts a failure; false when it failed. */
+bool kv_check(kv_thread *t, uint64_t key, const uint64_t *val);
 /* An operation completed: t0/t1 in ticks (nm_ticks). For KV_GET, val (words)
  * is the value read and is checked; found says whether the key existed
  * (a get or update of a missing key counts as a miss, nothing to check).

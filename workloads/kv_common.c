@@ -148,6 +148,18 @@ kv_opkind kv_next(kv_thread *t, uint64_t *rank)
 
 static const enum kv_counter op_counter[KV_NOPS] = {KV_C_GETS, KV_C_UPDATES, KV_C_INSERTS, KV_C_DELETES};
 
+bool kv_check(kv_thread *t, uint64_t key, const uint64_t *val)
+{
+	static const enum kv_counter bad[] = {[KV_READ_TORN] = KV_C_TORN, [KV_READ_FOREIGN] = KV_C_FOREIGN,
+					      [KV_READ_REGRESSED] = KV_C_REGRESSED};
+	kv_verdict v = kv_check_value(&t->check, key, val, t->p->value_words);
+	if (v == KV_READ_OK)
+		return true;
+	t->meter->c[bad[v]]++;
+	nm_error_note(&t->meter->err, "%s", t->check.first);
+	return false;
+}
+
 bool kv_done(kv_thread *t, kv_opkind op, uint64_t key, const uint64_t *val, bool found, uint64_t t0,
 	     uint64_t t1)
 {
@@ -156,22 +168,12 @@ bool kv_done(kv_thread *t, kv_opkind op, uint64_t key, const uint64_t *val, bool
 	m->c[op_counter[op]]++;
 	if (!found && (op == KV_GET || op == KV_UPDATE))
 		m->c[KV_C_MISSES]++;
-	if (op == KV_GET && found) {
-		kv_verdict v = kv_check_value(&t->check, key, val, t->p->value_words);
-		if (v != KV_READ_OK) {
-			static const enum kv_counter bad[] = {[KV_READ_TORN] = KV_C_TORN,
-							      [KV_READ_FOREIGN] = KV_C_FOREIGN,
-							      [KV_READ_REGRESSED] = KV_C_REGRESSED};
-			m->c[bad[v]]++;
-			nm_error_note(&m->err, "%s", t->check.first);
-			ok = false;
-		}
-	}
+	if (op == KV_GET && found)
+		ok = kv_check(t, key, val);
 	if (nm_meter_op(m, t0, t1))
 		nm_hist_add(&t->lat[op], nm_ticks_to_ns(t1 - t0));
 	if (t->hist && t->hist_n < t->p->history_max)
 		t->hist[t->hist_n++] = (kv_hist_rec){.key = key, .value = found && val ? val[0] : 0,
-						     .invoke = t0, .response = t1,
-						     .op = (uint8_t)op, .found = found};
+						     .invoke = t0, .response = t1, .op = (uint8_t)op, .found = found};
 	return ok;
 }

@@ -66,6 +66,7 @@
 #include "workers.h"
 #include <inttypes.h>
 #include <pthread.h>
+#include <sched.h>
 #include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
@@ -73,7 +74,8 @@
 
 #define LOCK_BYTES 16
 #define TRACKER_ENTRIES 256
-#define INJECT_DELAY_NS 200000   /* how long an injected fault keeps its window open */
+#define INJECT_DELAY_NS 300000000ull  /* the longest a late write waits for a newer one */
+#define INJECT_HALF_NS 5000000ull     /* how long half a value stays written */
 
 /* Tracker messages: payload[0] = kind | node << 8. */
 enum { MSG_INSERT = 1, MSG_DELETE, MSG_DONE };
@@ -176,7 +178,7 @@ static void loco_prefill(loco_job *j)
 			mine++;
 		}
 	}
-	j->free = nm_malloc((j->slots - mine) * sizeof *j->free);
+	j->free = nm_malloc(j->slots * sizeof *j->free);   /* deletes free prefilled slots too */
 	for (uint64_t s = j->slots; s-- > mine;)
 		j->free[j->nfree++] = (uint32_t)s;
 	pthread_mutex_init(&j->free_mu, NULL);
@@ -269,10 +271,11 @@ static void update_write(loco_thr *t, loco_op *o)
 	}
 	o->w.found = true;
 	slot_image(j, o->w.buf, o->w.key, t->win.kt->writer, (uint32_t)o->ticket + 1, o->loc.counter, true);
-	bool inject = t->injector && ++t->updates % 4 == 0;
+	bool inject = t->injector && ++t->updates % 8 == 0;   /* every 8th update */
 	if (inject && j->p->inject == KV_INJECT_EARLY_RELEASE) {
 		/* the fault: the lock goes before the value lands */
 		o->w.since = nm_ticks();
+		o->w.word[0] = 0;
 		o->w.word[1] = o->ticket + 1;
 		o->w.state = S_LATE_WRITE;
 		kv_win_write(&t->win, &o->w, o->home, &o->w.word[1], lock_raddr(j, o->lock, 8), 8, true);
@@ -303,10 +306,16 @@ static void update_write(loco_thr *t, loco_op *o)
 static void inject_step(loco_thr *t, loco_op *o)
 {
 	loco_job *j = t->j;
-	if (nm_ticks() - o->w.since < nm_ns_to_ticks(INJECT_DELAY_NS))
-		return;
+	bool waited = nm_ticks() - o->w.since >= nm_ns_to_ticks(INJECT_DELAY_NS);
 	uint64_t raddr = j->mesh.rmr[o->loc.node].addr + j->slot_off + (uint64_t)o->loc.slot * j->p->slot_bytes;
 	if (o->w.state == S_LATE_WRITE) {
+		/* Late enough once the next holder has released too (it wrote a
+		 * newer value, which this write now overwrites), or after the
+		 * longest wait: watch now_serving. */
+		if (!waited && o->w.word[0] < o->ticket + 2) {
+			kv_win_read(&t->win, &o->w, o->home, o->w.word, lock_raddr(j, o->lock, 8), 8);
+			return;
+		}
 		o->w.state = S_WRITE;
 		o->home = o->loc.node;
 		o->released = true;   /* finish after the write */
@@ -316,6 +325,8 @@ static void inject_step(loco_thr *t, loco_op *o)
 			kv_win_write(&t->win, &o->w, o->loc.node, o->w.buf, raddr, 8 * j->slot_words, true);
 		return;
 	}
+	if (nm_ticks() - o->w.since < nm_ns_to_ticks(INJECT_HALF_NS))
+		return;
 	/* S_HALF: the rest of the value, then the lock as usual */
 	size_t from = 1 + j->p->value_words / 2;
 	o->w.state = S_WRITE;
@@ -557,6 +568,7 @@ static void tracker_body(loco_thr *t)
 	nm_meter_skip(t->win.kt->meter);
 	uint64_t done_seq = 0;
 	bool posted = false;
+	uint32_t idle = 0;
 	uint64_t t_last = nm_ticks(), limit = nm_ns_to_ticks((uint64_t)(4 * j->timeout * 1e9));
 	while (j->done_from < j->N - 1 || !posted || j->tr.own_pending > 0) {
 		int n = nm_tracker_poll(&j->tr, t->win.thread, &t->win.pl, tracker_apply, t);
@@ -568,9 +580,15 @@ static void tracker_body(loco_thr *t)
 							     NM_WRID(NM_OP_WRITE, NM_TRACKER_OWN));
 			posted = true;
 		}
-		if (n)
+		if (n) {
 			t_last = nm_ticks();
-		else if (nm_ticks() - t_last > limit)
+			idle = 0;
+		} else if (++idle % 64 == 0) {
+			/* a tracker with nothing to apply lets the application
+			 * threads run where cores are shared (an oversubscribed host) */
+			sched_yield();
+		}
+		if (!n && nm_ticks() - t_last > limit)
 			nm_fatal("kv loco: the tracker thread heard from %d of %d other nodes that they are done, "
 				 "and nothing for %.0f s", j->done_from, j->N - 1, 4 * j->timeout);
 	}
@@ -591,7 +609,7 @@ static void thr_setup(nm_worker *w)
 		if (kv_thread_init(kt, j->p, w->meter, j->rank, j->N, j->T, w->index,
 				   r->ctx->base.seed * 1000003u + (uint64_t)r->ctx->rep, err, sizeof err))
 			nm_fatal("kv: %s", err);
-		t->injector = j->p->inject != KV_INJECT_NONE && j->rank == 0 && w->index == 0;
+		t->injector = j->p->inject != KV_INJECT_NONE && j->rank == 0;   /* every thread of rank 0 */
 	} else {
 		kt->meter = w->meter;
 	}

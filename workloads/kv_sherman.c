@@ -34,13 +34,15 @@
 #include <string.h>
 #include <xxhash.h>
 
-#define INJECT_DELAY_NS 200000
+#define INJECT_DELAY_NS 300000000ull  /* the longest a late write waits for a newer one */
+#define INJECT_HALF_NS 5000000ull     /* how long half a value stays written */
 
 typedef struct sh_job {
 	kv_run *r;
 	const kv_point *p;
 	int rank, N, T;
 	double timeout;
+	bool cas_release;                /* Soft-RoCE: release by CAS (see release_post) */
 	nm_mr mr;
 	nm_mesh mesh;
 	uint32_t entry_words;            /* key, value, checksum */
@@ -164,11 +166,22 @@ static void cas_post(sh_thr *t, sh_op *o)
 		      (uint64_t)t->win.kt->writer + 1);
 }
 
-static void release_post(sh_thr *t, sh_op *o)
+/* The release: an RDMA WRITE of 0 behind the entry's WRITE on the same QP.
+ * On Soft-RoCE an RDMA CAS of our id back to 0 instead: rxe stores a failed
+ * CAS's loaded word back, so a waiter's failing test-and-set can undo a
+ * release WRITE that lands in between and leave the leaf locked by nobody
+ * (the spinlock met the same, primitives/spinlock.c). */
+static void release_post(sh_thr *t, sh_op *o, sh_state next)
 {
+	sh_job *j = t->j;
+	o->w.state = next;
+	uint64_t raddr = leaf_raddr(j, o->node, o->leaf, 0);
+	if (j->cas_release) {
+		kv_win_atomic(&t->win, &o->w, o->node, NM_OP_CAS, raddr, (uint64_t)t->win.kt->writer + 1, 0);
+		return;
+	}
 	o->w.word[1] = 0;
-	o->w.state = S_RELEASE;
-	kv_win_write(&t->win, &o->w, o->node, &o->w.word[1], leaf_raddr(t->j, o->node, o->leaf, 0), 8, true);
+	kv_win_write(&t->win, &o->w, o->node, &o->w.word[1], raddr, 8, true);
 }
 
 /* Lock held, entry read into buf: write the new entry and release. */
@@ -177,19 +190,22 @@ static void entry_write(sh_thr *t, sh_op *o)
 	sh_job *j = t->j;
 	uint64_t *e = o->w.buf, raddr = leaf_raddr(j, o->node, o->leaf, entry_off(j, o->pos));
 	bool present = e[0] == o->w.key;
+	/* what the lock's previous holder left: a whole value of this key,
+	 * never older than one this thread saw before */
+	if (present && j->p->inject != KV_INJECT_NO_CHECKSUM)
+		kv_check(t->win.kt, o->w.key, e + 1);
 	if (!present && o->w.kind == KV_UPDATE) {
-		release_post(t, o);   /* a miss: nothing to write */
+		release_post(t, o, S_RELEASE);   /* a miss: nothing to write */
 		return;
 	}
 	o->w.found = present;
 	uint32_t version = present ? kv_word_version(e[1]) + 1 : 1;
 	entry_image(j, e, o->w.key, t->win.kt->writer, version);
-	bool inject = t->injector && ++t->updates % 4 == 0;
+	bool inject = t->injector && ++t->updates % 8 == 0;   /* every 8th update */
 	if (inject && j->p->inject == KV_INJECT_EARLY_RELEASE) {
-		o->w.state = S_LATE_WRITE;
 		o->w.since = nm_ticks();
-		o->w.word[1] = 0;
-		kv_win_write(&t->win, &o->w, o->node, &o->w.word[1], leaf_raddr(j, o->node, o->leaf, 0), 8, true);
+		o->w.word[2] = 0;
+		release_post(t, o, S_LATE_WRITE);   /* the fault: the lock goes first */
 		return;
 	}
 	if (inject && j->p->inject == KV_INJECT_NO_CHECKSUM) {
@@ -203,7 +219,7 @@ static void entry_write(sh_thr *t, sh_op *o)
 		o->w.state = S_FENCED;
 		kv_win_fence(&t->win, &o->w, o->node);
 	} else {
-		release_post(t, o);   /* write and release posted together */
+		release_post(t, o, S_RELEASE);   /* write and release posted together */
 	}
 }
 
@@ -211,14 +227,23 @@ static void entry_write(sh_thr *t, sh_op *o)
 static void inject_step(sh_thr *t, sh_op *o)
 {
 	sh_job *j = t->j;
-	if (nm_ticks() - o->w.since < nm_ns_to_ticks(INJECT_DELAY_NS))
-		return;
+	bool waited = nm_ticks() - o->w.since >= nm_ns_to_ticks(INJECT_DELAY_NS);
 	uint64_t raddr = leaf_raddr(j, o->node, o->leaf, entry_off(j, o->pos));
 	if (o->w.state == S_LATE_WRITE) {
+		/* Late enough once another writer has written the entry (with the
+		 * version this write claims too), or after the longest wait. */
+		uint64_t *seen = o->w.word + 2;   /* the entry's first value word */
+		if (!waited && (kv_word_version(*seen) < kv_word_version(o->w.buf[1]) ||
+				kv_word_writer(*seen) == t->win.kt->writer)) {
+			kv_win_read(&t->win, &o->w, o->node, seen, raddr + 8, 8);
+			return;
+		}
 		o->w.state = S_LATE_DONE;
 		kv_win_write(&t->win, &o->w, o->node, o->w.buf, raddr, (uint32_t)entry_bytes(j), true);
 		return;
 	}
+	if (nm_ticks() - o->w.since < nm_ns_to_ticks(INJECT_HALF_NS))
+		return;
 	size_t from = 1 + j->p->value_words / 2;
 	kv_win_write(&t->win, &o->w, o->node, o->w.buf + from, raddr + 8 * from,
 		     (uint32_t)(8 * (j->entry_words - from)), false);
@@ -252,7 +277,7 @@ static void advance(kv_win *w, kv_wop *wo)
 		entry_write(t, o);
 		break;
 	case S_FENCED:
-		release_post(t, o);
+		release_post(t, o, S_RELEASE);
 		break;
 	case S_RELEASE:
 	case S_LATE_DONE:
@@ -302,7 +327,7 @@ static void thr_setup(nm_worker *w)
 	if (kv_thread_init(&r->th[w->index], j->p, w->meter, j->rank, j->N, j->T, w->index,
 			   r->ctx->base.seed * 1000003u + (uint64_t)r->ctx->rep, err, sizeof err))
 		nm_fatal("kv: %s", err);
-	t->injector = j->p->inject != KV_INJECT_NONE && j->rank == 0 && w->index == 0;
+	t->injector = j->p->inject != KV_INJECT_NONE && j->rank == 0;   /* every thread of rank 0 */
 	uint8_t *scr = (uint8_t *)j->mr.buf + j->scratch_off + (size_t)w->index * j->scratch_per_thread;
 	kv_win_init(&t->win, &sh_steps, j, &r->th[w->index], &j->mesh, j->mr.mr->lkey, w->index, j->p->window,
 		    sizeof(sh_op), scr, j->scratch_per_op, j->timeout);
@@ -344,7 +369,7 @@ static json_t *sh_run(kv_run *r)
 	nm_ctx *ctx = r->ctx;
 	sh_job *j = nm_calloc64(1, sizeof *j);
 	*j = (sh_job){.r = r, .p = r->p, .rank = ctx->rank, .N = ctx->nranks, .T = ctx->base.threads,
-		      .timeout = ctx->base.timeout};
+		      .timeout = ctx->base.timeout, .cas_release = ctx->dev->emulated};
 	char err[512] = "";
 	size_t bytes = sh_layout(j);
 	int failed = nm_mr_alloc(ctx->dev, &j->mr, bytes, ctx->base.hugepages, ctx->base.mem_node, err, sizeof err);
@@ -363,6 +388,10 @@ static json_t *sh_run(kv_run *r)
 	sh_scan(j, r->ms);
 	json_t *eff = json_pack("{s:i, s:I, s:i, s:i}", "leaf_entries", j->p->leaf, "leaves", (json_int_t)j->leaves,
 				"leaf_bytes", (int)j->leaf_bytes, "qps_per_node", nm_mesh_qp_count(&j->mesh));
+	if (j->cas_release)
+		json_object_set_new(eff, "emulated_change",
+				    json_string("release by RDMA CAS (own id -> 0), not a WRITE of 0: Soft-RoCE writes a "
+						"failed CAS's word back, which can undo a concurrent WRITE"));
 	nm_boot_barrier();
 	nm_mesh_destroy(&j->mesh);
 	nm_mr_free(&j->mr);

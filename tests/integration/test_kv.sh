@@ -1,0 +1,54 @@
+#!/bin/sh
+# netmem kv (LOCO Fig. 5) on real verbs (Soft-RoCE): LOCO's kvstore and the
+# Sherman-style variant at 3 nodes (ranks) x 2 threads, read-heavy and
+# write-heavy, uniform and Zipfian, small and large windows; inserts and
+# deletes through the tracker; the fence on and off; the history file; and
+# the checks firing on injected faults (a release before the write lands, a
+# skipped checksum with a value written in two halves). The Redis baseline
+# has its own test (test_kv_redis.sh).
+cd "$(dirname "$0")/../.." || exit 1
+. tests/lib.sh
+nm_setup kv
+K="-T 2 -K 2048"
+
+# 1. both stores, read-heavy (YCSB B) and write-only, uniform and Zipfian
+nm_run grid 3 $K --system loco,sherman -w b,write-only --dist uniform,zipfian -n 150 --warmup 20
+check "loco,sherman x b,write-only x uniform,zipfian: exit 0" [ "$(nm_rc grid)" = 0 ]
+check "grid: 8 points, all valid" nm_jq grid '(.points | length) == 8 and all(.points[]; .valid)'
+check "grid: 6 threads x 150 measured operations per point" nm_jq grid 'all(.points[]; .metrics.ops == 900)'
+check "grid: no torn, foreign or regressed read; store scan clean" nm_jq grid 'all(.points[]; .checks.reads.ok and .checks.store.ok)'
+check "grid: gets and updates have their own latency" nm_jq grid 'all(.points[] | select(.params.workload == "b"); .metrics.lat_by_op.get.count > 0 and .metrics.lat_by_op.update.count > 0)'
+check "grid: write-only does no get, and misses nothing (keys are prefilled)" nm_jq grid 'all(.points[] | select(.params.workload == "write-only"); .metrics.gets == 0 and .metrics.misses == 0)'
+check "grid: every update fenced (fence on by default)" nm_jq grid 'all(.points[] | select(.params.workload == "write-only" and .params.system == "loco"); .metrics.fences > 0 and .metrics.fences <= .metrics.updates)'
+check "grid: the Sherman-style lookups read a leaf of 16 entries" nm_jq grid '.points[] | select(.params.system == "sherman") | .effective.leaf_entries == 16'
+check "grid: key hash recorded (xxHash)" nm_jq grid 'all(.points[]; .effective.key_hash | test("XXH64"))'
+
+# 2. LOCO's inserts and deletes through the tracker, window 8, hot keys
+nm_run churn 3 $K --system loco --dist zipfian --mix read=0.5,update=0.3,insert=0.2 --delete-ratio 0.3 -W 8 -n 200 --warmup 20
+check "loco inserts and deletes: exit 0, valid" nm_jq churn '.points[0].valid'
+check "churn: inserts and deletes ran, every other node applied them" nm_jq churn '.points[0].metrics | .inserts > 0 and .deletes > 0 and .tracker_applied > 0'
+check "churn: insert acknowledgement latency recorded" nm_jq churn '.points[0].metrics.insert_ack_us > 0'
+check "churn: the store scan is clean after deletes freed slots" nm_jq churn '.points[0].checks.store.ok'
+
+# 3. the large window and the fence off
+nm_run win 3 $K --system loco,sherman -w mixed --dist zipfian -W 128 -n 300 --warmup 10
+check "window 128, Zipfian: both valid" nm_jq win '(.points | length) == 2 and all(.points[]; .valid and .effective.window == 128)'
+nm_run nofence 3 $K --system loco,sherman -w write-only --fence=0 -n 150 --warmup 10
+check "--fence=0: valid, and no fence posted" nm_jq nofence 'all(.points[]; .valid and .metrics.fences == 0 and .effective.fence == false)'
+
+# 4. the history of a short run: one JSON line per operation, warm-up included
+nm_run hist 3 $K --system loco -w mixed -n 30 --warmup 5 --history "$tmp/h.jsonl"
+check "history: 6 threads x 35 operations, one JSON object per line" sh -c "[ \$(wc -l <$tmp/h.jsonl) = 210 ] && jq -se 'length == 210 and all(.[]; (.op | IN(\"get\",\"update\")) and (.key | test(\"^0x[0-9a-f]{16}$\")) and .response_ns >= .invoke_ns and (.rank | IN(0,1,2)))' $tmp/h.jsonl >/dev/null"
+check "history: a found get returns a value of its key's tag" sh -c "jq -se '[.[] | select(.op == \"get\" and .found)] | length > 0' $tmp/h.jsonl >/dev/null"
+
+# 5. the checks fire: a write landing after its lock's release (hot keys, so
+#    another writer's newer value is overwritten and some reader sees the
+#    version go back), a value written in two halves read without checksums
+for s in loco sherman; do
+	nm_run late$s 3 -T 2 -K 16 --system $s -w mixed --dist zipfian -W 4 -n 400 --warmup 10 --inject early-release
+	check "$s --inject early-release: exit 1, invalid, a read saw a version go back or written twice" nm_jq late$s '(.points[0].valid | not) and .points[0].checks.reads.regressed > 0'
+	nm_run torn$s 3 -T 2 -K 16 --system $s -w mixed --dist zipfian -W 4 -n 400 --warmup 10 --value-size 32 --inject no-checksum
+	check "$s --inject no-checksum: invalid, torn reads found" nm_jq torn$s '(.points[0].valid | not) and .points[0].checks.reads.torn > 0'
+done
+check "an invalid point ends the job with exit 1" [ "$(nm_rc lateloco)" = 1 ]
+t_summary
