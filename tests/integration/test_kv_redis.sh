@@ -37,10 +37,12 @@ check "mixed: a two-instance cluster, one per node, all 16384 slots, Redis 7" nm
 check "mixed: one server request per operation (warm-up included), no read failed, the scan read the prefill" nm_jq mixed '.points[0] | .metrics.server_requests == .metrics.ops_with_warmup and .checks.reads.ok and .checks.store.ok and .effective.scanned_keys == .effective.prefill'
 check "mixed: every server stopped and its directory removed" none_left
 
-# 2. two instances per rank (--redis-threads 1), duration mode, read-only
-nm_run ro 2 $RD -T 2 --redis-threads 1 -W 4 -w read-only -D 2
-check "read-only, 2 instances per rank, -D 2: exit 0, valid, only gets" nm_rc_jq ro 0 '.points[0] | .valid and .metrics.ops > 0 and .metrics.updates == 0 and .effective.instances_per_node == 2 and .effective.cluster.instances == 4 and .metrics.misses == 0'
-check "read-only: every server stopped and its directory removed" none_left
+# 2. two instances per rank (--redis-threads 1), duration mode, two points
+#    in one job (the servers of the first stopped, new ones for the second)
+nm_run rw 2 $RD -T 2 --redis-threads 1 -W 4 -w read-only,write-only -D 1
+check "read-only,write-only, 2 instances per rank, -D 1: exit 0, both valid, 4 instances each" nm_rc_jq rw 0 '(.points | length) == 2 and all(.points[]; .valid and .metrics.ops > 0 and .effective.instances_per_node == 2 and .effective.cluster.instances == 4)'
+check "read-only: only gets, none missed; write-only: only updates" nm_jq rw '(.points[] | select(.params.workload == "read-only") | .metrics.updates == 0 and .metrics.misses == 0 and .metrics.gets > 0) and (.points[] | select(.params.workload == "write-only") | .metrics.gets == 0 and .metrics.updates > 0)'
+check "read-only,write-only: every server stopped and its directory removed" none_left
 
 # 3. the binary missing: one line, exit 2, nothing started
 expect_usage "--redis-server /nonexistent" $MPI -np 2 $N kv $Q $RD -n 100 --redis-server /nonexistent
@@ -73,6 +75,7 @@ if wait_cluster 7600 4; then
 	check "a rank killed mid-point: the job fails" [ "$(nm_rc kill)" != 0 ]
 	sleep 1
 	check "a rank killed mid-point: no redis-server left" [ "$(servers)" = 0 ]
+	check "a rank killed mid-point: at most the killed rank's one directory left" [ "$(dirs)" -le 1 ]
 else
 	kill "$job"; wait "$job"
 	notok "the cluster on port 7600 never formed: $(grep '^netmem:' "$tmp/kill.err" | head -2 | tr '\n' '|')"
