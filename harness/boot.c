@@ -573,6 +573,29 @@ static void (*exit_hook)(void);
 
 void nm_boot_set_exit_hook(void (*fn)(void)) { exit_hook = fn; }
 
+/* Cleanups of the early end (boot.h); atomics, as any thread may run them. */
+enum { ON_EXIT_MAX = 8 };
+static void (*_Atomic on_exit_fns[ON_EXIT_MAX])(void);
+
+void nm_boot_on_exit(void (*fn)(void))
+{
+	for (int i = 0; i < ON_EXIT_MAX; i++) {
+		void (*cur)(void) = NULL;
+		if (atomic_compare_exchange_strong(&on_exit_fns[i], &cur, fn) || cur == fn)
+			return;
+	}
+	nm_fatal("nm_boot_on_exit: more than %d cleanups", ON_EXIT_MAX);
+}
+
+static void run_on_exit(void)
+{
+	for (int i = 0; i < ON_EXIT_MAX; i++) {
+		void (*fn)(void) = atomic_load(&on_exit_fns[i]);
+		if (fn)
+			fn();
+	}
+}
+
 /* The hook once, on the main thread: it may itself fail and end the job. */
 static void run_exit_hook(void)
 {
@@ -603,6 +626,7 @@ void nm_boot_check(const char *msg, int code)
 			fprintf(stderr, "netmem: rank %d (%s): %s\n", first, b_name_of[first], buf);
 		fflush(stderr);
 	}
+	run_on_exit();
 	run_exit_hook();
 	/* Finalize so mpirun sees a clean exit with our status, not an abort. */
 	nm_boot_finalize();
@@ -611,6 +635,7 @@ void nm_boot_check(const char *msg, int code)
 
 void nm_boot_abort(int code)
 {
+	run_on_exit();
 	run_exit_hook();
 	fflush(stdout);
 	fflush(stderr);

@@ -72,4 +72,11 @@ _Noreturn void nm_boot_abort(int code);
  * with a failure, nm_boot_abort): rank 0 folds its result journal into the
  * document there. NULL removes it. */
 void nm_boot_set_exit_hook(void (*fn)(void));
+/* fn runs whenever the job ends early (nm_boot_check with a failure,
+ * nm_boot_abort, on whichever thread ends it), before the exit hook, on
+ * every rank; unlike the exit hook it stays registered and several may be
+ * (up to 8, each once: registering fn again does nothing). For what must not
+ * outlive the process, such as the servers harness/service.c starts; fn must
+ * be safe to call more than once and from a signal handler's context. */
+void nm_boot_on_exit(void (*fn)(void));
 #endif

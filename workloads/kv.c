@@ -172,6 +172,8 @@ static int kv_decode(const json_t *pt, const nm_base *b, void *out, char *err, s
 		return kv_fail(err, len, "--delete-ratio applies to the loco system only");
 	if (p->inject != KV_INJECT_NONE && p->system == KV_REDIS)
 		return kv_fail(err, len, "--inject applies to the loco and sherman systems, not redis");
+	if (p->system == KV_REDIS && kv_redis_check(p, err, len))
+		return -1;
 	(void)b;
 	return 0;
 }

@@ -189,5 +189,9 @@ typedef struct kv_system {
 } kv_system;
 
 extern const kv_system kv_loco, kv_sherman, kv_redis;
+/* Redis: whether --redis-server is an executable on this node (decode runs
+ * it on every rank, so a node without it stops the job before anything
+ * starts: one line, exit 2). 0, or -1 with one line in err. */
+int kv_redis_check(const kv_point *p, char *err, size_t len);
 extern const kv_system *const kv_systems[KV_NSYSTEMS];  /* by kv_system_id */
 #endif

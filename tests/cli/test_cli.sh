@@ -25,6 +25,7 @@ expect_usage "negative size" $N ops -s -5
 expect_usage "zero iterations" $N ops -n 0
 expect_usage "size beyond the limit" $N ops -s 4G
 expect_usage "bad enum" $N ops --op raed
+expect_usage "kv --system redis without its server binary (decode, before the device)" $N kv --system redis --redis-server /nonexistent -n 10
 expect_usage "list on a scalar option" $N ops -n 10,20
 expect_usage "bad range" $N ops -s 3..64
 expect_usage "positional argument" $N ops extra

@@ -1,0 +1,85 @@
+#!/bin/sh
+# netmem kv --system redis (LOCO Fig. 5's Redis baseline): two ranks on the
+# VM's one host each start their redis-server instances, the instances form
+# one Redis Cluster, hiredis clients pipeline GETs and SETs. Checked: the
+# points are valid with every operation counted; the servers and their
+# directories are gone after a run; a missing redis-server is one line and
+# exit 2; a server killed mid-point (a lost connection) and a rank killed
+# mid-point end the job and leave no server behind.
+cd "$(dirname "$0")/../.." || exit 1
+. tests/lib.sh
+nm_setup kv
+if ! command -v redis-server >/dev/null 2>&1; then
+	skip "netmem kv --system redis" "redis-server is not installed (apt-get install redis-server)"
+	t_summary; exit
+fi
+RD="--system redis -K 4096 --timeout 60"
+# Server processes and directories the suite started, now.
+servers() { pgrep -x redis-server | wc -l; }
+dirs() { ls -d "${TMPDIR:-/tmp}"/netmem-redis-* 2>/dev/null | wc -l; }
+none_left() { [ "$(servers)" = 0 ] && [ "$(dirs)" = 0 ]; }
+# Waits (at most 60 s) until the cluster on PORT reports ok, then N seconds.
+wait_cluster() {
+	for _ in $(seq 120); do
+		redis-cli -p "$1" cluster info 2>/dev/null | grep -q '^cluster_state:ok' && { sleep "$2"; return 0; }
+		sleep 0.5
+	done
+	return 1
+}
+
+# 1. two ranks, two threads each, one instance per rank (4 client threads
+#    per instance, the paper's ratio): a two-instance cluster, mixed workload
+check "no redis-server running before the tests" none_left
+nm_run mixed 2 $RD -T 2 -W 8 -n 2000 --warmup 100
+check "2 ranks x 2 threads, mixed: exit 0" [ "$(nm_rc mixed)" = 0 ]
+check "mixed: valid, 8000 measured operations, gets and updates" nm_jq mixed '.points[0] | .valid and .metrics.ops == 8000 and .metrics.gets > 0 and .metrics.updates > 0 and .metrics.ops_per_sec > 0'
+check "mixed: a two-instance cluster, one per node, all 16384 slots, Redis 7" nm_jq mixed '.points[0].effective | .instances_per_node == 1 and .cluster.instances == 2 and .cluster.slots == 16384 and (.cluster.slot_map | length) == 2 and (.redis_version | startswith("7")) and (.binding | startswith("127.0.0.1"))'
+check "mixed: one server request per operation (warm-up included), no read failed, the scan read the prefill" nm_jq mixed '.points[0] | .metrics.server_requests == .metrics.ops_with_warmup and .checks.reads.ok and .checks.store.ok and .effective.scanned_keys == .effective.prefill'
+check "mixed: every server stopped and its directory removed" none_left
+
+# 2. two instances per rank (--redis-threads 1), duration mode, two points
+#    in one job (the servers of the first stopped, new ones for the second)
+nm_run rw 2 $RD -T 2 --redis-threads 1 -W 4 -w read-only,write-only -D 1
+check "read-only,write-only, 2 instances per rank, -D 1: exit 0, both valid, 4 instances each" nm_rc_jq rw 0 '(.points | length) == 2 and all(.points[]; .valid and .metrics.ops > 0 and .effective.instances_per_node == 2 and .effective.cluster.instances == 4)'
+check "read-only: only gets, none missed; write-only: only updates" nm_jq rw '(.points[] | select(.params.workload == "read-only") | .metrics.updates == 0 and .metrics.misses == 0 and .metrics.gets > 0) and (.points[] | select(.params.workload == "write-only") | .metrics.gets == 0 and .metrics.updates > 0)'
+check "read-only,write-only: every server stopped and its directory removed" none_left
+
+# 3. the binary missing: one line, exit 2, nothing started
+expect_usage "--redis-server /nonexistent" $MPI -np 2 $N kv $Q $RD -n 100 --redis-server /nonexistent
+check "--redis-server /nonexistent: nothing left behind" none_left
+
+# 4. a server killed mid-point: the lost connection ends the job (exit 1) with
+#    one line naming the instance; every other server stopped as well
+$MPI -np 2 $N kv $Q $RD -T 2 -W 8 -D 60 --redis-port 7500 --output "$tmp/lost.json" \
+	>"$tmp/lost.out" 2>"$tmp/lost.err" &
+job=$!
+if wait_cluster 7500 4; then
+	kill -9 "$(pgrep -f 'redis-server .*:7500' | head -1)" 2>/dev/null
+	wait "$job"; echo $? >"$tmp/lost.rc"
+	check "a server killed mid-point: exit 1" [ "$(nm_rc lost)" = 1 ]
+	check "a server killed mid-point: the line names the instance" grep -q '^netmem: rank [01] .*redis instance 127.0.0.1:7500' "$tmp/lost.err"
+	check "a server killed mid-point: no server left, no directory" none_left
+else
+	kill "$job"; wait "$job"
+	notok "the cluster on port 7500 never formed: $(grep '^netmem:' "$tmp/lost.err" | head -2 | tr '\n' '|')"
+fi
+
+# 5. a rank killed (SIGKILL) mid-point: its servers die with it (parent-death
+#    signal); mpirun ends the other rank, which stops its own
+$MPI -np 2 $N kv $Q $RD -T 2 -W 8 -D 60 --redis-port 7600 --output "$tmp/kill.json" \
+	>"$tmp/kill.out" 2>"$tmp/kill.err" &
+job=$!
+if wait_cluster 7600 4; then
+	kill -9 "$(pgrep -x netmem | tail -1)" 2>/dev/null
+	wait "$job"; echo $? >"$tmp/kill.rc"
+	check "a rank killed mid-point: the job fails" [ "$(nm_rc kill)" != 0 ]
+	sleep 1
+	check "a rank killed mid-point: no redis-server left" [ "$(servers)" = 0 ]
+	check "a rank killed mid-point: at most the killed rank's one directory left" [ "$(dirs)" -le 1 ]
+else
+	kill "$job"; wait "$job"
+	notok "the cluster on port 7600 never formed: $(grep '^netmem:' "$tmp/kill.err" | head -2 | tr '\n' '|')"
+fi
+# A SIGKILLed rank cannot remove its servers' directories: the test does.
+rm -rf "${TMPDIR:-/tmp}"/netmem-redis-*
+t_summary

@@ -1,5 +1,0 @@
-/* Temporary: systems not written yet. */
-#include "kv.h"
-#include "log.h"
-static json_t *todo(kv_run *r) { (void)r; nm_fatal("kv: this system is not built yet"); }
-const kv_system kv_redis = {"redis", "Redis", false, 0, todo};
