@@ -888,5 +888,11 @@ static json_t *kv_redis_run(kv_run *r)
 	return eff;
 }
 
-const kv_system kv_redis = {"redis", "Redis Cluster (redis-server, no replication or persistence) over TCP, "
-			    "hiredis clients pipelining --window commands per thread", false, kv_redis_run};
+const kv_system kv_redis = {
+	.name = "redis",
+	.summary = "Redis Cluster (redis-server, no replication or persistence) over TCP, hiredis clients "
+		   "pipelining --window commands per thread",
+	.global_versions = false,
+	.service_threads = 0,
+	.run = kv_redis_run,
+};
