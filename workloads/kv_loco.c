@@ -126,6 +126,11 @@ static uint64_t *slot_at(const loco_job *j, uint64_t s)
 	return (uint64_t *)((uint8_t *)j->mr.buf + j->slot_off + s * j->p->slot_bytes);
 }
 
+static uint64_t slot_raddr(const loco_job *j, const nm_kvloc *loc)
+{
+	return j->mesh.rmr[loc->node].addr + j->slot_off + (uint64_t)loc->slot * j->p->slot_bytes;
+}
+
 static uint64_t slot_sum(const loco_job *j, const uint64_t *w) { return XXH64(w, 8 * (j->slot_words - 1), 0); }
 
 /* The image of a slot: key, value, counter/valid, checksum. */
@@ -240,7 +245,7 @@ static void get_start(loco_thr *t, loco_op *o)
 		return;   /* validated by get_check, as a READ's result */
 	}
 	kv_win_read(&t->win, &o->w, o->loc.node, o->w.buf,
-		  j->mesh.rmr[o->loc.node].addr + j->slot_off + (uint64_t)o->loc.slot * j->p->slot_bytes,
+		  slot_raddr(j, &o->loc),
 		  8 * j->slot_words);
 }
 
@@ -260,16 +265,22 @@ static void get_check(loco_thr *t, loco_op *o)
 	op_finish(t, o);
 }
 
+/* Lock held: finds the key's slot; a key not in the index is a miss, and
+ * the lock goes back. */
+static bool located(loco_thr *t, loco_op *o)
+{
+	o->w.found = nm_kvindex_get(&t->j->index, o->w.key, &o->loc);
+	if (!o->w.found)
+		lock_release(t, o);
+	return o->w.found;
+}
+
 /* Lock held: the update's write. */
 static void update_write(loco_thr *t, loco_op *o)
 {
 	loco_job *j = t->j;
-	if (!nm_kvindex_get(&j->index, o->w.key, &o->loc)) {
-		o->w.found = false;
-		lock_release(t, o);
+	if (!located(t, o))
 		return;
-	}
-	o->w.found = true;
 	slot_image(j, o->w.buf, o->w.key, t->win.kt->writer, (uint32_t)o->ticket + 1, o->loc.counter, true);
 	bool inject = t->injector && ++t->updates % 8 == 0;   /* every 8th update */
 	if (inject && j->p->inject == KV_INJECT_EARLY_RELEASE) {
@@ -292,7 +303,7 @@ static void update_write(loco_thr *t, loco_op *o)
 			lock_release(t, o);
 		return;
 	}
-	uint64_t raddr = j->mesh.rmr[o->loc.node].addr + j->slot_off + (uint64_t)o->loc.slot * j->p->slot_bytes;
+	uint64_t raddr = slot_raddr(j, &o->loc);
 	kv_win_write(&t->win, &o->w, o->loc.node, o->w.buf, raddr, 8 * words, !j->p->fence || o->w.state == S_HALF);
 	if (o->w.state == S_HALF)
 		return;
@@ -307,7 +318,7 @@ static void inject_step(loco_thr *t, loco_op *o)
 {
 	loco_job *j = t->j;
 	bool waited = nm_ticks() - o->w.since >= nm_ns_to_ticks(INJECT_DELAY_NS);
-	uint64_t raddr = j->mesh.rmr[o->loc.node].addr + j->slot_off + (uint64_t)o->loc.slot * j->p->slot_bytes;
+	uint64_t raddr = slot_raddr(j, &o->loc);
 	if (o->w.state == S_LATE_WRITE) {
 		/* Late enough once the next holder has released too (it wrote a
 		 * newer value, which this write now overwrites), or after the
@@ -372,17 +383,13 @@ static void insert_write(loco_thr *t, loco_op *o)
 static void delete_write(loco_thr *t, loco_op *o)
 {
 	loco_job *j = t->j;
-	if (!nm_kvindex_get(&j->index, o->w.key, &o->loc)) {
-		o->w.found = false;
-		lock_release(t, o);
+	if (!located(t, o))
 		return;
-	}
-	o->w.found = true;
 	slot_image(j, o->w.buf, o->w.key, t->win.kt->writer, (uint32_t)o->ticket + 1, o->loc.counter, false);
 	if (o->loc.node == j->rank) {
 		memcpy(slot_at(j, o->loc.slot), o->w.buf, 8 * j->slot_words);
 	} else {
-		uint64_t raddr = j->mesh.rmr[o->loc.node].addr + j->slot_off + (uint64_t)o->loc.slot * j->p->slot_bytes;
+		uint64_t raddr = slot_raddr(j, &o->loc);
 		kv_win_write(&t->win, &o->w, o->loc.node, o->w.buf, raddr, 8 * j->slot_words, false);
 		kv_win_fence(&t->win, &o->w, o->loc.node);
 	}
