@@ -1,4 +1,5 @@
 #include "workers.h"
+#include <stdbool.h>
 #include "boot.h"
 #include "log.h"
 #include "measure.h"
@@ -79,15 +80,32 @@ static void nap(long ns)
 	nanosleep(&d, NULL);
 }
 
+/* NETMEM_PIN=none leaves worker threads where the kernel puts them (no core
+ * pinning, no node binding): a diagnostic, for telling the placement of a
+ * thread apart from its code when comparing with a tool that does not pin
+ * (perftest, by default). The record shows cpu -1 for such threads. */
+static bool pinning(void)
+{
+	static int on = -1;
+	if (on < 0) {
+		const char *v = getenv("NETMEM_PIN");
+		on = !(v && !strcmp(v, "none"));
+		if (!on && nm_boot_rank() == 0)
+			nm_note("NETMEM_PIN=none: worker threads are not pinned to cores");
+	}
+	return on;
+}
+
 void nm_workers_run(const nm_round *r)
 {
 	int n = r->workers;
+	bool pin = pinning();
 	slot *s = nm_calloc((size_t)n, sizeof *s);
 	pthread_t *tid = nm_calloc((size_t)n, sizeof *tid);
 	atomic_int ready = 0, go = 0, done = 0;
 	int first = first_core(n);
 	for (int i = 0; i < n; i++) {
-		s[i] = (slot){.w = {.index = i, .cpu = nm_topo_pick_cpu(first + i, r->numa_node), .arg = r->arg,
+		s[i] = (slot){.w = {.index = i, .cpu = pin ? nm_topo_pick_cpu(first + i, r->numa_node) : -1, .arg = r->arg,
 				    .meter = r->measure ? nm_meter_of(r->measure, i) : NULL},
 			      .setup = r->setup, .body = r->body, .ready = &ready, .go = &go,
 			      .done = &done, .numa_node = r->numa_node};

@@ -4,7 +4,7 @@
 # one Soft-RoCE boot.
 #
 #   tests/bench/ops-vs-perftest.sh [--out DIR] [--rounds R] [--lat-iters N] [--bw-iters N]
-#                                  [--timeout SEC]
+#                                  [--timeout SEC] [--unpinned]
 #
 # A benchmark, not a test: it prints ratios, it never asserts timing. One
 # call of tests/vm/softroce-run (the host's device if there is one, else a
@@ -23,6 +23,10 @@
 # completion (its round trip to the target's acknowledgement): not the same
 # quantity, so that row is context, not a verdict.
 #
+# --unpinned adds a third tool, netmem with NETMEM_PIN=none (worker threads
+# not pinned, as perftest's are not), run right after netmem in each round:
+# a row per tool tells the threads' placement apart from netmem's code.
+#
 # Output: DIR/ops-vs-perftest-<UTC stamp>/ with raw/ (every output and result
 # document), samples.tsv (pair, round, tool, value), settings.txt (what each
 # tool used: MTU, outstanding READs, inline size, netmem's clock) and
@@ -30,7 +34,7 @@
 set -uo pipefail
 here=$(cd -- "$(dirname -- "$(readlink -f -- "${BASH_SOURCE[0]}")")" && pwd)
 repo=$(cd -- "$here/../.." && pwd)
-out=results/bench rounds=7 lat_iters=2000 bw_iters=20000 tmo=2400 inner_dir=''
+out=results/bench rounds=7 lat_iters=2000 bw_iters=20000 tmo=2400 inner_dir='' unpinned=0
 while (($#)); do
 	case $1 in
 	--out) out=${2:?}; shift ;;
@@ -39,6 +43,7 @@ while (($#)); do
 	--bw-iters) bw_iters=${2:?}; shift ;;
 	--timeout) tmo=${2:?}; shift ;;
 	--inner) inner_dir=${2:?}; shift ;;
+	--unpinned) unpinned=1 ;;
 	-h | --help) sed -n '2,30p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
 	*) echo "ops-vs-perftest.sh: unknown option '$1' (see --help)" >&2; exit 2 ;;
 	esac
@@ -71,14 +76,20 @@ run_perftest() { # pair round
 	fi
 	printf '%s\t%s\tperftest\t%s\n' "$1" "$2" "${v:-nan}" >>"$SAMPLES"
 }
-run_netmem() { # pair round
-	local f=$RAW/$1.netmem.$2 v='' q=.mops
+run_netmem() { # pair round [tool]: tool netmem-unpinned runs with NETMEM_PIN=none
+	local tool=${3:-netmem} f=$RAW/$1.${3:-netmem}.$2 v='' q=.mops pin=
 	[ "$KIND" = lat ] && q=.lat.p50
-	if timeout -k 5 300 mpirun -np 2 bin/netmem ops "${NM[@]}" "${DEV[@]}" --output "$f.json" --progress=false \
-		>"$f.txt" 2>&1; then
+	[ "$tool" = netmem-unpinned ] && pin=none
+	if NETMEM_PIN=$pin timeout -k 5 300 mpirun -np 2 -x NETMEM_PIN bin/netmem ops "${NM[@]}" "${DEV[@]}" \
+		--output "$f.json" --progress=false >"$f.txt" 2>&1; then
 		v=$(jq -r ".points[0] | select(.valid) | .metrics$q" "$f.json")
 	fi
-	printf '%s\t%s\tnetmem\t%s\n' "$1" "$2" "${v:-nan}" >>"$SAMPLES"
+	printf '%s\t%s\t%s\t%s\n' "$1" "$2" "$tool" "${v:-nan}" >>"$SAMPLES"
+}
+run_netmems() { # pair round
+	run_netmem "$1" "$2"
+	[ "$unpinned" = 1 ] && run_netmem "$1" "$2" netmem-unpinned
+	return 0
 }
 inner() {
 	RAW=$inner_dir/raw SAMPLES=$inner_dir/samples.tsv
@@ -89,7 +100,7 @@ inner() {
 	for ((r = 1; r <= rounds; r++)); do
 		for p in "${PAIRS[@]}"; do
 			pair_def "$p"
-			if ((r % 2)); then run_perftest "$p" "$r"; run_netmem "$p" "$r"; else run_netmem "$p" "$r"; run_perftest "$p" "$r"; fi
+			if ((r % 2)); then run_perftest "$p" "$r"; run_netmems "$p" "$r"; else run_netmems "$p" "$r"; run_perftest "$p" "$r"; fi
 		done
 		echo "ops-vs-perftest: round $r of $rounds done" >&2
 	done
@@ -118,12 +129,13 @@ table() {
 			for (i = 2; i <= n; i++) { t = a[i]; for (j = i - 1; j >= 1 && a[j] > t; j--) a[j + 1] = a[j]; a[j + 1] = t }
 			return n % 2 ? a[(n + 1) / 2] : (a[n / 2] + a[n / 2 + 1]) / 2
 		}
-		{ v[$1, $2, $3] = $4; if (!($1 in seen)) { seen[$1] = 1; order[++np] = $1 } if ($2 > nr) nr = $2 }
+		{ v[$1, $2, $3] = $4; if (!($1 in seen)) { seen[$1] = 1; order[++np] = $1 } if ($2 > nr) nr = $2
+		  if ($3 != "perftest" && !($3 in tseen)) { tseen[$3] = 1; tools[++nt] = $3 } }
 		END {
-			for (k = 1; k <= np; k++) {
-				p = order[k]; n = 0; npt = 0; nnm = 0; lo = ""; hi = ""
+			for (k = 1; k <= np; k++) for (tt = 1; tt <= nt; tt++) {
+				p = order[k]; tool = tools[tt]; n = 0; npt = 0; nnm = 0; lo = ""; hi = ""
 				for (r = 1; r <= nr; r++) {
-					a = v[p, r, "perftest"]; b = v[p, r, "netmem"]
+					a = v[p, r, "perftest"]; b = v[p, r, tool]
 					if (a != "nan" && a != "") pt[++npt] = a
 					if (b != "nan" && b != "") nm[++nnm] = b
 					if (a == "nan" || b == "nan" || a == "" || b == "" || a <= 0) continue
@@ -133,8 +145,9 @@ table() {
 				}
 				goal = p ~ /lat/ ? "<= 1.02" : ">= 0.98"
 				if (p == "write_lat") goal = goal " (not the same quantity)"
-				if (n == 0) { printf "%-11s %11s %11s %14s %19s %s\n", p, "-", "-", "FAILED", "-", goal; continue }
-				printf "%-11s %11.4g %11.4g %14.3f %19s %s (%d rounds)\n", p, median(pt, npt), median(nm, nnm),
+				row = nt > 1 ? p "/" tool : p
+				if (n == 0) { printf "%-11s %11s %11s %14s %19s %s\n", row, "-", "-", "FAILED", "-", goal; continue }
+				printf "%-11s %11.4g %11.4g %14.3f %19s %s (%d rounds)\n", row, median(pt, npt), median(nm, nnm),
 					median(ratio, n), sprintf("%.3f-%.3f", lo, hi), goal, n
 			}
 		}' "$dir/samples.tsv"
@@ -148,6 +161,7 @@ if [ -n "$inner_dir" ]; then
 	exit 0
 fi
 bench_setup ops-vs-perftest "$out"
+extra=(); [ "$unpinned" = 1 ] && extra=(--unpinned)
 tests/vm/softroce-run --timeout "$tmo" -- bash "$here/ops-vs-perftest.sh" --inner "$dir" --rounds "$rounds" \
-	--lat-iters "$lat_iters" --bw-iters "$bw_iters" || { echo "ops-vs-perftest.sh: the run failed (raw outputs: $dir/raw)" >&2; exit 1; }
+	--lat-iters "$lat_iters" --bw-iters "$bw_iters" "${extra[@]}" || { echo "ops-vs-perftest.sh: the run failed (raw outputs: $dir/raw)" >&2; exit 1; }
 table "$dir"
