@@ -573,13 +573,16 @@ static void tracker_apply(void *arg, int src, const uint64_t *msg)
  * NIC it only yields (the paper's tracker is a dedicated thread, and a
  * yield returns at once when a core is free). On Soft-RoCE, where every
  * thread of every emulated node shares a VM's few CPUs with rxe itself, it
- * naps once it has been idle for a while (50 us, so an insert waits that
- * much longer at most): a spinning tracker there took CPU time that the
+ * naps once it has been idle for a while (50 us, growing to 800 us while
+ * nothing comes, so an insert after a quiet spell waits that much longer): a spinning tracker there took CPU time that the
  * read-only workload's threads, which never need it, lacked. */
 static void tracker_idle(loco_job *j, uint32_t idle)
 {
 	if (j->emulated && idle >= 1024) {
-		struct timespec d = {0, 50000};
+		/* 50 us, doubling with every 1024 idle polls up to 800 us: each
+		 * wake-up is an emulated timer interrupt, itself costly */
+		uint32_t k = (idle - 1024) / 1024;
+		struct timespec d = {0, 50000L << (k < 4 ? k : 4)};
 		nanosleep(&d, NULL);
 	} else {
 		sched_yield();
@@ -714,7 +717,7 @@ static json_t *loco_run(kv_run *r)
 				nm_mesh_qp_count(&j->mesh));
 	if (j->emulated)
 		json_object_set_new(eff, "emulated_change",
-				    json_string("the idle tracker thread naps 50 us between polls instead of spinning "
+				    json_string("the idle tracker thread naps (50 to 800 us) between polls instead of spinning "
 						"(the VM's CPUs are shared by every thread and by rxe)"));
 	nm_boot_barrier();   /* no peer reads this node's memory any more */
 	nm_mesh_destroy(&j->mesh);
