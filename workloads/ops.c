@@ -183,6 +183,18 @@ static int ops_place(nm_ctx *ctx, ops_job *j, json_t *out)
 	return nm_numa_point_settle(&j->np, ctx->spec, out);
 }
 
+/* The slots' initial content (nm_numa_fill), written on the buffer's node:
+ * the pattern READs check, or with server workers what WRITEs will write. */
+static void ops_fill(void *arg, void *buf)
+{
+	const ops_job *j = arg;
+	const layout *l = &j->p->l;
+	bool read = j->op == NM_OP_READ, write = j->op == NM_OP_WRITE && j->p->workers.threads > 0;
+	for (int s = 0; (read || write) && s < l->nslots; s++)
+		nm_pattern_fill((uint8_t *)buf + l->data + l->stride * (size_t)s, l->size,
+				read ? read_owner(j->rank, s) : write_owner(s));
+}
+
 /* This rank's memory (with the pattern READ targets serve) and connections.
  * With server workers, WRITE slots start out holding what the clients will
  * write, so the workers' stores (which write the content found here) keep
@@ -193,11 +205,8 @@ static void ops_connect(nm_ctx *ctx, ops_job *j)
 	/* per thread: one buffer per connection, one to verify into, and a
 	 * result word per window entry for atomics */
 	j->thread_area = nm_align64(l->slot * (size_t)(j->nconn + 1) + 8 * (size_t)(j->W + 1));
-	nm_numa_point_alloc(&j->np, &j->mr, l->local + j->thread_area * (size_t)j->T, ctx->base.hugepages);
-	bool read = j->op == NM_OP_READ, write = j->op == NM_OP_WRITE && j->p->workers.threads > 0;
-	for (int s = 0; (read || write) && s < l->nslots; s++)
-		nm_pattern_fill((uint8_t *)j->mr.buf + l->data + l->stride * (size_t)s, l->size,
-			     read ? read_owner(j->rank, s) : write_owner(s));
+	nm_numa_point_alloc(&j->np, &j->mr, l->local + j->thread_area * (size_t)j->T, ctx->base.hugepages,
+			    ops_fill, j);
 	nm_mesh_cfg mc = {.nthreads = j->T, .qps = j->p->qps, .initiates = j->p->matrix, .qp = ctx->base.qp};
 	mc.qp.sq_depth = j->W + 2 < ctx->dev->attr.max_qp_wr ? j->W + 2 : ctx->dev->attr.max_qp_wr;
 	mc.qp.max_inline = j->p->inline_size;
