@@ -292,6 +292,33 @@ static json_t *series_json(const ops_job *j)
 	return json_pack("{s:f, s:o}", "interval_s", width, "ops_per_sec", rates);
 }
 
+/* Each connection's measured operations and mean latency, every rank's at
+ * rank 0 (NULL elsewhere, and when no thread has more than one connection:
+ * then metrics.per_thread is per connection already). Entries of one
+ * thread are in the order its connections were created. Collective. */
+static json_t *per_qp_json(const ops_job *j)
+{
+	if (nm_boot_max_u64((uint64_t)j->nconn) < 2)
+		return NULL;
+	json_t *mine = json_array();
+	for (int t = 0; t < j->T; t++)
+		for (int i = 0; i < j->th[t].nconn; i++) {
+			const conn_state *s = &j->th[t].cs[i];
+			double mean_ns = s->lat_samples ? (double)nm_ticks_to_ns(s->lat_ticks) / (double)s->lat_samples : 0;
+			uint64_t ops = j->p->mode == MODE_LAT ? s->lat_samples : s->ops;
+			json_array_append_new(mine, json_pack("{s:i, s:i, s:i, s:i, s:I, s:I, s:f}", "rank", j->rank,
+							      "thread", t, "target", s->c->peer, "qp", s->c->index,
+							      "ops", (json_int_t)ops, "samples",
+							      (json_int_t)s->lat_samples, "lat_mean_us", mean_ns / 1e3));
+		}
+	json_t *by_rank = nm_boot_gather_json(mine, 0), *all = by_rank ? json_array() : NULL, *a;
+	size_t r;
+	json_array_foreach(by_rank, r, a) json_array_extend(all, a);
+	json_decref(mine);
+	json_decref(by_rank);
+	return all;
+}
+
 static json_t *ops_checks(const ops_job *j, const nm_measure *ms, uint64_t faa_total, bool *valid)
 {
 	const uint64_t *c = ms->total_c;
@@ -329,7 +356,7 @@ static void ops_result(nm_ctx *ctx, ops_job *j, nm_measure *ms, json_t *out)
 {
 	json_t *placement = nm_numa_point_record(&j->np, ctx->rank, ctx->nranks);
 	uint64_t faa_total = j->op == NM_OP_FAA ? check_faa(j, ms) : 0;
-	json_t *series = series_json(j), *cpus_by_rank = nm_numa_point_cpus(&j->np);
+	json_t *series = series_json(j), *cpus_by_rank = nm_numa_point_cpus(&j->np), *per_qp = per_qp_json(j);
 	nm_measure_gather(ms);
 	json_t *metrics = ctx->rank == 0 ? nm_measure_metrics(ms) : NULL;
 	nm_numa_point_load_metrics(&j->np, metrics);
@@ -337,6 +364,8 @@ static void ops_result(nm_ctx *ctx, ops_job *j, nm_measure *ms, json_t *out)
 		json_decref(series);
 		return;
 	}
+	if (per_qp)
+		json_object_set_new(metrics, "per_qp", per_qp);
 	double rate = ms->seconds > 0 ? (double)ms->ops / ms->seconds : 0, bytes = rate * (double)j->size;
 	json_object_set_new(metrics, "ops_with_warmup", json_integer((json_int_t)ms->ops_all));
 	json_object_set_new(metrics, "mib_per_sec", json_real(bytes / 1048576.0));
