@@ -164,20 +164,44 @@ static int misplace(nm_numa_point *np, nm_mr *m, char *err, size_t errlen)
 
 static size_t page_size(bool huge) { return huge ? (size_t)2 << 20 : (size_t)sysconf(_SC_PAGESIZE); }
 
-void nm_numa_point_alloc(nm_numa_point *np, nm_mr *m, size_t len, bool hugepages)
-{
+/* What the thread on the buffer's node does: map and zero (first touch),
+ * then the workload's fill. */
+typedef struct alloc_job {
+	nm_mr *m;
+	int node;
+	bool hugepages;
+	nm_numa_fill fill;
+	void *arg;
 	char err[512];
+} alloc_job;
+
+static void alloc_fill(void *a)
+{
+	alloc_job *aj = a;
+	nm_mr *m = aj->m;
+	m->buf = nm_mem_alloc(m->len, aj->hugepages, aj->node, &m->alloc_len, aj->err, sizeof aj->err);
+	if (m->buf && aj->fill)
+		aj->fill(aj->arg, m->buf);
+}
+
+void nm_numa_point_alloc(nm_numa_point *np, nm_mr *m, size_t len, bool hugepages, nm_numa_fill fill, void *arg)
+{
+	char err[512] = "";
 	memset(m, 0, sizeof *m);
-	/* Zeroed (first touched) by this thread bound to the buffer's node, so
-	 * the lines start out in that node's caches, not in another socket's. */
-	nm_numa_saved saved;
-	if (nm_numa_bind_thread(np->mem_node, &saved, err, sizeof err) == 0) {
-		m->buf = nm_mem_alloc(len, hugepages, np->mem_node, &m->alloc_len, err, sizeof err);
-		nm_numa_unbind_thread(&saved);
-	}
 	m->len = len;
 	m->hugepages = hugepages;
 	m->numa_node = np->mem_node;
+	/* Zeroed (first touched) and filled by a thread bound to the buffer's
+	 * node, so the lines start out in that node's caches, not dirty in
+	 * whichever socket the main thread runs on. Without a node the calling
+	 * thread does both, as it always did. */
+	alloc_job aj = {.m = m, .node = np->mem_node, .hugepages = hugepages, .fill = fill, .arg = arg};
+	if (np->mem_node < 0)
+		alloc_fill(&aj);
+	else if (nm_numa_run_on(np->mem_node, -1, alloc_fill, &aj, NULL, err, sizeof err) != 0)
+		m->buf = NULL;
+	if (!m->buf && !err[0])
+		snprintf(err, sizeof err, "%s", aj.err);
 	int failed = !m->buf || (np->misplace_at >= 0 && misplace(np, m, err, sizeof err)) ||
 		     nm_mr_register(np->dev, m, err, sizeof err);
 	nm_boot_check(failed ? err : NULL, NM_EXIT_FAIL);

@@ -16,7 +16,7 @@
  *     nm_numa_need_load(&np, &load);       where the load process runs
  *     if (nm_numa_point_settle(&np, spec, out))        collective
  *             return;                      a skipped point
- *     nm_numa_point_alloc(&np, &mr, len, hugepages);   collective
+ *     nm_numa_point_alloc(&np, &mr, len, huge, fill, arg); collective
  *     nm_numa_point_mesh(&np, &mesh, &mesh_cfg);       collective
  *     nm_numa_point_loads_start(&np, &loads);          collective
  *     workers: nm_numa_thread_start(), nm_numa_thread_end()
@@ -176,9 +176,13 @@ void nm_numa_refuse(nm_numa_point *np, const char *key, const char *fmt, ...)
  * run; a single value no rank can honour ends the job (exit 2). */
 int nm_numa_point_settle(nm_numa_point *np, const json_t *spec, json_t *out);
 
-/* Collective: mr on mem_node (zeroed by this thread while bound to that
- * node), registered, its pages counted. */
-void nm_numa_point_alloc(nm_numa_point *np, nm_mr *mr, size_t len, bool hugepages);
+/* What a workload writes into its buffer before registration (buf: the
+ * whole mapping, zeroed). */
+typedef void (*nm_numa_fill)(void *arg, void *buf);
+/* Collective: mr on mem_node, zeroed and then filled (fill may be NULL) by
+ * a thread bound to that node (nm_numa_run_on; the calling thread when no
+ * node is chosen), registered, its pages counted. */
+void nm_numa_point_alloc(nm_numa_point *np, nm_mr *mr, size_t len, bool hugepages, nm_numa_fill fill, void *arg);
 /* Collective: nm_mesh_create with the calling thread bound to qp_node. */
 void nm_numa_point_mesh(nm_numa_point *np, nm_mesh *mesh, const nm_mesh_cfg *cfg);
 /* Collective: on a rank that carries the loads (here), sets the buffer's

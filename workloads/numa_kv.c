@@ -204,9 +204,11 @@ static uint8_t *bucket(kv_job *j, int k) { return (uint8_t *)j->mr.buf + (size_t
 static uint8_t *mbox(kv_job *j, int c) { return (uint8_t *)j->mr.buf + j->mbox_off + (size_t)c * j->p->rec; }
 
 /* Keys into buckets (a Fisher-Yates shuffle from the seed), then every
- * key's first value. */
-static void preload(kv_job *j)
+ * key's first value: the server table's fill (nm_numa_fill), on its node. */
+static void preload(void *arg, void *buf)
 {
+	(void)buf; /* bucket() reads it from j->mr, set before the fill */
+	kv_job *j = arg;
 	int n = j->p->keys;
 	j->bucket_of = nm_calloc((size_t)n, sizeof *j->bucket_of);
 	uint64_t rng = nm_mix64(j->seed ^ 0x6b76) | 1;
@@ -500,9 +502,7 @@ static void kv_connect(nm_ctx *ctx, kv_job *j)
 	j->ack_off = j->mbox_off + (size_t)j->nconn * j->p->rec;
 	j->thread_area = 2 * j->p->rec + 64;
 	size_t total = server ? j->ack_off + 8 * (size_t)j->nconn : j->thread_area * (size_t)j->T;
-	nm_numa_point_alloc(&j->np, &j->mr, total, ctx->base.hugepages);
-	if (server)
-		preload(j);
+	nm_numa_point_alloc(&j->np, &j->mr, total, ctx->base.hugepages, server ? preload : NULL, j);
 	uint8_t *m = nm_calloc((size_t)R * R, 1);
 	for (int c = 0; c < R - 1; c++)
 		m[c * R + j->server] = m[j->server * R + c] = 1;

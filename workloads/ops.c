@@ -183,6 +183,18 @@ static int ops_place(nm_ctx *ctx, ops_job *j, json_t *out)
 	return nm_numa_point_settle(&j->np, ctx->spec, out);
 }
 
+/* The slots' initial content (nm_numa_fill), written on the buffer's node:
+ * the pattern READs check, or with server workers what WRITEs will write. */
+static void ops_fill(void *arg, void *buf)
+{
+	const ops_job *j = arg;
+	const layout *l = &j->p->l;
+	bool read = j->op == NM_OP_READ, write = j->op == NM_OP_WRITE && j->p->workers.threads > 0;
+	for (int s = 0; (read || write) && s < l->nslots; s++)
+		nm_pattern_fill((uint8_t *)buf + l->data + l->stride * (size_t)s, l->size,
+				read ? read_owner(j->rank, s) : write_owner(s));
+}
+
 /* This rank's memory (with the pattern READ targets serve) and connections.
  * With server workers, WRITE slots start out holding what the clients will
  * write, so the workers' stores (which write the content found here) keep
@@ -193,11 +205,8 @@ static void ops_connect(nm_ctx *ctx, ops_job *j)
 	/* per thread: one buffer per connection, one to verify into, and a
 	 * result word per window entry for atomics */
 	j->thread_area = nm_align64(l->slot * (size_t)(j->nconn + 1) + 8 * (size_t)(j->W + 1));
-	nm_numa_point_alloc(&j->np, &j->mr, l->local + j->thread_area * (size_t)j->T, ctx->base.hugepages);
-	bool read = j->op == NM_OP_READ, write = j->op == NM_OP_WRITE && j->p->workers.threads > 0;
-	for (int s = 0; (read || write) && s < l->nslots; s++)
-		nm_pattern_fill((uint8_t *)j->mr.buf + l->data + l->stride * (size_t)s, l->size,
-			     read ? read_owner(j->rank, s) : write_owner(s));
+	nm_numa_point_alloc(&j->np, &j->mr, l->local + j->thread_area * (size_t)j->T, ctx->base.hugepages,
+			    ops_fill, j);
 	nm_mesh_cfg mc = {.nthreads = j->T, .qps = j->p->qps, .initiates = j->p->matrix, .qp = ctx->base.qp};
 	mc.qp.sq_depth = j->W + 2 < ctx->dev->attr.max_qp_wr ? j->W + 2 : ctx->dev->attr.max_qp_wr;
 	mc.qp.max_inline = j->p->inline_size;
@@ -283,6 +292,33 @@ static json_t *series_json(const ops_job *j)
 	return json_pack("{s:f, s:o}", "interval_s", width, "ops_per_sec", rates);
 }
 
+/* Each connection's measured operations and mean latency, every rank's at
+ * rank 0 (NULL elsewhere, and when no thread has more than one connection:
+ * then metrics.per_thread is per connection already). Entries of one
+ * thread are in the order its connections were created. Collective. */
+static json_t *per_qp_json(const ops_job *j)
+{
+	if (nm_boot_max_u64((uint64_t)j->nconn) < 2)
+		return NULL;
+	json_t *mine = json_array();
+	for (int t = 0; t < j->T; t++)
+		for (int i = 0; i < j->th[t].nconn; i++) {
+			const conn_state *s = &j->th[t].cs[i];
+			double mean_ns = s->lat_samples ? (double)nm_ticks_to_ns(s->lat_ticks) / (double)s->lat_samples : 0;
+			uint64_t ops = j->p->mode == MODE_LAT ? s->lat_samples : s->ops;
+			json_array_append_new(mine, json_pack("{s:i, s:i, s:i, s:i, s:I, s:I, s:f}", "rank", j->rank,
+							      "thread", t, "target", s->c->peer, "qp", s->c->index,
+							      "ops", (json_int_t)ops, "samples",
+							      (json_int_t)s->lat_samples, "lat_mean_us", mean_ns / 1e3));
+		}
+	json_t *by_rank = nm_boot_gather_json(mine, 0), *all = by_rank ? json_array() : NULL, *a;
+	size_t r;
+	json_array_foreach(by_rank, r, a) json_array_extend(all, a);
+	json_decref(mine);
+	json_decref(by_rank);
+	return all;
+}
+
 static json_t *ops_checks(const ops_job *j, const nm_measure *ms, uint64_t faa_total, bool *valid)
 {
 	const uint64_t *c = ms->total_c;
@@ -320,7 +356,7 @@ static void ops_result(nm_ctx *ctx, ops_job *j, nm_measure *ms, json_t *out)
 {
 	json_t *placement = nm_numa_point_record(&j->np, ctx->rank, ctx->nranks);
 	uint64_t faa_total = j->op == NM_OP_FAA ? check_faa(j, ms) : 0;
-	json_t *series = series_json(j), *cpus_by_rank = nm_numa_point_cpus(&j->np);
+	json_t *series = series_json(j), *cpus_by_rank = nm_numa_point_cpus(&j->np), *per_qp = per_qp_json(j);
 	nm_measure_gather(ms);
 	json_t *metrics = ctx->rank == 0 ? nm_measure_metrics(ms) : NULL;
 	nm_numa_point_load_metrics(&j->np, metrics);
@@ -328,6 +364,8 @@ static void ops_result(nm_ctx *ctx, ops_job *j, nm_measure *ms, json_t *out)
 		json_decref(series);
 		return;
 	}
+	if (per_qp)
+		json_object_set_new(metrics, "per_qp", per_qp);
 	double rate = ms->seconds > 0 ? (double)ms->ops / ms->seconds : 0, bytes = rate * (double)j->size;
 	json_object_set_new(metrics, "ops_with_warmup", json_integer((json_int_t)ms->ops_all));
 	json_object_set_new(metrics, "mib_per_sec", json_real(bytes / 1048576.0));

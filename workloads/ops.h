@@ -63,6 +63,10 @@ typedef struct conn_state {
 	uint64_t sent;           /* operations posted: the FAA totals are made of these */
 	uint64_t *fifo;          /* post ticks of outstanding signaled batches */
 	uint32_t head, tail, mask;
+	/* measured samples only (metrics.per_qp): their summed latency in
+	 * ticks, their number (one per operation in lat mode, one per signaled
+	 * batch in bw mode) and, in bw mode, the operations they retired */
+	uint64_t lat_ticks, lat_samples, ops;
 } __attribute__((aligned(64))) conn_state;
 
 /* The throughput series without a division per completion: completions

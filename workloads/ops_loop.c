@@ -29,6 +29,19 @@ HOT void series_add(ops_thread *t, const nm_meter *m, uint64_t now, uint64_t n)
 	t->sc.pending += n;
 }
 
+/* One measured sample of s, timed at d ticks: one operation in lat mode,
+ * a signaled batch in bw mode (whose size retire adds to s->ops; in lat
+ * mode the samples are the operations). Cheap enough for the loops: called
+ * only after the clock reads and only for samples nm_meter_ops counted, it
+ * adds two integers into the conn_state line the loop has just written
+ * (sent, or the FIFO's head), with no clock read, division or branch of its
+ * own; means are taken after the run (ops.c). */
+HOT void conn_sample(conn_state *s, uint64_t d)
+{
+	s->lat_ticks += d;
+	s->lat_samples++;
+}
+
 /* Atomics need a result word per outstanding operation; READ and WRITE
  * none, so they never touch the slot ring. */
 HOT uint64_t *next_result(const int op, ops_thread *t, uint32_t W)
@@ -93,8 +106,10 @@ HOT void run_lat_(const int op, ops_thread *t, nm_meter *m, nm_poller *pl)
 		nm_poll_wait(pl, &wc, 1);
 		uint64_t t1 = nm_ticks();
 		s->sent++;
-		if (nm_loop_done(&lp, t0, t1))
+		if (nm_loop_done(&lp, t0, t1)) {
 			series_add(t, m, t1, 1);
+			conn_sample(s, t1 - t0);
+		}
 		check_atomic(op, m, s, *res);
 	}
 }
@@ -119,8 +134,12 @@ HOT uint64_t retire(ops_thread *t, nm_meter *m, uint64_t wr_id, uint64_t now)
 {
 	uint64_t pay = NM_WRID_PAYLOAD(wr_id), n = pay & 0xffffffffu;
 	conn_state *s = &t->cs[pay >> 32];
-	if (nm_meter_ops(m, s->fifo[s->head++ & s->mask], now, n))
+	uint64_t posted = s->fifo[s->head++ & s->mask];
+	if (nm_meter_ops(m, posted, now, n)) {
 		series_add(t, m, now, n);
+		conn_sample(s, now - posted);
+		s->ops += n;
+	}
 	return n;
 }
 

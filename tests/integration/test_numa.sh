@@ -97,6 +97,13 @@ nm_run cache 2 --op read,write -n 50 --buf-node "$CN" --cache warm,flush
 check "--cache warm,flush: 4 points, all valid" sh -c "[ $(nm_rc cache) = 0 ] && jq -e '(.points | length) == 4 and all(.points[]; .valid)' $tmp/cache.json"
 check "--cache: the target's pass recorded per point, its mode, every line of the buffer, on node $CN" nm_jq cache "all(.points[]; .placement.ranks[1].cache as \$c | \$c.mode == .params.cache and \$c.intended == $CN and \$c.cpu_node == $CN and \$c.ok and \$c.lines * 64 >= .placement.ranks[1].buffer.bytes) and (.points[0].placement.ranks[0].cache == null)"
 
+# per-connection latency (Fig. 3) with several QPs per thread: metrics.per_qp, in both modes
+nm_run qp2 2 --op read -T 2 --qp 2 -n 40 --buf-node nic --cpu-node nic
+check "--qp 2, lat: metrics.per_qp, 2 threads x 2 QPs in creation order, ops summing to the point's, positive means" nm_jq qp2 '.points[0] | .valid and (.metrics as $m | $m.per_qp | length == 4 and map([.thread, .qp]) == [[0,0],[0,1],[1,0],[1,1]] and all(.[]; .rank == 0 and .target == 1 and .ops == .samples and .lat_mean_us > 0) and (map(.ops) | add) == $m.ops)'
+nm_run qp2bw 2 --op write --mode bw -t 4 -Q 2 --qp 2 -n 40
+check "--qp 2, bw: per_qp counts signaled batches as samples, every operation once" nm_jq qp2bw '.points[0] | .valid and (.metrics as $m | $m.per_qp | length == 2 and all(.[]; .samples > 0 and .samples < .ops and .lat_mean_us > 0) and (map(.ops) | add) == $m.ops)'
+check "--qp 1, one target: no per_qp (per_thread is per connection)" nm_jq nic 'all(.points[]; .metrics.per_qp == null and (.metrics.per_thread | length) == 1)'
+
 # Fig. 2: the node-to-node latency matrix, and its check
 MX="$MPI -np 1 $N numa-matrix $Q"
 $MX --output "$tmp/mx.json" --buf 1M -n 20000 --warmup 1000 >"$tmp/mx.out" 2>"$tmp/mx.err"; echo $? >"$tmp/mx.rc"
@@ -105,6 +112,20 @@ check "numa-matrix: each pair's thread on its CPU node, the buffer's pages on th
 check "numa-matrix: the table on stdout" grep -q 'rows CPU node, columns memory node' "$tmp/mx.out"
 $MX --output "$tmp/mxbad.json" --buf 1M -n 20000 --inject shortcut >/dev/null 2>&1; echo $? >"$tmp/mxbad.rc"
 check "numa-matrix --inject shortcut: exit 1, point invalid, the walk's end named" sh -c "[ $(nm_rc mxbad) = 1 ] && jq -e '.points[0].valid == false and (.points[0].checks.first_error | test(\"not where the chain leads\"))' $tmp/mxbad.json"
+
+# the figures of these experiments, drawn from this test's own documents:
+# a PNG, and no series gnuplot found empty
+plot_ok() { # SCRIPT DOC
+	gnuplot -e "in='$tmp/$2.json'; out='$tmp/$1.png'" "plots/$1.gp" >"$tmp/$1.gplog" 2>&1 && [ -s "$tmp/$1.png" ] &&
+		! grep -qiE 'no valid points|all points .* undefined|error' "$tmp/$1.gplog"
+}
+if command -v gnuplot >/dev/null; then
+	check "plots/numa_matrix.gp draws the matrix" plot_ok numa_matrix mx
+	check "plots/numa_cache.gp draws warm and flush" plot_ok numa_cache cache
+	check "plots/numa_fig3c.gp draws per_qp" plot_ok numa_fig3c qp2
+else
+	for gp in numa_matrix numa_cache numa_fig3c; do skip "plots/$gp.gp: no gnuplot"; done
+fi
 
 # --mtu sweeps inside one job; an MTU above the port's (rxe on dummy0: 1024) is a skipped point
 nm_run mtu 2 --op read -n 20 --mtu 256,4096
