@@ -6,9 +6,9 @@
 #   gnuplot -e "in='results/quick/corm-fig17.json'; out='results/quick/corm-fig17.png'" plots/corm_fig17.gp
 # drawn from: netmem corm-sim
 if (!exists("netmem")) netmem = "bin/netmem"
-sizes = system("python3 -c \"import json,sys; print(' '.join(str(s) for s in sorted({e['params']['size'] for e in json.load(open(sys.argv[1]))['summary']})))\" " . in)
-strategies = system("python3 -c \"import json,sys; d=json.load(open(sys.argv[1])); print(' '.join(dict.fromkeys(e['params']['strategy'] for e in d['summary'])))\" " . in)
-bs = system("python3 -c \"import json,sys; print(json.load(open(sys.argv[1]))['params']['block_size'])\" " . in)
+sizes = system("jq -r '[.summary[].params.size] | unique | map(tostring) | join(\" \")' " . in)
+strategies = system("jq -r 'reduce .summary[].params.strategy as $s ([]; if any(.[]; . == $s) then . else . + [$s] end) | join(\" \")' " . in)
+bs = system("jq -r '.params.block_size' " . in)
 set terminal pngcairo size 1200,900 font ",11"
 set output out
 set grid

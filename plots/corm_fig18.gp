@@ -6,8 +6,8 @@
 #   gnuplot -e "in='results/quick/corm-trace.json'; out='results/quick/corm-trace.png'" plots/corm_fig18.gp
 # drawn from: netmem corm-sim
 if (!exists("netmem")) netmem = "bin/netmem"
-strategies = system("python3 -c \"import json,sys; d=json.load(open(sys.argv[1])); print(' '.join(dict.fromkeys(e['params']['strategy'] for e in d['summary'])))\" " . in)
-what = system("python3 -c \"import json,sys; d=json.load(open(sys.argv[1])); p=d['params']; print('%s, %s-byte blocks, %d threads, peak at op %d' % (p['trace'], p['block_size'], p['threads'], d['peak']['op']))\" " . in)
+strategies = system("jq -r 'reduce .summary[].params.strategy as $s ([]; if any(.[]; . == $s) then . else . + [$s] end) | join(\" \")' " . in)
+what = system("jq -r '\"\\(.params.trace), \\(.params.block_size)-byte blocks, \\(.params.threads) threads, peak at op \\(.peak.op)\"' " . in)
 set terminal pngcairo size 960,600 font ",11"
 set output out
 set grid

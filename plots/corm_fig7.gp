@@ -9,8 +9,8 @@
 # drawn from: netmem corm-sim
 if (!exists("netmem")) netmem = "bin/netmem"
 if (!exists("strategies")) strategies = "mesh corm-8 corm-12 corm-16"
-occs = system("python3 -c \"import json,sys; print(' '.join(str(o) for o in sorted({e['params']['occupancy_pct'] for e in json.load(open(sys.argv[1]))['summary']})))\" " . in)
-mc = system("python3 -c \"import json,sys; print(int(any('probability_mc' in e['geomean'] for e in json.load(open(sys.argv[1]))['summary'])))\" " . in)
+occs = system("jq -r '[.summary[].params.occupancy_pct] | unique | map(tostring) | join(\" \")' " . in)
+mc = system("jq -r 'if any(.summary[]; .geomean | has(\"probability_mc\")) then 1 else 0 end' " . in)
 set terminal pngcairo size 1200,900 font ",11"
 set output out
 set grid

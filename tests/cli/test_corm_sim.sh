@@ -8,7 +8,7 @@ T=tests/data/corm-synthetic.trace
 tmp=$(mktemp -d); trap 'rm -rf "$tmp"' EXIT
 # Output goes to files with `&&` before it is read (never through a pipe, whose
 # status would be the reader's).
-js() { python3 -c "import json, sys; d = json.load(open(sys.argv[1])); sys.exit(0 if ($2) else 1)" "$1"; }
+js() { jq -e "$2" "$1" >/dev/null; }
 
 check "netmem corm-sim --help exits 0 and documents the trace format" sh -c \
 	"$N corm-sim --help > $tmp/h && grep -q \"'alloc ID SIZE' or 'free ID'\" $tmp/h"
@@ -19,9 +19,10 @@ check "netmem --help lists corm-sim and corm-trace" sh -c \
 check "prob: analytical and Monte Carlo side by side" sh -c \
 	"$N corm-sim --mode prob --occupancy 0.25 --sizes 128,256 --mc 4000 -o $tmp/p.json"
 check "prob: CoRM-8 beats Mesh at 256 B, 25% (0.939 vs 0.272), Monte Carlo within 0.03" js $tmp/p.json \
-	"{e['params']['strategy']: e['geomean'] for e in d['summary']}['corm-8']['probability'] > 0.93 and
-	 {e['params']['strategy']: e['geomean'] for e in d['summary']}['mesh']['probability'] < 0.28 and
-	 all(abs(e['geomean']['probability'] - e['geomean']['probability_mc']) < 0.03 for e in d['summary'])"
+	'[.summary[] | select(.params.size == 256)] as $s
+	 | ($s[] | select(.params.strategy == "corm-8") | .geomean.probability > 0.93) and
+	   ($s[] | select(.params.strategy == "mesh") | .geomean.probability < 0.28) and
+	   all(.summary[]; (.geomean.probability - .geomean.probability_mc) | fabs < 0.03)'
 check "netmem table reads the prob document" sh -c \
 	"$N table $tmp/p.json --x size --y probability --series strategy > $tmp/tb && grep -q corm-16 $tmp/tb"
 
@@ -29,16 +30,16 @@ check "netmem table reads the prob document" sh -c \
 check "trace: the shipped synthetic trace replays, valid" sh -c \
 	"$N corm-sim --trace $T --samples 5 -T 2 -o $tmp/t.json"
 check "trace: conserved, never below ideal, a peak with reductions" js $tmp/t.json \
-	"d['valid'] and d['checks']['conserved'] and d['checks']['above_ideal'] and
-	 d['peak']['reduction']['ideal'] >= d['peak']['reduction']['corm-16'] > 1"
-check "trace: 5 samples, 6 strategies each" js $tmp/t.json "len(d['samples']) == 5 and len(d['summary']) == 30"
+	'.valid and .checks.conserved and .checks.above_ideal and
+	 .peak.reduction.ideal >= .peak.reduction["corm-16"] and .peak.reduction["corm-16"] > 1'
+check "trace: 5 samples, 6 strategies each" js $tmp/t.json '(.samples | length) == 5 and (.summary | length) == 30'
 check "trace from stdin" sh -c "$N corm-sim --trace - --samples 1 < $T > $tmp/t2.json"
 
 # Fig. 17
 check "synthetic: two sizes x two fractions" sh -c \
 	"$N corm-sim --mode synthetic -n 3000 --sizes 64,256 --free 0.5,0.9 -o $tmp/s.json"
 check "synthetic: more freed, more reduction; max_reduction of CoRM-16 > 3" js $tmp/s.json \
-	"d['runs'][1]['reduction']['corm-16'] > d['runs'][0]['reduction']['corm-16'] and d['max_reduction']['corm-16'] > 3"
+	'.runs[1].reduction["corm-16"] > .runs[0].reduction["corm-16"] and .max_reduction["corm-16"] > 3'
 
 # the figures, from these documents (no config can run a tool command)
 if command -v gnuplot >/dev/null 2>&1; then
