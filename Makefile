@@ -12,7 +12,7 @@ OPT     ?= -O2 -g
 CPPFLAGS+= -Iharness -Inuma -Iprimitives -Iworkloads \
            -DNM_VERSION='"$(VERSION)"' -DNM_GIT='"$(GIT)"'
 CFLAGS  += $(CSTD) $(WARN) $(OPT) -pthread
-LDLIBS  := -libverbs -lnuma -lhwloc -ljansson -lhiredis -lxxhash -lm -pthread
+LDLIBS  := -libverbs -lnuma -lhwloc -ljansson -lhiredis -lxxhash -lz -lm -pthread
 
 SRCS    := $(wildcard harness/*.c numa/*.c primitives/*.c workloads/*.c)
 HDRS    := $(wildcard harness/*.h numa/*.h primitives/*.h workloads/*.h)
@@ -21,7 +21,12 @@ OBJS    := $(SRCS:%.c=build/%.o) build/build_id.o
 # Modules the unit tests link without MPI or an RDMA device.
 UNIT_MODS := harness/stats.c harness/opt.c harness/result.c harness/durable.c harness/points.c \
              harness/clock.c harness/log.c harness/hosts.c harness/nic_counters.c harness/stall.c \
+<<<<<<< HEAD
              primitives/ycsb.c primitives/accounts.c harness/measure.c harness/alloc.c primitives/corm_model.c \
+=======
+             primitives/ycsb.c primitives/accounts.c harness/measure.c harness/alloc.c \
+             primitives/roce_pkt.c primitives/clover_resolve.c \
+>>>>>>> wt-clover-path
              tests/unit/boot_single.c
 UNIT_SRCS := $(wildcard tests/unit/test_*.c)
 UNIT_BINS := $(UNIT_SRCS:tests/unit/%.c=build/tests/%)
@@ -63,7 +68,7 @@ build/tests/netmem-otherbuild: $(filter-out build/build_id.o,$(OBJS))
 build/tests/%: tests/unit/%.c tests/unit/tap.h $(UNIT_MODS) $(wildcard harness/*.h primitives/*.h)
 	@mkdir -p $(@D)
 	@echo "  CC+SAN  $<"
-	@$(CC) $(CPPFLAGS) $(CSTD) $(WARN) -O1 -g $(SAN) -pthread -Itests/unit -o $@ $< $(UNIT_MODS) -ljansson -lm
+	@$(CC) $(CPPFLAGS) $(CSTD) $(WARN) -O1 -g $(SAN) -pthread -Itests/unit -o $@ $< $(UNIT_MODS) -ljansson -lz -lm
 
 # ALock's Fig. 2 trace on real verbs, run by tests/integration/test_alock_trace.sh:
 # alock_trace.c against the harness, primitives and NUMA objects (no netmem main).
