@@ -1,0 +1,685 @@
+/* netmem clover: Clover's passive key-value store (Tsai, Shan and Zhang,
+ * ATC'20, as the in-network contention paper of Grant and Snoeren describes
+ * it; digest clover.md 3.1 and 3.2) over raw verbs, without the in-path
+ * contention resolution (primitives/clover_resolve.h), which a later slice
+ * deploys between the clients and the memory nodes.
+ *
+ * Roles, from the rank layout: rank 0 is the metadata server, the last
+ * --memory-nodes ranks are memory nodes, the ranks in between are clients
+ * with -T threads each. A memory node's CPU does nothing on the data path:
+ * it lays out the chains before the run and walks them after it.
+ *
+ * The store: every key has a chain of versions in its memory node's
+ * registered memory, a version being [next (8 B) | key (8 B) | value words],
+ * the layout clover_resolve.h expects (next_off 0, key_off 8, NULL = 0, a
+ * CAS swaps in the new version's VA). Key rank r lives on memory node
+ * r mod M; its first version (the prefill: writer 0xffff, version 0) at
+ * index r / M of the node's head area.
+ *   get     READ the version at the thread's cursor for the key; while its
+ *           next is not NULL, follow it (one READ per hop); a version whose
+ *           next is NULL is fresh ("Clients can independently confirm their
+ *           reads are fresh by ensuring the value returned has a NULL
+ *           next-update pointer").
+ *   update  WRITE the new version (next = NULL) to a free slot, wait for its
+ *           completion (Clover's replication-1 path), CAS the cursor's next
+ *           from NULL to the slot's VA; on failure the CAS returns the next
+ *           version: READ next pointers from there to the tail and CAS again.
+ * Each client thread has one operation outstanding (kv_window's engine with
+ * a window of 1), as the paper's blocking client threads.
+ *
+ * Values and checks (kv.h): a value is kv_value_fill(key, writer, seq) with
+ * seq the writer's own sequence (a writer does not know the chain's length
+ * when it writes, so versions are ordered per writer, as Redis's in netmem
+ * kv); every get is checked (its key, not torn, a writer's versions never
+ * seen going back). After the run each memory node walks its chains: every
+ * version holds its own key and a whole value, each writer's versions
+ * appear in its own order, and the versions on the chains are exactly the
+ * acknowledged writes (their job-wide counts must be equal: a version is
+ * linked only by the CAS that acknowledges its write).
+ *
+ * Decisions the paper leaves open, taken here:
+ * - Allocation (SIMPLIFICATION, to be replaced): each client thread owns a
+ *   static partition of --slots version slots on every memory node, where
+ *   Clover's clients get batches of 16 free entries from the metadata
+ *   server by RPC. The metadata server therefore has no data-path role yet
+ *   and answers no RPC; it only takes part in the setup.
+ * - No garbage collection: versions are never reused (the static partitions
+ *   make that safe), so chains grow for the whole run.
+ * - No shortcut yet: a reader chases from its own cursor (the tail it last
+ *   saw, or the key's first version), never from a shared shortcut, and
+ *   never asks the metadata server. A long chase is counted in read hops.
+ * - A thread's cursor moves forward only (to the version a get found or an
+ *   update linked), so its reads of a key never go back in the chain.
+ * - A thread that runs out of slots records an error (the point is invalid)
+ *   and finishes the update unwritten: --slots bounds the run's writes.
+ * - Versions are packed (16 + value bytes), not padded to Clover's 128-byte
+ *   slabs, and carry no CRC: a version is written before it is linked and
+ *   never rewritten, so a reader cannot see it half written.
+ * - Defaults from the contention paper's experiments: 1024 keys, YCSB-A
+ *   (50% updates), Zipf 0.75 (YCSB's unscrambled zipfian). */
+#include "kv.h"
+#include "kv_window.h"
+#include "alloc.h"
+#include "boot.h"
+#include "clock.h"
+#include "log.h"
+#include "workers.h"
+#include <inttypes.h>
+#include <math.h>
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* Counters: netmem kv's (kv_done counts into them), then Clover's own. */
+enum {
+	CL_C_CAS = KV_C_N,  /* CAS attempts of updates */
+	CL_C_CAS_FAILED,    /* ... that found a non-NULL next (lost a race or a stale cursor) */
+	CL_C_READ_HOPS,     /* READs of gets beyond the first (chain chasing) */
+	CL_C_WRITE_HOPS,    /* READs of updates chasing a new tail after a failed CAS */
+	CL_C_RTTS,          /* round trips of every operation, warm-up included */
+	CL_C_ACKED,         /* updates whose CAS succeeded, warm-up included */
+	CL_C_CHAINED,       /* memory nodes: versions found on the chains after the run */
+	CL_C_N
+};
+_Static_assert(CL_C_N <= NM_COUNTERS_MAX, "clover: too many counters");
+
+static nm_counter cl_counters[CL_C_N];
+
+static void cl_counters_init(void)
+{
+	memcpy(cl_counters, kv_counters, sizeof kv_counters);
+	cl_counters[CL_C_CAS] = (nm_counter){"cas", NM_COUNT_METRIC};
+	cl_counters[CL_C_CAS_FAILED] = (nm_counter){"cas_failed", NM_COUNT_METRIC};
+	cl_counters[CL_C_READ_HOPS] = (nm_counter){"read_hops", NM_COUNT_METRIC};
+	cl_counters[CL_C_WRITE_HOPS] = (nm_counter){"write_hops", NM_COUNT_METRIC};
+	cl_counters[CL_C_RTTS] = (nm_counter){"round_trips", NM_COUNT_METRIC};
+	cl_counters[CL_C_ACKED] = (nm_counter){"acked_writes", NM_COUNT_METRIC};
+	cl_counters[CL_C_CHAINED] = (nm_counter){"chained_versions", NM_COUNT_METRIC};
+}
+
+typedef struct cl_point {
+	kv_point kv;          /* keys, mix, distribution, value size (kv_thread reads it) */
+	int mem_nodes;        /* the last ranks */
+	uint64_t slots;       /* version slots per client thread per memory node */
+} cl_point;
+
+#define CL_VERSION_HDR 16   /* next, key */
+
+/* ---- options and decode ------------------------------------------------------ */
+
+static const nm_opt cl_opts[] = {
+	{"workload", 'w', NM_OPT_STR, "a", 0, 0, NULL, NM_OPT_LIST,
+	 "read-only, mixed (--write-ratio updates), write-only, or a YCSB letter (a: 50% updates, b: 5%, c: 0%)"},
+	{"write-ratio", 0, NM_OPT_DOUBLE, "0.5", 0, 1, NULL, NM_OPT_LIST, "updates in the mixed workload"},
+	{"dist", 0, NM_OPT_ENUM, "zipfian", 0, 0, "uniform,zipfian,scrambled,latest,hotspot", NM_OPT_LIST,
+	 "key distribution (zipfian: YCSB's, unscrambled; rank 0 is the hottest key)"},
+	{"theta", 0, NM_OPT_DOUBLE, "0.75", -1e9, 1e9, NULL, NM_OPT_LIST, "Zipf exponent, in (0, 10]"},
+	{"keys", 'K', NM_OPT_SIZE, "1024", 0, 1ll << 24, NULL, NM_OPT_LIST, "keys (the paper: 1024)"},
+	{"value-size", 's', NM_OPT_SIZE, "8", 8, 4096, NULL, NM_OPT_LIST, "value bytes, a multiple of 8"},
+	{"memory-nodes", 'M', NM_OPT_INT, "1", -1e9, 1e9, NULL, 0, "memory nodes: the last ranks"},
+	{"slots", 0, NM_OPT_SIZE, "0", 0, 1ll << 30, NULL, 0,
+	 "version slots per client thread per memory node (0: warm-up + iterations, or 65536 with --duration)"},
+	NM_OPT_ITERS("10000", "operations"),
+	NM_OPT_DURATION,
+	NM_OPT_WARMUP("operations"),
+	NM_OPT_END,
+};
+
+static int cl_fail(char *err, size_t len, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+static int cl_fail(char *err, size_t len, const char *fmt, ...)
+{
+	va_list ap;
+	va_start(ap, fmt);
+	vsnprintf(err, len, fmt, ap);
+	va_end(ap);
+	return -1;
+}
+
+static int cl_decode_mix(const json_t *pt, kv_point *p, char *err, size_t len)
+{
+	const char *w = nm_cfg_str(pt, "workload");
+	snprintf(p->workload, sizeof p->workload, "%s", w);
+	if (ycsb_parse_workload(w, p->write_ratio, &p->mix, NULL, err, len))
+		return -1;
+	if (p->mix.p[YCSB_SCAN] > 0 || p->mix.p[YCSB_INSERT] > 0)
+		return cl_fail(err, len, "--workload %s has scans or inserts; netmem clover runs gets and updates", w);
+	if (ycsb_parse_dist(nm_cfg_str(pt, "dist"), &p->dist, err, len))
+		return -1;
+	if (!(p->theta > 0 && p->theta <= 10))
+		return cl_fail(err, len, "--theta %g: the Zipf exponent must be in (0, 10]", p->theta);
+	return 0;
+}
+
+static int cl_decode(const json_t *pt, const nm_base *b, void *out, char *err, size_t len)
+{
+	cl_point *c = out;
+	kv_point *p = &c->kv;
+	int64_t m = nm_cfg_int(pt, "memory_nodes");
+	*c = (cl_point){.mem_nodes = (int)m, .slots = (uint64_t)nm_cfg_int(pt, "slots")};
+	*p = (kv_point){.system = KV_REDIS,   /* unused: the checker is set up here (cl_thr_setup) */
+			.theta = nm_cfg_double(pt, "theta"), .write_ratio = nm_cfg_double(pt, "write_ratio"),
+			.keys = (uint64_t)nm_cfg_int(pt, "keys"), .value_size = (uint32_t)nm_cfg_int(pt, "value_size"),
+			.window = 1, .history_max = 1};
+	if (cl_decode_mix(pt, p, err, len))
+		return -1;
+	if (p->keys == 0)
+		return cl_fail(err, len, "--keys 0: the store needs at least one key");
+	if (m < 1)
+		return cl_fail(err, len, "--memory-nodes %" PRId64 ": at least one memory-node rank is needed", m);
+	if (b->nranks < 2 + m)
+		return cl_fail(err, len, "%d ranks: no room for the metadata server (rank 0), %" PRId64
+			       " memory node(s) (the last ranks) and a client rank; run at least %" PRId64 " ranks",
+			       b->nranks, m, 2 + m);
+	if (p->value_size % 8)
+		return cl_fail(err, len, "--value-size %u is not a multiple of 8", p->value_size);
+	p->value_words = p->value_size / 8;
+	p->prefill = p->keys;   /* every key has its first version before the run */
+	if (c->slots == 0)
+		c->slots = b->measure.duration > 0 ? 65536 : b->measure.iters + b->measure.warmup;
+	return 0;
+}
+
+/* ---- the job and its layout ----------------------------------------------------- */
+
+typedef struct cl_job {
+	kv_run *r;
+	const cl_point *cp;
+	const kv_point *p;
+	int rank, N, T, M, clients;   /* clients: client ranks */
+	double timeout;
+	nm_mr mr;
+	nm_mesh mesh;
+	size_t slot_bytes, part_bytes, scratch_per_op;
+	nm_hist *rtt;                 /* [T]: round trips per measured operation */
+} cl_job;
+
+static bool is_mem(const cl_job *j, int rank) { return rank >= j->N - j->M; }
+static bool is_client(const cl_job *j, int rank) { return rank > 0 && !is_mem(j, rank); }
+static int key_node(const cl_job *j, uint64_t r) { return j->N - j->M + (int)(r % (uint64_t)j->M); }
+static uint64_t keys_on(const cl_job *j, int m)
+{
+	return j->p->keys / (uint64_t)j->M + ((uint64_t)m < j->p->keys % (uint64_t)j->M);
+}
+/* Client thread t of client rank c: its partition index on every memory node. */
+static uint64_t part_index(const cl_job *j, int rank, int t) { return (uint64_t)(rank - 1) * (uint64_t)j->T + (uint64_t)t; }
+
+/* A memory node's memory: the first versions of its keys (the heads), then
+ * one partition of version slots per client thread of the job. */
+static size_t heads_bytes(const cl_job *j, int m) { return nm_align64(keys_on(j, m) * j->slot_bytes); }
+static size_t part_off(const cl_job *j, int m, uint64_t part) { return heads_bytes(j, m) + part * j->part_bytes; }
+
+static size_t cl_layout(cl_job *j)
+{
+	j->slot_bytes = CL_VERSION_HDR + j->p->value_size;
+	j->scratch_per_op = kv_win_scratch(j->slot_bytes);
+	j->part_bytes = j->cp->slots * j->slot_bytes;
+	if (!is_mem(j, j->rank))
+		return (size_t)j->T * j->scratch_per_op;   /* clients: one operation's scratch per thread */
+	return part_off(j, j->rank - (j->N - j->M), (uint64_t)j->clients * (uint64_t)j->T);
+}
+
+/* The VA of key rank r's first version on its memory node. */
+static uint64_t head_va(const cl_job *j, uint64_t r)
+{
+	return j->mesh.rmr[key_node(j, r)].addr + (r / (uint64_t)j->M) * j->slot_bytes;
+}
+
+static void version_image(const cl_job *j, uint64_t *v, uint64_t key, uint32_t writer, uint32_t version)
+{
+	v[0] = 0;
+	v[1] = key;
+	kv_value_fill(v + 2, j->p->value_words, key, writer, version);
+}
+
+/* Memory node: every local key's first version, the tail of its chain. */
+static void cl_prefill(cl_job *j)
+{
+	int m = j->rank - (j->N - j->M);
+	for (uint64_t i = 0; i < keys_on(j, m); i++) {
+		uint64_t r = i * (uint64_t)j->M + (uint64_t)m;
+		version_image(j, (uint64_t *)((uint8_t *)j->mr.buf + i * j->slot_bytes), kv_key(r), KV_PREFILL_WRITER, 0);
+	}
+}
+
+/* ---- one client thread ------------------------------------------------------------ */
+
+typedef enum { S_IDLE, S_READ, S_WRITE, S_CAS, S_CHASE } cl_state;
+
+typedef struct cl_op {
+	kv_wop w;
+	uint64_t rank, va;   /* key rank; the version being read, or the tail a CAS targets */
+	uint64_t slot;       /* an update's new version */
+	int node;
+	uint32_t rtts;
+} cl_op;
+
+typedef struct cl_thr {
+	kv_win win;          /* first: the engine hands it back as the thread */
+	cl_job *j;
+	int t;
+	uint64_t *cursor;    /* [keys]: the newest version this thread knows of each key */
+	uint64_t *used;      /* [M]: slots taken from this thread's partition on each memory node */
+} cl_thr;
+
+static uint64_t *ctr(cl_thr *t) { return t->win.kt->meter->c; }
+
+static void cl_finish(cl_thr *t, cl_op *o, const uint64_t *val)
+{
+	nm_meter *m = t->win.kt->meter;
+	ctr(t)[CL_C_RTTS] += o->rtts;
+	if (m->measuring)
+		nm_hist_add(&t->j->rtt[t->t], o->rtts);
+	kv_win_finish(&t->win, &o->w, val);
+}
+
+static void read_post(cl_thr *t, cl_op *o, cl_state s, void *dst, uint32_t len)
+{
+	o->w.state = s;
+	o->rtts++;
+	kv_win_read(&t->win, &o->w, o->node, dst, o->va, len);
+}
+
+static void cas_post(cl_thr *t, cl_op *o)
+{
+	o->w.state = S_CAS;
+	o->rtts++;
+	ctr(t)[CL_C_CAS]++;
+	kv_win_atomic(&t->win, &o->w, o->node, NM_OP_CAS, o->va, 0, o->slot);   /* next_off 0 */
+}
+
+/* A get's version is in buf: follow its next, or return its value. */
+static void get_step(cl_thr *t, cl_op *o)
+{
+	const uint64_t *v = o->w.buf;
+	if (v[0] != 0) {
+		ctr(t)[CL_C_READ_HOPS]++;
+		o->va = v[0];
+		read_post(t, o, S_READ, o->w.buf, (uint32_t)t->j->slot_bytes);
+		return;
+	}
+	t->cursor[o->rank] = o->va;
+	o->w.found = v[1] == o->w.key;
+	if (!o->w.found)
+		nm_error_note(&t->win.kt->meter->err, "clover: rank %d thread %d get of key 0x%016" PRIx64
+			      ": the version at 0x%" PRIx64 " holds key 0x%016" PRIx64, t->win.kt->rank, t->t,
+			      o->w.key, o->va, v[1]);
+	cl_finish(t, o, v + 2);
+}
+
+/* An update's next free slot on its memory node, or 0 when the partition is used up. */
+static uint64_t slot_take(cl_thr *t, int node)
+{
+	cl_job *j = t->j;
+	int m = node - (j->N - j->M);
+	if (t->used[m] == j->cp->slots)
+		return 0;
+	size_t off = part_off(j, m, part_index(j, j->rank, t->t)) + t->used[m]++ * j->slot_bytes;
+	return j->mesh.rmr[node].addr + off;
+}
+
+/* WRITE the new version (next NULL) to a free slot; the CAS waits for its
+ * completion, as Clover's writers do. */
+static void update_start(cl_thr *t, cl_op *o)
+{
+	o->slot = slot_take(t, o->node);
+	if (!o->slot) {
+		nm_error_note(&t->win.kt->meter->err, "clover: rank %d thread %d update of key 0x%016" PRIx64
+			      ": its %" PRIu64 " version slots on rank %d are used up (static partition; raise --slots)",
+			      t->win.kt->rank, t->t, o->w.key, t->j->cp->slots, o->node);
+		cl_finish(t, o, NULL);
+		return;
+	}
+	kv_thread *kt = t->win.kt;
+	version_image(t->j, o->w.buf, o->w.key, kt->writer, ++kt->seq);
+	o->va = t->cursor[o->rank];
+	o->w.state = S_WRITE;
+	o->rtts++;
+	kv_win_write(&t->win, &o->w, o->node, o->w.buf, o->slot, (uint32_t)t->j->slot_bytes, true);
+}
+
+/* The CAS's answer is in word[0]: NULL, it linked our version; else the
+ * version that beat us, from which to chase the new tail. */
+static void cas_done(cl_thr *t, cl_op *o)
+{
+	uint64_t next = o->w.word[0];
+	if (next == 0) {
+		t->cursor[o->rank] = o->slot;
+		ctr(t)[CL_C_ACKED]++;
+		o->w.found = true;
+		cl_finish(t, o, NULL);
+		return;
+	}
+	ctr(t)[CL_C_CAS_FAILED]++;
+	if (kv_win_overdue(&t->win, &o->w))
+		nm_fatal("clover: rank %d thread %d update of key 0x%016" PRIx64 " (rank %" PRIu64 ", memory node %d) "
+			 "has not linked its version after %.1f s of CAS retries", t->win.kt->rank, t->t, o->w.key,
+			 o->rank, o->node, t->win.timeout);
+	ctr(t)[CL_C_WRITE_HOPS]++;
+	o->va = next;
+	read_post(t, o, S_CHASE, &o->w.word[1], 8);
+}
+
+/* Chasing after a failed CAS: word[1] is the next pointer of the version at va. */
+static void chase_step(cl_thr *t, cl_op *o)
+{
+	uint64_t next = o->w.word[1];
+	if (next == 0) {
+		cas_post(t, o);
+		return;
+	}
+	ctr(t)[CL_C_WRITE_HOPS]++;
+	o->va = next;
+	read_post(t, o, S_CHASE, &o->w.word[1], 8);
+}
+
+static void advance(kv_win *w, kv_wop *wo)
+{
+	cl_thr *t = (cl_thr *)w;
+	cl_op *o = (cl_op *)wo;
+	switch (o->w.state) {
+	case S_READ:
+		get_step(t, o);
+		break;
+	case S_WRITE:
+		cas_post(t, o);
+		break;
+	case S_CAS:
+		cas_done(t, o);
+		break;
+	case S_CHASE:
+		chase_step(t, o);
+		break;
+	default:
+		break;
+	}
+}
+
+static void step(kv_win *w, kv_wop *wo)
+{
+	(void)w;
+	(void)wo;   /* every state waits on a completion */
+}
+
+static void start(kv_win *w, kv_wop *wo)
+{
+	cl_thr *t = (cl_thr *)w;
+	cl_op *o = (cl_op *)wo;
+	o->w.kind = kv_next(w->kt, &o->rank);
+	o->w.key = kv_key(o->rank);
+	o->node = key_node(t->j, o->rank);
+	o->rtts = 0;
+	if (o->w.kind == KV_GET) {
+		o->va = t->cursor[o->rank];
+		read_post(t, o, S_READ, o->w.buf, (uint32_t)t->j->slot_bytes);
+	} else {
+		o->w.kind = KV_UPDATE;
+		update_start(t, o);
+	}
+}
+
+static const kv_win_ops cl_steps = {start, advance, step};
+
+static void cl_thr_setup(nm_worker *w)
+{
+	cl_job *j = w->arg;
+	kv_run *r = j->r;
+	cl_thr *t = nm_calloc64(1, sizeof *t);
+	char err[256];
+	*t = (cl_thr){.j = j, .t = w->index, .cursor = nm_malloc(j->p->keys * sizeof(uint64_t)),
+		      .used = nm_calloc((size_t)j->M, sizeof(uint64_t))};
+	if (kv_thread_init(&r->th[w->index], j->p, w->meter, j->rank, j->N, j->T, w->index,
+			   r->ctx->base.seed * 1000003u + (uint64_t)r->ctx->rep, err, sizeof err))
+		nm_fatal("clover: %s", err);
+	/* versions are each writer's own sequence: compare a key's versions per writer */
+	kv_checker_free(&r->th[w->index].check);
+	kv_checker_init(&r->th[w->index].check, 1u << 16, false);
+	for (uint64_t k = 0; k < j->p->keys; k++)
+		t->cursor[k] = head_va(j, k);
+	uint8_t *scr = (uint8_t *)j->mr.buf + (size_t)w->index * j->scratch_per_op;
+	kv_win_init(&t->win, &cl_steps, j, &r->th[w->index], &j->mesh, j->mr.mr->lkey, w->index, 1, sizeof(cl_op),
+		    scr, j->scratch_per_op, j->timeout);
+	w->arg = t;
+}
+
+static void cl_thr_body(nm_worker *w)
+{
+	cl_thr *t = w->arg;
+	kv_win_body(&t->win, &t->j->r->ms->cfg);
+	kv_win_free(&t->win);
+	free(t->cursor);
+	free(t->used);
+	free(t);
+}
+
+/* ---- the check after the run (memory nodes) ----------------------------------------- */
+
+/* Writer of a version -> its client thread's index, or -1 when no client thread has that id. */
+static int writer_index(const cl_job *j, uint32_t writer)
+{
+	int rank = (int)(writer >> 8), t = (int)(writer & 0xff);
+	return is_client(j, rank) && t < j->T ? (int)part_index(j, rank, t) : -1;
+}
+
+/* Walks one key's chain in local memory; returns the versions linked after the first, or -1 after noting a fault. */
+static int64_t chain_walk(cl_job *j, nm_measure *ms, uint64_t r, uint32_t *last, kv_checker *c)
+{
+	int m = j->rank - (j->N - j->M);
+	uint64_t base = j->mesh.rmr[j->rank].addr, lo = part_off(j, m, 0), hi = j->mr.len, key = kv_key(r);
+	uint64_t limit = (uint64_t)j->clients * (uint64_t)j->T * j->cp->slots, n = 0;
+	const uint64_t *v = (const uint64_t *)((const uint8_t *)j->mr.buf + (r / (uint64_t)j->M) * j->slot_bytes);
+	memset(last, 0, sizeof *last * (size_t)j->clients * (size_t)j->T);
+	c->seen[0].key = 0;
+	for (;;) {
+		const char *bad = NULL;
+		uint32_t wr = kv_word_writer(v[2]);
+		int wi = n ? writer_index(j, wr) : 0;
+		if (v[1] != key)
+			bad = "holds another key";
+		else if (kv_check_value(c, key, v + 2, j->p->value_words) != KV_READ_OK)
+			bad = "holds a torn or foreign value";
+		else if (wi < 0)
+			bad = "was written by no client thread";
+		else if (n && kv_word_version(v[2]) <= last[wi])
+			bad = "comes before an older version of its writer";
+		if (bad) {
+			nm_error_note(&ms->rank_err, "clover: key 0x%016" PRIx64 " (rank %" PRIu64 "): version %" PRIu64
+				      " of its chain %s", key, r, n, bad);
+			return -1;
+		}
+		if (n)
+			last[wi] = kv_word_version(v[2]);
+		if (v[0] == 0)
+			return (int64_t)n;
+		uint64_t off = v[0] - base;
+		if (v[0] < base || off < lo || off >= hi || (off - lo) % j->slot_bytes || ++n > limit) {
+			nm_error_note(&ms->rank_err, "clover: key 0x%016" PRIx64 " (rank %" PRIu64 "): next pointer "
+				      "0x%" PRIx64 " after version %" PRIu64 " is no version slot (or the chain loops)",
+				      key, r, v[0], n);
+			return -1;
+		}
+		v = (const uint64_t *)((const uint8_t *)j->mr.buf + off);
+	}
+}
+
+static void cl_scan(cl_job *j, nm_measure *ms)
+{
+	int m = j->rank - (j->N - j->M);
+	uint32_t *last = nm_calloc((size_t)j->clients * (size_t)j->T, sizeof *last);
+	kv_checker c;
+	kv_checker_init(&c, 1, true);   /* one entry: only torn and foreign values matter here */
+	for (uint64_t i = 0; i < keys_on(j, m); i++) {
+		int64_t n = chain_walk(j, ms, i * (uint64_t)j->M + (uint64_t)m, last, &c);
+		if (n < 0)
+			ms->rank_c[KV_C_BAD_SLOTS]++;
+		else
+			ms->rank_c[CL_C_CHAINED] += (uint64_t)n;
+	}
+	kv_checker_free(&c);
+	free(last);
+}
+
+/* ---- one point ------------------------------------------------------------------- */
+
+static void cl_connect(cl_job *j, nm_ctx *ctx)
+{
+	uint8_t *pairs = nm_calloc((size_t)j->N * (size_t)j->N, 1);
+	for (int c = 1; c < j->N - j->M; c++)
+		for (int m = j->N - j->M; m < j->N; m++)
+			pairs[c * j->N + m] = 1;   /* clients to memory nodes, nothing else */
+	nm_mesh_cfg mc = {.nthreads = j->T, .qps = 1, .initiates = pairs, .qp = ctx->base.qp};
+	mc.qp.sq_depth = 16;
+	nm_mesh_create(&j->mesh, ctx->dev, &mc, &j->mr);
+	free(pairs);
+}
+
+static void cl_setup(cl_job *j, nm_ctx *ctx)
+{
+	char err[512] = "";
+	size_t bytes = cl_layout(j);
+	int failed = nm_mr_alloc(ctx->dev, &j->mr, bytes, ctx->base.hugepages, ctx->base.mem_node, err, sizeof err);
+	nm_boot_check(failed ? err : NULL, NM_EXIT_FAIL);
+	memset(j->mr.buf, 0, bytes);
+	if (is_mem(j, j->rank))
+		cl_prefill(j);
+	cl_connect(j, ctx);
+}
+
+/* Round trips per measured operation over the job's client threads. */
+static json_t *cl_rtt_json(cl_job *j)
+{
+	nm_hist h;
+	nm_hist_init(&h);
+	for (int t = 0; is_client(j, j->rank) && t < j->T; t++)
+		nm_hist_merge(&h, &j->rtt[t]);
+	nm_boot_hist_merge(&h);
+	return json_pack("{s:f, s:f, s:f, s:I}", "p50", nm_hist_quantile(&h, 0.5), "p99", nm_hist_quantile(&h, 0.99),
+			 "mean", nm_hist_mean(&h), "max", (json_int_t)(h.count ? h.max : 0));
+}
+
+static json_t *cl_checks(const nm_measure *ms, bool *valid)
+{
+	const uint64_t *c = ms->total_c;
+	bool reads_ok = c[KV_C_TORN] == 0 && c[KV_C_FOREIGN] == 0 && c[KV_C_REGRESSED] == 0;
+	bool chains_ok = c[KV_C_BAD_SLOTS] == 0 && c[CL_C_CHAINED] == c[CL_C_ACKED];
+	*valid = reads_ok && chains_ok && ms->errors == 0 && ms->ops > 0;
+	json_t *j = json_pack("{s:{s:I, s:I, s:I, s:b}, s:{s:I, s:I, s:I, s:b}}", "reads", "torn",
+			      (json_int_t)c[KV_C_TORN], "foreign", (json_int_t)c[KV_C_FOREIGN], "regressed",
+			      (json_int_t)c[KV_C_REGRESSED], "ok", reads_ok, "chains", "bad_chains",
+			      (json_int_t)c[KV_C_BAD_SLOTS], "acked_writes", (json_int_t)c[CL_C_ACKED],
+			      "chained_versions", (json_int_t)c[CL_C_CHAINED], "ok", chains_ok);
+	if (ms->first_error[0])
+		json_object_set_new(j, "first_error", json_string(ms->first_error));
+	return j;
+}
+
+static void cl_metrics(json_t *mt, const uint64_t *c, json_t *rtt)
+{
+	double upd = (double)c[KV_C_UPDATES], gets = (double)c[KV_C_GETS], acked = (double)c[CL_C_ACKED];
+	json_object_set_new(mt, "cas_per_write", json_real(acked ? (double)c[CL_C_CAS] / acked : 0));
+	json_object_set_new(mt, "cas_failures_per_write", json_real(acked ? (double)c[CL_C_CAS_FAILED] / acked : 0));
+	json_object_set_new(mt, "hops_per_read", json_real(gets ? (double)c[CL_C_READ_HOPS] / gets : 0));
+	json_object_set_new(mt, "hops_per_write", json_real(upd ? (double)c[CL_C_WRITE_HOPS] / upd : 0));
+	json_object_set_new(mt, "rtts", rtt);
+	json_object_set_new(mt, "metadata_rpcs", json_integer(0));
+}
+
+static json_t *cl_effective(const cl_job *j, const nm_ctx *ctx)
+{
+	return json_pack("{s:s, s:f, s:f, s:I, s:i, s:i, s:i, s:i, s:I, s:i, s:s, s:s, s:s}", "workload",
+			 j->p->workload, "write_ratio", j->p->mix.p[YCSB_UPDATE] + j->p->mix.p[YCSB_RMW], "theta",
+			 j->p->theta, "keys", (json_int_t)j->p->keys, "value_size", (int)j->p->value_size,
+			 "metadata_rank", 0, "memory_nodes", j->M, "client_ranks", j->clients, "slots_per_thread",
+			 (json_int_t)j->cp->slots, "threads_per_client", ctx->base.threads, "allocation",
+			 "static per-thread partitions of version slots (simplification: Clover allocates batches from "
+			 "the metadata server by RPC)", "shortcut", "none (readers chase from their own cursor)",
+			 "gc", "none (versions are never reused)");
+}
+
+static void cl_run_point(nm_ctx *ctx, const void *point, json_t *out)
+{
+	const cl_point *cp = point;
+	int T = ctx->base.threads;
+	cl_job j = {.cp = cp, .p = &cp->kv, .rank = ctx->rank, .N = ctx->nranks, .T = T, .M = cp->mem_nodes,
+		    .clients = ctx->nranks - 1 - cp->mem_nodes, .timeout = ctx->base.timeout};
+	bool client = is_client(&j, j.rank);
+	static const nm_measure_def def = {"ops", cl_counters, CL_C_N};
+	kv_run r = {.ctx = ctx, .p = j.p, .ms = nm_measure_new(&ctx->base.measure, &def, ctx->rank, client ? T : 0),
+		    .th = nm_calloc((size_t)T, sizeof(kv_thread))};
+	j.r = &r;
+	j.rtt = nm_calloc((size_t)T, sizeof(nm_hist));
+	for (int t = 0; t < T; t++)
+		nm_hist_init(&j.rtt[t]);
+	cl_setup(&j, ctx);
+	if (client) {
+		nm_round rd = {.workers = T, .numa_node = ctx->base.mem_node, .setup = cl_thr_setup,
+			       .body = cl_thr_body, .arg = &j, .measure = r.ms};
+		nm_workers_run(&rd);
+	} else {
+		nm_workers_sit_out(r.ms);   /* metadata server and memory nodes: passive */
+	}
+	if (is_mem(&j, j.rank))
+		cl_scan(&j, r.ms);
+	nm_measure_gather(r.ms);
+	json_t *rtt = cl_rtt_json(&j);
+	if (ctx->rank == 0) {
+		bool valid;
+		json_t *checks = cl_checks(r.ms, &valid), *metrics = nm_measure_metrics(r.ms);
+		cl_metrics(metrics, r.ms->total_c, rtt);
+		json_object_set_new(out, "valid", json_boolean(valid));
+		json_object_set_new(out, "checks", checks);
+		json_object_set_new(out, "metrics", metrics);
+		json_object_set_new(out, "effective", cl_effective(&j, ctx));
+	} else {
+		json_decref(rtt);
+	}
+	nm_boot_barrier();
+	nm_mesh_destroy(&j.mesh);
+	nm_mr_free(&j.mr);
+	for (int t = 0; client && t < T; t++)
+		kv_thread_free(&r.th[t]);
+	free(r.th);
+	free(j.rtt);
+	nm_measure_free(r.ms);
+}
+
+static void cl_report(const json_t *pt, const json_t *res, bool first)
+{
+	const json_t *mt = json_object_get(res, "metrics"), *lat = json_object_get(mt, "lat");
+	if (first)
+		printf(" %-10s %-8s %5s %3s %7s %12s %10s %10s %8s %8s %8s\n", "workload", "dist", "theta", "thr", "keys",
+		       "ops/s", "p50[usec]", "p99[usec]", "cas/wr", "rtt_p99", "check");
+	printf(" %-10s %-8s %5.2f %3" PRId64 " %7" PRId64 " %12.0f %10.2f %10.2f %8.2f %8.0f %8s\n",
+	       nm_cfg_str(pt, "workload"), nm_cfg_str(pt, "dist"), nm_cfg_double(pt, "theta"), nm_cfg_int(pt, "threads"),
+	       nm_cfg_int(pt, "keys"), json_real_value(json_object_get(mt, "ops_per_sec")),
+	       json_real_value(json_object_get(lat, "p50")), json_real_value(json_object_get(lat, "p99")),
+	       json_real_value(json_object_get(mt, "cas_per_write")),
+	       json_real_value(json_object_get(json_object_get(mt, "rtts"), "p99")),
+	       json_is_true(json_object_get(res, "valid")) ? "ok" : "INVALID");
+}
+
+static const nm_experiment cl_experiment = {
+	.name = "clover",
+	.summary = "Clover's passive key-value store (chains of versions, CAS on the tail) under YCSB",
+	.details =
+		"Rank 0 is the metadata server, the last --memory-nodes ranks are passive memory\n"
+		"nodes, the ranks between are clients with -T threads, one request outstanding\n"
+		"each. Gets chase a key's chain by RDMA READ; updates WRITE a new version and\n"
+		"CAS the tail's next pointer, chasing and retrying when the CAS fails. Every get\n"
+		"is checked, and after the run the chains must hold every acknowledged write.\n"
+		"This slice allocates version slots from static per-thread partitions (no\n"
+		"metadata-server RPC), keeps no shortcut and collects no garbage.\n\n"
+		"Example:\n"
+		"  mpirun -np 4 netmem clover -T 2 -w a,b,c --dist zipfian --theta 0.75 -K 1024 -D 10",
+	.opts = cl_opts,
+	.min_ranks = 1,
+	.point_size = sizeof(cl_point),
+	.decode = cl_decode,
+	.run = cl_run_point,
+	.report = cl_report,
+};
+
+static void __attribute__((constructor)) cl_register(void)
+{
+	cl_counters_init();
+	nm_experiment_register(&cl_experiment);
+}
