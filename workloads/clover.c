@@ -556,6 +556,23 @@ static json_t *cl_rtt_json(cl_job *j)
 			 "mean", nm_hist_mean(&h), "max", (json_int_t)(h.count ? h.max : 0));
 }
 
+/* Latency per operation kind over the job's client threads. */
+static json_t *cl_lat_by_op(cl_job *j)
+{
+	static const char *const names[] = {"get", "update"};
+	json_t *o = json_object();
+	for (int op = KV_GET; op <= KV_UPDATE; op++) {
+		nm_hist h;
+		nm_hist_init(&h);
+		for (int t = 0; is_client(j, j->rank) && t < j->T; t++)
+			nm_hist_merge(&h, &j->r->th[t].lat[op]);
+		nm_boot_hist_merge(&h);
+		if (h.count)
+			json_object_set_new(o, names[op], nm_hist_summary_json(&h));
+	}
+	return o;
+}
+
 static json_t *cl_checks(const nm_measure *ms, bool *valid)
 {
 	const uint64_t *c = ms->total_c;
@@ -620,17 +637,19 @@ static void cl_run_point(nm_ctx *ctx, const void *point, json_t *out)
 	if (is_mem(&j, j.rank))
 		cl_scan(&j, r.ms);
 	nm_measure_gather(r.ms);
-	json_t *rtt = cl_rtt_json(&j);
+	json_t *rtt = cl_rtt_json(&j), *lat = cl_lat_by_op(&j);
 	if (ctx->rank == 0) {
 		bool valid;
 		json_t *checks = cl_checks(r.ms, &valid), *metrics = nm_measure_metrics(r.ms);
 		cl_metrics(metrics, r.ms->total_c, rtt);
+		json_object_set_new(metrics, "lat_by_op", lat);
 		json_object_set_new(out, "valid", json_boolean(valid));
 		json_object_set_new(out, "checks", checks);
 		json_object_set_new(out, "metrics", metrics);
 		json_object_set_new(out, "effective", cl_effective(&j, ctx));
 	} else {
 		json_decref(rtt);
+		json_decref(lat);
 	}
 	nm_boot_barrier();
 	nm_mesh_destroy(&j.mesh);
