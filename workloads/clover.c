@@ -468,9 +468,9 @@ static int64_t chain_walk(cl_job *j, nm_measure *ms, uint64_t r, uint32_t *last,
 	uint64_t limit = (uint64_t)j->clients * (uint64_t)j->T * j->cp->slots, n = 0;
 	const uint64_t *v = (const uint64_t *)((const uint8_t *)j->mr.buf + (r / (uint64_t)j->M) * j->slot_bytes);
 	memset(last, 0, sizeof *last * (size_t)j->clients * (size_t)j->T);
-	c->seen[0].key = 0;
 	for (;;) {
 		const char *bad = NULL;
+		c->seen[0].key = 0;   /* versions of different writers are ordered by the chain, not compared here */
 		uint32_t wr = kv_word_writer(v[2]);
 		int wi = n ? writer_index(j, wr) : 0;
 		if (v[1] != key)

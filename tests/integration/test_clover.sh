@@ -10,6 +10,7 @@ nm_setup clover
 
 # 1. YCSB-A, Zipf 0.75 (the paper's workload) over 8 keys: contention
 nm_run hot 4 -T 2 -K 8 -w a --theta 0.75 -n 400 --warmup 20
+jq -c '.points[0] | {checks, m: (.metrics | {cas, cas_failed, write_hops, read_hops, rtts})}' "$tmp/hot.json" 2>/dev/null | sed 's/^/# hot: /'
 check "hot: exit 0, one valid point" nm_rc_jq hot 0 '(.points | length) == 1 and .points[0].valid'
 check "hot: 4 client threads x 400 measured operations" nm_jq hot '.points[0].metrics.ops == 1600'
 check "hot: gets and updates both ran" nm_jq hot '.points[0].metrics | .gets > 0 and .updates > 0'
