@@ -169,6 +169,9 @@ static int kv_decode(const json_t *pt, const nm_base *b, void *out, char *err, s
 
 /* ---- the result ---------------------------------------------------------- */
 
+/* Operation names in the result and the history, by kv_opkind. */
+static const char *const kv_op_names[KV_NOPS] = {"get", "update", "insert", "delete"};
+
 static json_t *kv_checks(const nm_measure *ms, bool *valid)
 {
 	const uint64_t *c = ms->total_c;
@@ -186,7 +189,6 @@ static json_t *kv_checks(const nm_measure *ms, bool *valid)
 /* Latency per operation kind: every rank's threads merged, then the job's. */
 static json_t *kv_lat_by_op(kv_run *r, int nthreads)
 {
-	static const char *const names[KV_NOPS] = {"get", "update", "insert", "delete"};
 	json_t *o = json_object();
 	for (int op = 0; op < KV_NOPS; op++) {
 		nm_hist h;
@@ -195,7 +197,7 @@ static json_t *kv_lat_by_op(kv_run *r, int nthreads)
 			nm_hist_merge(&h, &r->th[t].lat[op]);
 		nm_boot_hist_merge(&h);
 		if (h.count)
-			json_object_set_new(o, names[op], nm_hist_summary_json(&h));
+			json_object_set_new(o, kv_op_names[op], nm_hist_summary_json(&h));
 	}
 	return o;
 }
@@ -233,7 +235,6 @@ typedef struct kv_clockmap {
 
 static void kv_history_write(kv_run *r, int nthreads)
 {
-	static const char *const names[KV_NOPS] = {"get", "update", "insert", "delete"};
 	struct timespec ts;
 	clock_gettime(CLOCK_MONOTONIC, &ts);
 	kv_clockmap cm = {nm_ticks(), (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec};
@@ -251,7 +252,7 @@ static void kv_history_write(kv_run *r, int nthreads)
 						 "{\"rank\":%d,\"thread\":%d,\"op\":\"%s\",\"key\":\"0x%016" PRIx64
 						 "\",\"found\":%s,\"value\":\"0x%016" PRIx64 "\",\"invoke_ns\":%" PRIu64
 						 ",\"response_ns\":%" PRIu64 "}\n",
-						 th->rank, th->thread, names[h->op], h->key, h->found ? "true" : "false",
+						 th->rank, th->thread, kv_op_names[h->op], h->key, h->found ? "true" : "false",
 						 h->value, inv, res);
 		}
 	}

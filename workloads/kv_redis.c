@@ -568,7 +568,6 @@ typedef struct rd_job {
 	kv_run *r;
 	rd_cluster *cl;
 	rd_thread *th;            /* [T] */
-	uint64_t seed;
 } rd_job;
 
 static const char *const rd_op_name[KV_NOPS] = {"GET", "SET (update)", "SET (insert)", "DEL"};
@@ -579,9 +578,7 @@ static void rd_thread_setup(nm_worker *w)
 	rd_cluster *cl = j->cl;
 	rd_thread *t = &j->th[w->index];
 	char err[512];
-	if (kv_thread_init(&j->r->th[w->index], cl->p, w->meter, cl->rank, cl->nranks, j->r->ctx->base.threads,
-			   w->index, j->seed, err, sizeof err))
-		nm_fatal("kv thread %d: %s", w->index, err);
+	kv_run_thread(j->r, w);
 	t->conn = nm_calloc((size_t)cl->n_all, sizeof *t->conn);
 	t->pfd = nm_calloc((size_t)cl->n_all, sizeof *t->pfd);
 	t->pconn = nm_calloc((size_t)cl->n_all, sizeof *t->pconn);
@@ -861,8 +858,7 @@ static json_t *kv_redis_run(kv_run *r)
 	rd_prefill(&cl);
 	nm_boot_barrier();
 
-	rd_job j = {.r = r, .cl = &cl, .th = nm_calloc((size_t)T, sizeof(rd_thread)),
-		    .seed = ctx->base.seed * 1000003u + (uint64_t)ctx->rep};
+	rd_job j = {.r = r, .cl = &cl, .th = nm_calloc((size_t)T, sizeof(rd_thread))};
 	nm_round round = {.workers = T, .numa_node = ctx->base.mem_node, .setup = rd_thread_setup,
 			  .body = rd_thread_body, .arg = &j, .measure = r->ms};
 	nm_workers_run(&round);
