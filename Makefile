@@ -76,9 +76,9 @@ build/tests/alock_trace: tests/integration/alock_trace.c $(TRACE_OBJS) $(wildcar
 
 # ns per draw of the YCSB generator (-O2, no sanitizers); not a test.
 .PHONY: bench-ycsb
-bench-ycsb: tests/bench/ycsb-bench.c primitives/ycsb.c primitives/ycsb.h
+bench-ycsb: tests/bench/ycsb-bench.c primitives/ycsb.c primitives/ycsb.h harness/log.c
 	@mkdir -p build/bench
-	$(CC) $(CPPFLAGS) $(CSTD) $(WARN) -O2 -g -o build/bench/ycsb-bench tests/bench/ycsb-bench.c primitives/ycsb.c -lm
+	$(CC) $(CPPFLAGS) $(CSTD) $(WARN) -O2 -g -o build/bench/ycsb-bench tests/bench/ycsb-bench.c primitives/ycsb.c harness/log.c -lm
 	build/bench/ycsb-bench
 
 # Per-point cost of the result journal (-O2, no sanitizers); not a test:

@@ -63,3 +63,14 @@ void nm_warn(const char *fmt, ...)
 	fputc('\n', stderr);
 	va_end(ap);
 }
+
+int nm_errf(char *err, size_t len, const char *fmt, ...)
+{
+	if (err && len) {
+		va_list ap;
+		va_start(ap, fmt);
+		vsnprintf(err, len, fmt, ap);
+		va_end(ap);
+	}
+	return -1;
+}

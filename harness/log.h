@@ -5,6 +5,7 @@
 #ifndef NM_LOG_H
 #define NM_LOG_H
 #include <stdarg.h>
+#include <stddef.h>
 
 #define NM_EXIT_USAGE 2
 #define NM_EXIT_FAIL 1
@@ -22,4 +23,7 @@ _Noreturn void nm_fatal(const char *fmt, ...) __attribute__((format(printf, 1, 2
 void nm_note(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 /* Warning from any rank, prefixed with its rank. */
 void nm_warn(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+/* The one-line error of a check that returns -1 (decoders, parsers): formats
+ * into err (when err and len are non-zero) and returns -1. */
+int nm_errf(char *err, size_t len, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
 #endif

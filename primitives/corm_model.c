@@ -10,53 +10,9 @@
 
 /* ------------------------------------------------------------- rng ---- */
 
-/* xoshiro256** seeded by splitmix64: small, fast, and reproducible across
- * platforms, which matters more here than sharing ycsb.c's streams. */
-static uint64_t splitmix64(uint64_t *x)
-{
-	uint64_t z = (*x += 0x9e3779b97f4a7c15ull);
-	z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
-	z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
-	return z ^ (z >> 31);
-}
-
-static void rng_seed(uint64_t s[4], uint64_t seed)
-{
-	for (int i = 0; i < 4; i++)
-		s[i] = splitmix64(&seed);
-}
-
-static uint64_t rotl(uint64_t x, int k)
-{
-	return (x << k) | (x >> (64 - k));
-}
-
-static uint64_t rng_next(uint64_t s[4])
-{
-	uint64_t r = rotl(s[1] * 5, 7) * 9, t = s[1] << 17;
-	s[2] ^= s[0];
-	s[3] ^= s[1];
-	s[1] ^= s[2];
-	s[0] ^= s[3];
-	s[2] ^= t;
-	s[3] = rotl(s[3], 45);
-	return r;
-}
-
-/* Uniform in [0, n), n >= 1 (Lemire's multiply-shift with rejection). */
-static uint64_t rng_below(uint64_t s[4], uint64_t n)
-{
-	unsigned __int128 m = (unsigned __int128)rng_next(s) * n;
-	uint64_t lo = (uint64_t)m;
-	if (lo < n) {
-		uint64_t t = -n % n;
-		while (lo < t) {
-			m = (unsigned __int128)rng_next(s) * n;
-			lo = (uint64_t)m;
-		}
-	}
-	return (uint64_t)(m >> 64);
-}
+/* The suite's xoshiro256** (primitives/ycsb.h), seeded from splitmix64(seed)
+ * as one stream: reproducible across platforms. */
+static void rng_seed(ycsb_rng *r, uint64_t seed) { ycsb_rng_seed(r, seed, 0, 0); }
 
 /* ------------------------------------------------------------ Fig. 7 ---- */
 
@@ -73,12 +29,12 @@ double corm_merge_prob(uint64_t s, uint64_t n, uint64_t b1, uint64_t b2)
 }
 
 /* Draws k distinct values below n into out, marking them in bits. */
-static void draw_distinct(uint64_t rng[4], uint64_t n, uint64_t k, uint64_t *bits, uint32_t *out)
+static void draw_distinct(ycsb_rng *rng, uint64_t n, uint64_t k, uint64_t *bits, uint32_t *out)
 {
 	for (uint64_t i = 0; i < k; i++) {
 		uint64_t v;
 		do
-			v = rng_below(rng, n);
+			v = ycsb_rng_below(rng, n);
 		while (bits[v / 64] >> (v % 64) & 1);
 		bits[v / 64] |= 1ull << (v % 64);
 		out[i] = (uint32_t)v;
@@ -96,15 +52,16 @@ double corm_merge_prob_mc(uint64_t s, uint64_t n, uint64_t b1, uint64_t b2, uint
 {
 	if (b1 + b2 > s || b1 + b2 > n || n > (1u << 24) || trials == 0)
 		return 0;
-	uint64_t rng[4], ok = 0;
-	rng_seed(rng, seed);
+	ycsb_rng rng;
+	uint64_t ok = 0;
+	rng_seed(&rng, seed);
 	uint64_t *a = calloc(n / 64 + 1, 8), *b = calloc(n / 64 + 1, 8);
 	uint32_t *va = malloc((b1 + 1) * 4), *vb = malloc((b2 + 1) * 4);
 	if (!a || !b || !va || !vb)
 		abort();
 	for (uint64_t t = 0; t < trials; t++) {
-		draw_distinct(rng, n, b1, a, va);
-		draw_distinct(rng, n, b2, b, vb);
+		draw_distinct(&rng, n, b1, a, va);
+		draw_distinct(&rng, n, b2, b, vb);
 		uint64_t hit = 0;
 		for (uint64_t i = 0; i < b2 && !hit; i++)
 			hit = a[vb[i] / 64] >> (vb[i] % 64) & 1;
@@ -178,7 +135,7 @@ int corm_heap_init(corm_heap *h, uint64_t block_size, int threads, uint64_t seed
 		return -1;
 	}
 	h->threads = threads;
-	rng_seed(h->rng, seed);
+	rng_seed(&h->rng, seed);
 	size_t lists = (size_t)threads * (size_t)h->cls.n;
 	h->nonfull = calloc(lists, sizeof *h->nonfull);
 	h->nonfull_n = calloc(lists, sizeof *h->nonfull_n);
@@ -299,10 +256,10 @@ int64_t corm_heap_alloc(corm_heap *h, uint64_t size, char *err, size_t errlen)
 		snprintf(err, errlen, "more than %u allocations", NOSLOT - 1);
 		return -1;
 	}
-	int thread = (int)rng_below(h->rng, (uint64_t)h->threads);
+	int thread = (int)ycsb_rng_below(&h->rng, (uint64_t)h->threads);
 	uint32_t bi = block_for(h, thread, cls);
 	corm_block *b = h->blocks[bi];
-	uint32_t k = (uint32_t)rng_below(h->rng, b->nfree); /* a random free offset */
+	uint32_t k = (uint32_t)ycsb_rng_below(&h->rng, b->nfree); /* a random free offset */
 	uint32_t slot = b->free_slots[k];
 	b->free_slots[k] = b->free_slots[--b->nfree];
 	b->live++;
@@ -370,7 +327,7 @@ static int cmp_u32(const void *a, const void *b)
 
 /* Fills c from block b: offsets (Mesh) or fresh distinct IDs below 2^bits
  * (CoRM; see corm_model.h on why they are drawn here). */
-static void cand_fill(cand *c, const corm_block *b, uint32_t s, int bits, uint64_t rng[4],
+static void cand_fill(cand *c, const corm_block *b, uint32_t s, int bits, ycsb_rng *rng,
 		      uint64_t *marks)
 {
 	c->n = 0;
@@ -487,7 +444,7 @@ static bool conserved(const corm_heap *h, int cls, cand *cs, size_t n, uint32_t 
 }
 
 /* Compacts one class: keys from offsets (bits 0) or from bits-bit IDs. */
-static cls_out compact_class(const corm_heap *h, int cls, int bits, uint64_t rng[4],
+static cls_out compact_class(const corm_heap *h, int cls, int bits, ycsb_rng *rng,
 			     uint64_t *marks, uint32_t *seen)
 {
 	uint32_t s = h->cls.slots[cls];
@@ -558,8 +515,8 @@ corm_result corm_compact(const corm_heap *h, corm_strategy st, int id_bits, bool
 			 uint64_t seed)
 {
 	corm_result r = {0, 0, 0, 0, true};
-	uint64_t rng[4];
-	rng_seed(rng, seed);
+	ycsb_rng rng;
+	rng_seed(&rng, seed);
 	uint64_t *marks = st == CORM_IDS ? calloc((1ull << id_bits) / 64 + 1, 8) : NULL;
 	uint32_t *seen = calloc(h->nobj + 1, sizeof *seen);
 	if ((st == CORM_IDS && !marks) || !seen)
@@ -572,7 +529,7 @@ corm_result corm_compact(const corm_heap *h, corm_strategy st, int id_bits, bool
 			uint64_t s = h->cls.slots[c];
 			r.blocks += (class_live(h, c) + s - 1) / s;
 		} else {
-			cls_out o = compact_class(h, c, bits, rng, marks, seen);
+			cls_out o = compact_class(h, c, bits, &rng, marks, seen);
 			r.blocks += o.blocks;
 			r.merges += o.merges;
 			r.conserved = r.conserved && o.conserved;

@@ -56,6 +56,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include "ycsb.h"
 
 /* ------------------------------------------------------------ Fig. 7 ---- */
 
@@ -99,7 +100,7 @@ typedef struct corm_block {
 typedef struct corm_heap {
 	corm_classes cls;
 	int threads;
-	uint64_t rng[4];
+	ycsb_rng rng;
 	corm_block **blocks;  /* every block ever made; NULL once released */
 	size_t nblocks, cap_blocks, live_blocks;
 	/* per (thread, class): the non-full blocks */

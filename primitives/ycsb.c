@@ -1,11 +1,11 @@
 /* YCSB workload generator; see ycsb.h for the interface and the decisions. */
 #include "ycsb.h"
+#include "log.h"
 #include "rng.h"
 #include <ctype.h>
 #include <errno.h>
 #include <inttypes.h>
 #include <math.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -16,17 +16,6 @@ static const char *const op_names[YCSB_NOPS] = {"read", "update", "insert", "sca
 static const char *const dist_names[YCSB_NDISTS] = {"uniform", "zipfian", "zipfian-ri",
 						     "scrambled", "latest", "hotspot"};
 
-static int fail(char *err, size_t len, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
-static int fail(char *err, size_t len, const char *fmt, ...)
-{
-	if (err && len) {
-		va_list ap;
-		va_start(ap, fmt);
-		vsnprintf(err, len, fmt, ap);
-		va_end(ap);
-	}
-	return -1;
-}
 
 const char *ycsb_op_name(ycsb_op op) { return (unsigned)op < YCSB_NOPS ? op_names[op] : "?"; }
 const char *ycsb_dist_name(ycsb_dist d) { return (unsigned)d < YCSB_NDISTS ? dist_names[d] : "?"; }
@@ -411,12 +400,12 @@ int ycsb_check_mix(const ycsb_mix *mix, char *err, size_t errlen)
 	for (int i = 0; i < YCSB_NOPS; i++) {
 		double p = mix->p[i];
 		if (!(p >= 0 && p <= 1))
-			return fail(err, errlen, "proportion of %s is %g; proportions must lie in [0, 1]",
+			return nm_errf(err, errlen, "proportion of %s is %g; proportions must lie in [0, 1]",
 				    op_names[i], p);
 		sum += p;
 	}
 	if (fabs(sum - 1) > 1e-9)
-		return fail(err, errlen,
+		return nm_errf(err, errlen,
 			    "operation proportions sum to %.10g, not 1 (read %g, update %g, insert %g, "
 			    "scan %g, rmw %g)",
 			    sum, mix->p[0], mix->p[1], mix->p[2], mix->p[3], mix->p[4]);
@@ -434,7 +423,7 @@ int ycsb_parse_workload(const char *s, double write_ratio, ycsb_mix *mix, ycsb_d
 	ycsb_mix m = {{0}};
 	ycsb_dist d = YCSB_ZIPFIAN;
 	if (!s || !*s)
-		return fail(err, errlen, "workload: empty (expected a..f, read-only, write-only or mixed)");
+		return nm_errf(err, errlen, "workload: empty (expected a..f, read-only, write-only or mixed)");
 	if (!s[1] && tolower((unsigned char)s[0]) >= 'a' && tolower((unsigned char)s[0]) <= 'f') {
 		int w = tolower((unsigned char)s[0]) - 'a';
 		memcpy(m.p, core[w], sizeof m.p);
@@ -445,11 +434,11 @@ int ycsb_parse_workload(const char *s, double write_ratio, ycsb_mix *mix, ycsb_d
 		m.p[YCSB_UPDATE] = 1;
 	} else if (same_word(s, "mixed")) {
 		if (!(write_ratio >= 0 && write_ratio <= 1))
-			return fail(err, errlen, "workload mixed: write ratio %g is not in [0, 1]", write_ratio);
+			return nm_errf(err, errlen, "workload mixed: write ratio %g is not in [0, 1]", write_ratio);
 		m.p[YCSB_UPDATE] = write_ratio;
 		m.p[YCSB_READ] = 1 - write_ratio;
 	} else {
-		return fail(err, errlen,
+		return nm_errf(err, errlen,
 			    "unknown workload '%s' (expected a, b, c, d, e, f, read-only, write-only or mixed)",
 			    s);
 	}
@@ -487,33 +476,33 @@ int ycsb_parse_mix(const char *s, ycsb_mix *mix, char *err, size_t errlen)
 	int seen[YCSB_NOPS] = {0};
 	const char *p = s;
 	if (!s || !*s)
-		return fail(err, errlen, "mix: empty (expected e.g. read=0.9,update=0.1)");
+		return nm_errf(err, errlen, "mix: empty (expected e.g. read=0.9,update=0.1)");
 	while (*p) {
 		const char *eq = strchr(p, '='), *comma = strchr(p, ',');
 		if (!comma)
 			comma = p + strlen(p);
 		if (!eq || eq > comma)
-			return fail(err, errlen, "mix '%s': expected OP=PROPORTION pairs like read=0.9,update=0.1", s);
+			return nm_errf(err, errlen, "mix '%s': expected OP=PROPORTION pairs like read=0.9,update=0.1", s);
 		int op = -1;
 		for (int i = 0; i < YCSB_NOPS; i++)
 			if (strlen(op_names[i]) == (size_t)(eq - p) && !strncmp(p, op_names[i], (size_t)(eq - p)))
 				op = i;
 		if (op < 0)
-			return fail(err, errlen, "mix '%s': unknown operation '%.*s' (read, update, insert, scan, rmw)",
+			return nm_errf(err, errlen, "mix '%s': unknown operation '%.*s' (read, update, insert, scan, rmw)",
 				    s, (int)(eq - p), p);
 		if (seen[op]++)
-			return fail(err, errlen, "mix '%s': %s given twice", s, op_names[op]);
+			return nm_errf(err, errlen, "mix '%s': %s given twice", s, op_names[op]);
 		char num[64];
 		size_t nl = (size_t)(comma - eq - 1);
 		if (nl == 0 || nl >= sizeof num)
-			return fail(err, errlen, "mix '%s': bad proportion for %s", s, op_names[op]);
+			return nm_errf(err, errlen, "mix '%s': bad proportion for %s", s, op_names[op]);
 		memcpy(num, eq + 1, nl);
 		num[nl] = 0;
 		char *end;
 		errno = 0;
 		double v = strtod(num, &end);
 		if (*end || errno || !isfinite(v))
-			return fail(err, errlen, "mix '%s': '%s' is not a number", s, num);
+			return nm_errf(err, errlen, "mix '%s': '%s' is not a number", s, num);
 		m.p[op] = v;
 		p = *comma ? comma + 1 : comma;
 	}
@@ -530,7 +519,7 @@ int ycsb_parse_dist(const char *s, ycsb_dist *d, char *err, size_t errlen)
 			*d = (ycsb_dist)i;
 			return 0;
 		}
-	return fail(err, errlen,
+	return nm_errf(err, errlen,
 		    "unknown distribution '%s' (expected uniform, zipfian, zipfian-ri, scrambled, latest or hotspot)",
 		    s ? s : "");
 }
@@ -566,33 +555,33 @@ int ycsb_init(ycsb_gen *g, const ycsb_config *c, char *err, size_t errlen)
 {
 	memset(g, 0, sizeof *g);
 	if (c->records == 0)
-		return fail(err, errlen, "records is 0: the key space is empty (need at least 1 record)");
+		return nm_errf(err, errlen, "records is 0: the key space is empty (need at least 1 record)");
 	if (c->records > KEY_LIMIT)
-		return fail(err, errlen, "records %" PRIu64 " is above the limit 2^62", c->records);
+		return nm_errf(err, errlen, "records %" PRIu64 " is above the limit 2^62", c->records);
 	if (ycsb_check_mix(&c->mix, err, errlen))
 		return -1;
 	if ((unsigned)c->dist >= YCSB_NDISTS)
-		return fail(err, errlen, "unknown distribution %d", (int)c->dist);
+		return nm_errf(err, errlen, "unknown distribution %d", (int)c->dist);
 	if (!(c->theta > 0) || !isfinite(c->theta))
-		return fail(err, errlen, "theta %g: the Zipf exponent must be > 0", c->theta);
+		return nm_errf(err, errlen, "theta %g: the Zipf exponent must be > 0", c->theta);
 	if (c->rank > YCSB_MAX_STREAM || c->thread > YCSB_MAX_STREAM)
-		return fail(err, errlen, "rank %u / thread %u: each must be at most %u", c->rank, c->thread,
+		return nm_errf(err, errlen, "rank %u / thread %u: each must be at most %u", c->rank, c->thread,
 			    YCSB_MAX_STREAM);
 	if (c->nstreams == 0 || c->stream >= c->nstreams)
-		return fail(err, errlen, "stream %u of %u: need 0 <= stream < streams", c->stream, c->nstreams);
+		return nm_errf(err, errlen, "stream %u of %u: need 0 <= stream < streams", c->stream, c->nstreams);
 	if (c->mix.p[YCSB_SCAN] > 0 && c->max_scan == 0)
-		return fail(err, errlen, "scans need a maximum scan length of at least 1");
+		return nm_errf(err, errlen, "scans need a maximum scan length of at least 1");
 	if (c->dist == YCSB_HOTSPOT) {
 		if (!(c->hot_set > 0 && c->hot_set <= 1))
-			return fail(err, errlen, "hotspot: hot-set fraction %g is not in (0, 1]", c->hot_set);
+			return nm_errf(err, errlen, "hotspot: hot-set fraction %g is not in (0, 1]", c->hot_set);
 		if (!(c->hot_ops >= 0 && c->hot_ops <= 1))
-			return fail(err, errlen, "hotspot: hot-operation fraction %g is not in [0, 1]", c->hot_ops);
+			return nm_errf(err, errlen, "hotspot: hot-operation fraction %g is not in [0, 1]", c->hot_ops);
 	}
 	g->cfg = *c;
 	if (!g->cfg.scramble_items)
 		g->cfg.scramble_items = YCSB_SCRAMBLE_ITEMS;
 	if (g->cfg.scramble_items > KEY_LIMIT)
-		return fail(err, errlen, "scramble items %" PRIu64 " is above the limit 2^62",
+		return nm_errf(err, errlen, "scramble items %" PRIu64 " is above the limit 2^62",
 			    g->cfg.scramble_items);
 
 	ycsb_rng_seed(&g->rng, c->seed, c->rank, c->thread);
@@ -629,10 +618,10 @@ int ycsb_init(ycsb_gen *g, const ycsb_config *c, char *err, size_t errlen)
 		/* expectednewkeys = (int)(opcount * insertproportion * 2.0) */
 		double exp_new = floor((double)c->operations * c->mix.p[YCSB_INSERT] * 2.0) * c->nstreams;
 		if (exp_new > (double)KEY_LIMIT)
-			return fail(err, errlen, "too many expected inserts for the scrambled key space");
+			return nm_errf(err, errlen, "too many expected inserts for the scrambled key space");
 		uint64_t span = c->records + (uint64_t)exp_new + 1;
 		if (span > KEY_LIMIT)
-			return fail(err, errlen, "scrambled key space above the limit 2^62");
+			return nm_errf(err, errlen, "scrambled key space above the limit 2^62");
 		mod_init(g, span);
 		break;
 	}
@@ -643,7 +632,7 @@ int ycsb_init(ycsb_gen *g, const ycsb_config *c, char *err, size_t errlen)
 	case YCSB_HOTSPOT: {
 		double h = floor((double)c->records * c->hot_set);
 		if (h < 1)
-			return fail(err, errlen,
+			return nm_errf(err, errlen,
 				    "hotspot: hot set is empty (%" PRIu64 " records x hot-set fraction %g < 1 key)",
 				    c->records, c->hot_set);
 		g->hot_n = (uint64_t)h;
@@ -924,7 +913,7 @@ ycsb_trace *ycsb_trace_open(const char *path, char *err, size_t errlen)
 {
 	ycsb_trace *t = calloc(1, sizeof *t);
 	if (!t) {
-		fail(err, errlen, "trace %s: out of memory", path);
+		nm_errf(err, errlen, "trace %s: out of memory", path);
 		return NULL;
 	}
 	if (!strcmp(path, "-")) {
@@ -935,7 +924,7 @@ ycsb_trace *ycsb_trace_open(const char *path, char *err, size_t errlen)
 	}
 	t->path = strdup(path);
 	if (!t->f || !t->path) {
-		fail(err, errlen, "trace %s: %s", path, t->f ? "out of memory" : strerror(errno));
+		nm_errf(err, errlen, "trace %s: %s", path, t->f ? "out of memory" : strerror(errno));
 		if (t->f && t->own)
 			fclose(t->f);
 		free(t->path);
@@ -998,14 +987,14 @@ int ycsb_trace_next(ycsb_trace *t, ycsb_req *r, char *err, size_t errlen)
 		ssize_t n = getline(&t->line, &t->cap, t->f);
 		if (n < 0) {
 			if (ferror(t->f))
-				return fail(err, errlen, "trace %s line %lu: read error: %s", t->path,
+				return nm_errf(err, errlen, "trace %s line %lu: read error: %s", t->path,
 					    t->lineno + 1, strerror(errno ? errno : EIO));
 			return 0;
 		}
 		t->lineno++;
 		char *s = t->line;
 		if ((size_t)n != strlen(s))
-			return fail(err, errlen, "trace %s line %lu: contains a NUL byte (not a text trace)",
+			return nm_errf(err, errlen, "trace %s line %lu: contains a NUL byte (not a text trace)",
 				    t->path, t->lineno);
 		while (n > 0 && (s[n - 1] == '\n' || s[n - 1] == '\r'))
 			s[--n] = 0;
@@ -1015,32 +1004,32 @@ int ycsb_trace_next(ycsb_trace *t, ycsb_req *r, char *err, size_t errlen)
 			continue;
 		ycsb_op op;
 		if (ycsb_parse_op(opw, &op))
-			return fail(err, errlen,
+			return nm_errf(err, errlen,
 				    "trace %s line %lu: unknown operation '%.40s' (expected read, update, insert, "
 				    "scan, rmw, or Clover's number: 0 = read, other = write)",
 				    t->path, t->lineno, opw);
 		char *keyw = next_field(&p);
 		if (!keyw)
-			return fail(err, errlen, "trace %s line %lu: missing the key after '%.40s'", t->path,
+			return nm_errf(err, errlen, "trace %s line %lu: missing the key after '%.40s'", t->path,
 				    t->lineno, opw);
 		uint64_t key;
 		if (parse_u64(keyw, &key))
-			return fail(err, errlen, "trace %s line %lu: key '%.40s' is not an unsigned 64-bit integer",
+			return nm_errf(err, errlen, "trace %s line %lu: key '%.40s' is not an unsigned 64-bit integer",
 				    t->path, t->lineno, keyw);
 		uint64_t len = 0;
 		char *lenw = next_field(&p);
 		if (op == YCSB_SCAN) {
 			if (!lenw)
-				return fail(err, errlen, "trace %s line %lu: a scan needs a length: 'scan KEY LEN'",
+				return nm_errf(err, errlen, "trace %s line %lu: a scan needs a length: 'scan KEY LEN'",
 					    t->path, t->lineno);
 			if (parse_u64(lenw, &len) || len == 0 || len > UINT32_MAX)
-				return fail(err, errlen,
+				return nm_errf(err, errlen,
 					    "trace %s line %lu: scan length '%.40s' is not in 1 .. 4294967295",
 					    t->path, t->lineno, lenw);
 			lenw = next_field(&p);
 		}
 		if (lenw)
-			return fail(err, errlen, "trace %s line %lu: unexpected '%.40s' after the key", t->path,
+			return nm_errf(err, errlen, "trace %s line %lu: unexpected '%.40s' after the key", t->path,
 				    t->lineno, lenw);
 		r->op = (uint8_t)op;
 		r->key = key;
@@ -1059,13 +1048,13 @@ int ycsb_trace_load(const char *path, ycsb_req **reqs, size_t *n, char *err, siz
 	int rc;
 	if (!a) {
 		ycsb_trace_close(t);
-		return fail(err, errlen, "trace %s: out of memory", path);
+		return nm_errf(err, errlen, "trace %s: out of memory", path);
 	}
 	while ((rc = ycsb_trace_next(t, &a[len], err, errlen)) == 1) {
 		if (++len == cap) {
 			ycsb_req *b = realloc(a, 2 * cap * sizeof *a);
 			if (!b) {
-				rc = fail(err, errlen, "trace %s: out of memory", path);
+				rc = nm_errf(err, errlen, "trace %s: out of memory", path);
 				break;
 			}
 			a = b;
@@ -1074,7 +1063,7 @@ int ycsb_trace_load(const char *path, ycsb_req **reqs, size_t *n, char *err, siz
 	}
 	ycsb_trace_close(t);
 	if (rc == 0 && len == 0)
-		rc = fail(err, errlen, "trace %s: no requests in the file", path);
+		rc = nm_errf(err, errlen, "trace %s: no requests in the file", path);
 	if (rc < 0) {
 		free(a);
 		return -1;

@@ -41,7 +41,6 @@
 #include <errno.h>
 #include <inttypes.h>
 #include <math.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -92,16 +91,6 @@ static const nm_opt kv_opts[] = {
 	NM_OPT_END,
 };
 
-static int kv_fail(char *err, size_t len, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
-static int kv_fail(char *err, size_t len, const char *fmt, ...)
-{
-	va_list ap;
-	va_start(ap, fmt);
-	vsnprintf(err, len, fmt, ap);
-	va_end(ap);
-	return -1;
-}
-
 static int kv_decode_mix(const json_t *pt, kv_point *p, char *err, size_t len)
 {
 	const char *w = nm_cfg_str(pt, "workload"), *mix = nm_cfg_str(pt, "mix"), *dist = nm_cfg_str(pt, "dist");
@@ -113,11 +102,11 @@ static int kv_decode_mix(const json_t *pt, kv_point *p, char *err, size_t len)
 		return -1;
 	}
 	if (p->mix.p[YCSB_SCAN] > 0)
-		return kv_fail(err, len, "--workload %s has scans; netmem kv has no range queries", w);
+		return nm_errf(err, len, "--workload %s has scans; netmem kv has no range queries", w);
 	if (ycsb_parse_dist(dist, &p->dist, err, len))
 		return -1;
 	if (!(p->theta > 0) || !isfinite(p->theta))
-		return kv_fail(err, len, "--theta %g: the Zipf exponent must be > 0", p->theta);
+		return nm_errf(err, len, "--theta %g: the Zipf exponent must be > 0", p->theta);
 	return 0;
 }
 
@@ -149,29 +138,29 @@ static int kv_decode(const json_t *pt, const nm_base *b, void *out, char *err, s
 	if (kv_decode_mix(pt, p, err, len))
 		return -1;
 	if (window < 1)
-		return kv_fail(err, len, "--window %" PRId64 ": at least one operation must be in flight", window);
+		return nm_errf(err, len, "--window %" PRId64 ": at least one operation must be in flight", window);
 	if (p->value_size % 8)
-		return kv_fail(err, len, "--value-size %u is not a multiple of 8", p->value_size);
+		return nm_errf(err, len, "--value-size %u is not a multiple of 8", p->value_size);
 	p->value_words = p->value_size / 8;
 	if (p->prefill == 0)
 		p->prefill = (uint64_t)(nm_cfg_double(pt, "fill") * (double)p->keys);
 	if (p->prefill > p->keys)
-		return kv_fail(err, len, "--prefill %" PRIu64 " is larger than the key space (--keys %" PRIu64 ")",
+		return nm_errf(err, len, "--prefill %" PRIu64 " is larger than the key space (--keys %" PRIu64 ")",
 			       p->prefill, p->keys);
 	if (p->prefill == 0)
-		return kv_fail(err, len, "nothing to prefill: --fill x --keys is below one key");
+		return nm_errf(err, len, "nothing to prefill: --fill x --keys is below one key");
 	int64_t slot = nm_cfg_int(pt, "slot_bytes");
 	p->slot_bytes = slot ? (uint32_t)slot : 24 + p->value_size;
 	if (24 + p->value_size > p->slot_bytes)
-		return kv_fail(err, len, "--value-size %u is larger than a slot of %u bytes (it holds %u value bytes; "
+		return nm_errf(err, len, "--value-size %u is larger than a slot of %u bytes (it holds %u value bytes; "
 			       "--slot-bytes >= %u)", p->value_size, p->slot_bytes, p->slot_bytes - 24,
 			       24 + p->value_size);
 	if (p->inject == KV_INJECT_NO_CHECKSUM && p->value_words < 2)
-		return kv_fail(err, len, "--inject no-checksum needs --value-size >= 16 (a value in two halves)");
+		return nm_errf(err, len, "--inject no-checksum needs --value-size >= 16 (a value in two halves)");
 	if (p->delete_ratio > 0 && p->system != KV_LOCO)
-		return kv_fail(err, len, "--delete-ratio applies to the loco system only");
+		return nm_errf(err, len, "--delete-ratio applies to the loco system only");
 	if (p->inject != KV_INJECT_NONE && p->system == KV_REDIS)
-		return kv_fail(err, len, "--inject applies to the loco and sherman systems, not redis");
+		return nm_errf(err, len, "--inject applies to the loco and sherman systems, not redis");
 	if (p->system == KV_REDIS && kv_redis_check(p, err, len))
 		return -1;
 	(void)b;
@@ -179,6 +168,9 @@ static int kv_decode(const json_t *pt, const nm_base *b, void *out, char *err, s
 }
 
 /* ---- the result ---------------------------------------------------------- */
+
+/* Operation names in the result and the history, by kv_opkind. */
+static const char *const kv_op_names[KV_NOPS] = {"get", "update", "insert", "delete"};
 
 static json_t *kv_checks(const nm_measure *ms, bool *valid)
 {
@@ -197,7 +189,6 @@ static json_t *kv_checks(const nm_measure *ms, bool *valid)
 /* Latency per operation kind: every rank's threads merged, then the job's. */
 static json_t *kv_lat_by_op(kv_run *r, int nthreads)
 {
-	static const char *const names[KV_NOPS] = {"get", "update", "insert", "delete"};
 	json_t *o = json_object();
 	for (int op = 0; op < KV_NOPS; op++) {
 		nm_hist h;
@@ -206,7 +197,7 @@ static json_t *kv_lat_by_op(kv_run *r, int nthreads)
 			nm_hist_merge(&h, &r->th[t].lat[op]);
 		nm_boot_hist_merge(&h);
 		if (h.count)
-			json_object_set_new(o, names[op], nm_hist_summary_json(&h));
+			json_object_set_new(o, kv_op_names[op], nm_hist_summary_json(&h));
 	}
 	return o;
 }
@@ -244,7 +235,6 @@ typedef struct kv_clockmap {
 
 static void kv_history_write(kv_run *r, int nthreads)
 {
-	static const char *const names[KV_NOPS] = {"get", "update", "insert", "delete"};
 	struct timespec ts;
 	clock_gettime(CLOCK_MONOTONIC, &ts);
 	kv_clockmap cm = {nm_ticks(), (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec};
@@ -262,7 +252,7 @@ static void kv_history_write(kv_run *r, int nthreads)
 						 "{\"rank\":%d,\"thread\":%d,\"op\":\"%s\",\"key\":\"0x%016" PRIx64
 						 "\",\"found\":%s,\"value\":\"0x%016" PRIx64 "\",\"invoke_ns\":%" PRIu64
 						 ",\"response_ns\":%" PRIu64 "}\n",
-						 th->rank, th->thread, names[h->op], h->key, h->found ? "true" : "false",
+						 th->rank, th->thread, kv_op_names[h->op], h->key, h->found ? "true" : "false",
 						 h->value, inv, res);
 		}
 	}

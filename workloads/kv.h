@@ -11,6 +11,7 @@
 #define NM_KV_H
 #include "experiment.h"
 #include "measure.h"
+#include "workers.h"
 #include "ycsb.h"
 #include <stdbool.h>
 #include <stdint.h>
@@ -187,6 +188,11 @@ typedef struct kv_system {
 	 * part of the result's "effective" object (rank 0; may be NULL). */
 	json_t *(*run)(kv_run *r);
 } kv_system;
+
+/* A worker's application thread of this point: r->th[w->index] set up with
+ * kv_thread_init for this rank (one stream per (seed, repetition, rank,
+ * thread)); a stream that cannot be built ends the job. */
+kv_thread *kv_run_thread(kv_run *r, const nm_worker *w);
 
 extern const kv_system kv_loco, kv_sherman, kv_redis;
 /* Redis: whether --redis-server is an executable on this node (decode runs

@@ -3,6 +3,8 @@
 #include "kv.h"
 #include "alloc.h"
 #include "clock.h"
+#include "log.h"
+#include "workers.h"
 #include <inttypes.h>
 #include <stdlib.h>
 #include <string.h>
@@ -116,6 +118,17 @@ int kv_thread_init(kv_thread *t, const kv_point *p, nm_meter *m, int rank, int n
 	if (p->history[0])
 		t->hist = nm_calloc(p->history_max, sizeof *t->hist);
 	return 0;
+}
+
+kv_thread *kv_run_thread(kv_run *r, const nm_worker *w)
+{
+	const nm_ctx *ctx = r->ctx;
+	kv_thread *t = &r->th[w->index];
+	char err[256];
+	if (kv_thread_init(t, r->p, w->meter, ctx->rank, ctx->nranks, ctx->base.threads, w->index,
+			   ctx->base.seed * 1000003u + (uint64_t)ctx->rep, err, sizeof err))
+		nm_fatal("kv thread %d: %s", w->index, err);
+	return t;
 }
 
 void kv_thread_free(kv_thread *t)

@@ -102,7 +102,7 @@ typedef struct loco_job {
 	bool emulated;                   /* Soft-RoCE: the idle tracker naps (tracker_idle) */
 } loco_job;
 
-typedef enum { S_IDLE, S_LOCK_FAA, S_LOCK_POLL, S_WRITE, S_HALF, S_LATE_WRITE, S_POST_MSG, S_ACKS, S_RELEASE,
+typedef enum { S_IDLE, S_LOCK_FAA, S_LOCK_POLL, S_WRITE, S_HALF, S_LATE_WRITE, S_WITNESS, S_POST_MSG, S_ACKS, S_RELEASE,
 	       S_READ } loco_state;
 
 typedef struct loco_op {
@@ -315,6 +315,46 @@ static void update_write(loco_thr *t, loco_op *o)
 		lock_release(t, o);   /* both in flight: the write is not waited for */
 }
 
+/* The injected late write, watched by its own thread as a reader would:
+ * the slot is read before the write (the next holder's newer value) and
+ * after it (the older one this write puts back). Both go through the
+ * thread's read check, so a fault that happened is seen for sure rather
+ * than only when another reader happens to read at the right moment. */
+static void witness_done(loco_thr *t, loco_op *o);
+
+static void witness_read(loco_thr *t, loco_op *o)
+{
+	loco_job *j = t->j;
+	o->w.state = S_WITNESS;
+	if (o->loc.node != j->rank) {
+		kv_win_read(&t->win, &o->w, o->loc.node, o->w.buf, slot_raddr(j, &o->loc), 8 * j->slot_words);
+		return;
+	}
+	memcpy(o->w.buf, slot_at(j, o->loc.slot), 8 * j->slot_words);
+	witness_done(t, o);
+}
+
+static void witness_done(loco_thr *t, loco_op *o)
+{
+	loco_job *j = t->j;
+	if (o->w.buf[j->slot_words - 1] == slot_sum(j, o->w.buf) && o->w.buf[0] == o->w.key)
+		kv_check(t->win.kt, o->w.key, o->w.buf + 1);
+	if (o->released) {
+		op_finish(t, o);
+		return;
+	}
+	/* now the late write itself, then the second look */
+	slot_image(j, o->w.buf, o->w.key, t->win.kt->writer, (uint32_t)o->ticket + 1, o->loc.counter, true);
+	o->released = true;
+	o->w.state = S_WRITE;
+	if (o->loc.node != j->rank) {
+		kv_win_write(&t->win, &o->w, o->loc.node, o->w.buf, slot_raddr(j, &o->loc), 8 * j->slot_words, true);
+		return;
+	}
+	memcpy(slot_at(j, o->loc.slot), o->w.buf, 8 * j->slot_words);
+	witness_read(t, o);
+}
+
 /* An injected fault's second step, once its window has passed. */
 static void inject_step(loco_thr *t, loco_op *o)
 {
@@ -329,13 +369,7 @@ static void inject_step(loco_thr *t, loco_op *o)
 			kv_win_read(&t->win, &o->w, o->home, o->w.word, lock_raddr(j, o->lock, 8), 8);
 			return;
 		}
-		o->w.state = S_WRITE;
-		o->home = o->loc.node;
-		o->released = true;   /* finish after the write */
-		if (o->loc.node == j->rank)
-			memcpy(slot_at(j, o->loc.slot), o->w.buf, 8 * j->slot_words), op_finish(t, o);
-		else
-			kv_win_write(&t->win, &o->w, o->loc.node, o->w.buf, raddr, 8 * j->slot_words, true);
+		witness_read(t, o);
 		return;
 	}
 	if (nm_ticks() - o->w.since < nm_ns_to_ticks(INJECT_HALF_NS))
@@ -488,12 +522,15 @@ static void advance(kv_win *w, kv_wop *wo)
 		break;
 	case S_WRITE:
 		if (o->released)
-			op_finish(t, o);   /* an injected late write: released before */
+			witness_read(t, o);   /* an injected late write landed: look again */
 		else
 			lock_release(t, o);
 		break;
 	case S_READ:
 		get_check(t, o);
+		break;
+	case S_WITNESS:
+		witness_done(t, o);
 		break;
 	case S_RELEASE:
 		op_finish(t, o);
@@ -630,12 +667,7 @@ static void thr_setup(nm_worker *w)
 	t->j = j;
 	kv_thread *kt = &j->tracker_kt;
 	if (w->index < j->T) {
-		char err[256];
-		kv_run *r = j->r;
-		kt = &r->th[w->index];
-		if (kv_thread_init(kt, j->p, w->meter, j->rank, j->N, j->T, w->index,
-				   r->ctx->base.seed * 1000003u + (uint64_t)r->ctx->rep, err, sizeof err))
-			nm_fatal("kv: %s", err);
+		kt = kv_run_thread(j->r, w);
 		t->injector = j->p->inject != KV_INJECT_NONE && j->rank == 0;   /* every thread of rank 0 */
 	} else {
 		kt->meter = w->meter;

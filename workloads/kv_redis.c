@@ -136,16 +136,6 @@ typedef struct rd_cluster {
 	char version[32];
 } rd_cluster;
 
-static int rd_fail(char *err, size_t len, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
-static int rd_fail(char *err, size_t len, const char *fmt, ...)
-{
-	va_list ap;
-	va_start(ap, fmt);
-	vsnprintf(err, len, fmt, ap);
-	va_end(ap);
-	return -1;
-}
-
 static int rd_slot_lo(int k, int n) { return (int)((int64_t)k * RD_SLOTS / n); }
 
 /* A non-loopback IPv4 address of this host: its name's, else an interface's. */
@@ -189,18 +179,18 @@ static int rd_plan(rd_cluster *cl, char *err, size_t len)
 	cl->port0 = cl->p->redis_port + local * cl->n_local;
 	int last = cl->port0 + cl->n_local - 1;
 	if (last + 10000 > 65535)
-		return rd_fail(err, len, "redis: port %d and its cluster bus port %d do not fit (ports above 55535 "
+		return nm_errf(err, len, "redis: port %d and its cluster bus port %d do not fit (ports above 55535 "
 			       "have no bus port): lower --redis-port", last, last + 10000);
 	if (!cl->multi_host)
 		snprintf(cl->addr, sizeof cl->addr, "127.0.0.1");
 	else if (rd_host_addr(cl->addr, sizeof cl->addr) != 0)
-		return rd_fail(err, len, "redis: this host has no non-loopback IPv4 address for the other nodes' "
+		return nm_errf(err, len, "redis: this host has no non-loopback IPv4 address for the other nodes' "
 			       "clients to reach its instances");
 	for (int i = 0; i < cl->n_local; i++)
 		for (int bus = 0; bus <= 10000; bus += 10000)
 			if (nm_port_accepts("127.0.0.1", cl->port0 + i + bus) ||
 			    nm_port_accepts(cl->addr, cl->port0 + i + bus))
-				return rd_fail(err, len, "redis: port %d is taken on this host (something accepts "
+				return nm_errf(err, len, "redis: port %d is taken on this host (something accepts "
 					       "connections there; a redis instance needs port and port+10000): "
 					       "choose another --redis-port", cl->port0 + i + bus);
 	return 0;
@@ -265,7 +255,7 @@ static redisContext *rd_connect(const rd_inst *in, double timeout, char *err, si
 	struct timeval tv = {(time_t)timeout, (suseconds_t)((timeout - (double)(time_t)timeout) * 1e6)};
 	redisContext *c = redisConnectWithTimeout(in->host, in->port, tv);
 	if (!c || c->err) {
-		rd_fail(err, len, "redis: cannot connect to instance %s:%d (rank %d's): %s", in->host, in->port,
+		nm_errf(err, len, "redis: cannot connect to instance %s:%d (rank %d's): %s", in->host, in->port,
 			in->rank, c ? c->errstr : "out of memory");
 		redisFree(c);
 		return NULL;
@@ -284,9 +274,9 @@ static redisReply *rd_cmd(rd_cluster *cl, int k, char *err, size_t len, const ch
 	va_end(ap);
 	const rd_inst *in = &cl->all[k];
 	if (!rep) {
-		rd_fail(err, len, "redis: instance %s:%d: %s: %s", in->host, in->port, fmt, cl->adm[k]->errstr);
+		nm_errf(err, len, "redis: instance %s:%d: %s: %s", in->host, in->port, fmt, cl->adm[k]->errstr);
 	} else if (rep->type == REDIS_REPLY_ERROR) {
-		rd_fail(err, len, "redis: instance %s:%d: %s: %s", in->host, in->port, fmt, rep->str);
+		nm_errf(err, len, "redis: instance %s:%d: %s: %s", in->host, in->port, fmt, rep->str);
 		freeReplyObject(rep);
 		rep = NULL;
 	}
@@ -311,7 +301,7 @@ static int rd_check_keyslot(rd_cluster *cl, int k, char *err, size_t len)
 	redisReply *b = a ? rd_cmd(cl, k, err, len, "CLUSTER KEYSLOT 123456789") : NULL;
 	int rc = 0;
 	if (a && b && (a->integer != rd_slot(key, RD_KEYLEN) || b->integer != 0x31c3 % RD_SLOTS))
-		rc = rd_fail(err, len, "redis: this suite's hash slot of %.16s is %d, the server's %lld", key,
+		rc = nm_errf(err, len, "redis: this suite's hash slot of %.16s is %d, the server's %lld", key,
 			     rd_slot(key, RD_KEYLEN), a->integer);
 	else if (!a || !b)
 		rc = -1;
@@ -389,7 +379,7 @@ static int rd_wait_ok(rd_cluster *cl, char *err, size_t len)
 			return -1;
 		clock_gettime(CLOCK_MONOTONIC, &t);
 		if ((double)(t.tv_sec - t0.tv_sec) + (double)(t.tv_nsec - t0.tv_nsec) * 1e-9 > cl->timeout)
-			return rd_fail(err, len, "redis: instance %s:%d: the cluster of %d instances did not form "
+			return nm_errf(err, len, "redis: instance %s:%d: the cluster of %d instances did not form "
 				       "within %.0f s (--timeout): cluster_state:%s", cl->all[k].host,
 				       cl->all[k].port, cl->n_all, cl->timeout, state);
 		nm_boot_alive();
@@ -578,7 +568,6 @@ typedef struct rd_job {
 	kv_run *r;
 	rd_cluster *cl;
 	rd_thread *th;            /* [T] */
-	uint64_t seed;
 } rd_job;
 
 static const char *const rd_op_name[KV_NOPS] = {"GET", "SET (update)", "SET (insert)", "DEL"};
@@ -589,9 +578,7 @@ static void rd_thread_setup(nm_worker *w)
 	rd_cluster *cl = j->cl;
 	rd_thread *t = &j->th[w->index];
 	char err[512];
-	if (kv_thread_init(&j->r->th[w->index], cl->p, w->meter, cl->rank, cl->nranks, j->r->ctx->base.threads,
-			   w->index, j->seed, err, sizeof err))
-		nm_fatal("kv thread %d: %s", w->index, err);
+	kv_run_thread(j->r, w);
 	t->conn = nm_calloc((size_t)cl->n_all, sizeof *t->conn);
 	t->pfd = nm_calloc((size_t)cl->n_all, sizeof *t->pfd);
 	t->pconn = nm_calloc((size_t)cl->n_all, sizeof *t->pconn);
@@ -790,7 +777,7 @@ static int rd_find(const kv_point *p, char *bin, size_t binlen, char *err, size_
 {
 	if (nm_service_find(p->redis_server, bin, binlen, err, len) == 0)
 		return 0;
-	return rd_fail(err, len, "redis: the server binary --redis-server %s is not there (%s); install "
+	return nm_errf(err, len, "redis: the server binary --redis-server %s is not there (%s); install "
 		       "redis-server (Debian: apt-get install redis-server) or name it", p->redis_server,
 		       strchr(p->redis_server, '/') ? "no such executable" : "not found in PATH");
 }
@@ -871,8 +858,7 @@ static json_t *kv_redis_run(kv_run *r)
 	rd_prefill(&cl);
 	nm_boot_barrier();
 
-	rd_job j = {.r = r, .cl = &cl, .th = nm_calloc((size_t)T, sizeof(rd_thread)),
-		    .seed = ctx->base.seed * 1000003u + (uint64_t)ctx->rep};
+	rd_job j = {.r = r, .cl = &cl, .th = nm_calloc((size_t)T, sizeof(rd_thread))};
 	nm_round round = {.workers = T, .numa_node = ctx->base.mem_node, .setup = rd_thread_setup,
 			  .body = rd_thread_body, .arg = &j, .measure = r->ms};
 	nm_workers_run(&round);

@@ -321,15 +321,11 @@ static void thr_setup(nm_worker *w)
 {
 	sh_job *j = w->arg;
 	sh_thr *t = nm_calloc64(1, sizeof *t);
-	char err[256];
-	kv_run *r = j->r;
 	t->j = j;
-	if (kv_thread_init(&r->th[w->index], j->p, w->meter, j->rank, j->N, j->T, w->index,
-			   r->ctx->base.seed * 1000003u + (uint64_t)r->ctx->rep, err, sizeof err))
-		nm_fatal("kv: %s", err);
+	kv_thread *kt = kv_run_thread(j->r, w);
 	t->injector = j->p->inject != KV_INJECT_NONE && j->rank == 0;   /* every thread of rank 0 */
 	uint8_t *scr = (uint8_t *)j->mr.buf + j->scratch_off + (size_t)w->index * j->scratch_per_thread;
-	kv_win_init(&t->win, &sh_steps, j, &r->th[w->index], &j->mesh, j->mr.mr->lkey, w->index, j->p->window,
+	kv_win_init(&t->win, &sh_steps, j, kt, &j->mesh, j->mr.mr->lkey, w->index, j->p->window,
 		    sizeof(sh_op), scr, j->scratch_per_op, j->timeout);
 	w->arg = t;
 }
