@@ -59,6 +59,7 @@
  *   (50% updates), Zipf 0.75 (YCSB's unscrambled zipfian). */
 #include "kv.h"
 #include "kv_window.h"
+#include "clover_path.h"
 #include "alloc.h"
 #include "boot.h"
 #include "clock.h"
@@ -97,10 +98,18 @@ static void cl_counters_init(void)
 	cl_counters[CL_C_CHAINED] = (nm_counter){"chained_versions", NM_COUNT_METRIC};
 }
 
+/* Where the clients' packets go: straight to the memory node, or through
+ * the packet path (workloads/clover_path.c) with rewriting off or on. */
+typedef enum { CL_RESOLVE_NONE, CL_RESOLVE_OFF, CL_RESOLVE_ON } cl_resolve;
+static const char *const cl_resolve_names[] = {"none", "off", "on"};
+
 typedef struct cl_point {
 	kv_point kv;          /* keys, mix, distribution, value size (kv_thread reads it) */
 	int mem_nodes;        /* the last ranks */
 	uint64_t slots;       /* version slots per client thread per memory node */
+	cl_resolve resolve;
+	uint64_t track;       /* keys the path tracks: the hottest (ranks 0..track-1) */
+	int queue;            /* the path's NFQUEUE */
 } cl_point;
 
 #define CL_VERSION_HDR 16   /* next, key */
@@ -119,6 +128,11 @@ static const nm_opt cl_opts[] = {
 	{"memory-nodes", 'M', NM_OPT_INT, "1", -1e9, 1e9, NULL, 0, "memory nodes: the last ranks"},
 	{"slots", 0, NM_OPT_SIZE, "0", 0, 1ll << 30, NULL, 0,
 	 "version slots per client thread per memory node (0: warm-up + iterations, or 65536 with --duration)"},
+	{"resolve", 0, NM_OPT_ENUM, "none", 0, 0, "none,off,on", NM_OPT_LIST,
+	 "contention resolution in the packet path: none (no path), off (through the path, no rewriting), on"},
+	{"track", 0, NM_OPT_SIZE, "0", 0, 1ll << 24, NULL, NM_OPT_LIST,
+	 "keys the path tracks and resolves, the hottest first (0: every key)"},
+	{"queue", 0, NM_OPT_INT, "4791", 0, 65535, NULL, 0, "the path's NFQUEUE number"},
 	NM_OPT_ITERS("10000", "operations"),
 	NM_OPT_DURATION,
 	NM_OPT_WARMUP("operations"),
@@ -150,6 +164,40 @@ static int cl_decode_mix(const json_t *pt, kv_point *p, char *err, size_t len)
 	return 0;
 }
 
+static cl_resolve resolve_of(const char *s)
+{
+	for (int i = CL_RESOLVE_NONE; i <= CL_RESOLVE_ON; i++)
+		if (!strcmp(s, cl_resolve_names[i]))
+			return (cl_resolve)i;
+	return CL_RESOLVE_NONE;   /* the option table admits nothing else */
+}
+
+/* The packet path runs on the memory node's host and sees only what crosses
+ * that host's IP stack: rxe hands traffic between its own GIDs over an
+ * internal loopback, so a client on the memory node's host would bypass it. */
+static int cl_decode_path(const json_t *pt, cl_point *c, const nm_base *b, char *err, size_t len)
+{
+	c->resolve = resolve_of(nm_cfg_str(pt, "resolve"));
+	c->track = (uint64_t)nm_cfg_int(pt, "track");
+	c->queue = (int)nm_cfg_int(pt, "queue");
+	if (c->resolve == CL_RESOLVE_NONE)
+		return 0;
+	if (c->track == 0 || c->track > c->kv.keys)
+		c->track = c->kv.keys;
+	if (c->mem_nodes != 1)
+		return cl_fail(err, len, "--resolve %s runs one packet path, for one memory node (the paper's set-up); "
+			       "use --memory-nodes 1", cl_resolve_names[c->resolve]);
+	const uint64_t *host = nm_boot_hosts();
+	int mem = b->nranks - 1;
+	for (int r = 1; r < mem; r++)
+		if (host[r] == host[mem])
+			return cl_fail(err, len, "--resolve %s: client rank %d shares the memory node's host (rank %d); "
+				       "its packets would bypass the path (rxe's loopback skips netfilter): put the memory "
+				       "node on a host of its own (a hostfile with slots=1 for its host, listed last)",
+				       cl_resolve_names[c->resolve], r, mem);
+	return 0;
+}
+
 static int cl_decode(const json_t *pt, const nm_base *b, void *out, char *err, size_t len)
 {
 	cl_point *c = out;
@@ -176,7 +224,7 @@ static int cl_decode(const json_t *pt, const nm_base *b, void *out, char *err, s
 	p->prefill = p->keys;   /* every key has its first version before the run */
 	if (c->slots == 0)
 		c->slots = b->measure.duration > 0 ? 65536 : b->measure.iters + b->measure.warmup;
-	return 0;
+	return cl_decode_path(pt, c, b, err, len);
 }
 
 /* ---- the job and its layout ----------------------------------------------------- */
@@ -544,6 +592,62 @@ static void cl_setup(cl_job *j, nm_ctx *ctx)
 	cl_connect(j, ctx);
 }
 
+/* ---- the packet path (the memory node starts and stops it) --------------------------- */
+
+static size_t path_conns(const cl_job *j) { return (size_t)j->clients * (size_t)j->T + 16; }
+
+/* Collective: every rank learns whether the path came up. Its tracked keys
+ * start with their first versions as tails (the chains are fresh). */
+static void cl_path_up(cl_job *j, cl_path *path)
+{
+	const cl_point *cp = j->cp;
+	char err[700] = "";
+	if (is_mem(j, j->rank)) {
+		uint64_t n = cp->track, *keys = nm_malloc(n * sizeof *keys), *tails = nm_malloc(n * sizeof *tails);
+		for (uint64_t r = 0; r < n; r++) {
+			keys[r] = kv_key(r);
+			tails[r] = head_va(j, r);
+		}
+		cl_path_cfg pc = {.queue = cp->queue, .rewrite = cp->resolve == CL_RESOLVE_ON, .conns = path_conns(j),
+				  .ntrack = n, .keys = keys, .tails = tails, .timeout = j->timeout};
+		cl_path_start(path, &pc, err, sizeof err);
+		free(keys);
+		free(tails);
+	}
+	nm_boot_check(err[0] ? err : NULL, NM_EXIT_FAIL);
+}
+
+/* Stops the path (memory node) and sums what it saw on every rank. */
+static void cl_path_down(cl_job *j, cl_path *path, nm_measure *ms, cl_path_stats *st)
+{
+	char err[700];
+	*st = (cl_path_stats){0};
+	if (path->running && cl_path_stop(path, st, err, sizeof err))
+		nm_error_note(&ms->rank_err, "%s", err);
+	nm_boot_sum_u64_array((uint64_t *)st, CL_PATH_STATS_WORDS);
+}
+
+/* Every client CAS crossed the path (a bypass would leave the path's state
+ * stale), and no CAS the path sent to the tail it knew failed (so none
+ * landed on a non-tail). */
+static json_t *cl_path_check(const cl_path_stats *st, const uint64_t *c, bool *ok)
+{
+	const nm_rw_counters *rw = &st->rw;
+	uint64_t seen = rw->cas_seen - rw->retransmits;
+	*ok = seen == c[CL_C_CAS] && rw->stale_tail == 0 && st->verdict_errors == 0;
+	return json_pack("{s:I, s:I, s:I, s:I, s:b}", "client_cas", (json_int_t)c[CL_C_CAS], "path_cas",
+			 (json_int_t)seen, "stale_tail", (json_int_t)rw->stale_tail, "verdict_errors",
+			 (json_int_t)st->verdict_errors, "ok", *ok);
+}
+
+static json_t *cl_path_metrics(const cl_job *j, const cl_path_stats *st)
+{
+	json_t *o = cl_path_stats_json(st);
+	json_object_set_new(o, "state_bytes", json_integer((json_int_t)nm_rw_state_bytes(j->cp->track, path_conns(j))));
+	json_object_set_new(o, "keys_tracked", json_integer((json_int_t)j->cp->track));
+	return o;
+}
+
 /* Round trips per measured operation over the job's client threads. */
 static json_t *cl_rtt_json(cl_job *j)
 {
@@ -573,20 +677,24 @@ static json_t *cl_lat_by_op(cl_job *j)
 	return o;
 }
 
-static json_t *cl_checks(const nm_measure *ms, bool *valid)
+static json_t *cl_checks(const cl_job *j, const nm_measure *ms, const cl_path_stats *st, bool *valid)
 {
 	const uint64_t *c = ms->total_c;
+	bool path_ok = true;
+	json_t *path = j->cp->resolve != CL_RESOLVE_NONE ? cl_path_check(st, c, &path_ok) : NULL;
 	bool reads_ok = c[KV_C_TORN] == 0 && c[KV_C_FOREIGN] == 0 && c[KV_C_REGRESSED] == 0;
 	bool chains_ok = c[KV_C_BAD_SLOTS] == 0 && c[CL_C_CHAINED] == c[CL_C_ACKED];
-	*valid = reads_ok && chains_ok && ms->errors == 0 && ms->ops > 0;
-	json_t *j = json_pack("{s:{s:I, s:I, s:I, s:b}, s:{s:I, s:I, s:I, s:b}}", "reads", "torn",
+	*valid = reads_ok && chains_ok && path_ok && ms->errors == 0 && ms->ops > 0;
+	json_t *o = json_pack("{s:{s:I, s:I, s:I, s:b}, s:{s:I, s:I, s:I, s:b}}", "reads", "torn",
 			      (json_int_t)c[KV_C_TORN], "foreign", (json_int_t)c[KV_C_FOREIGN], "regressed",
 			      (json_int_t)c[KV_C_REGRESSED], "ok", reads_ok, "chains", "bad_chains",
 			      (json_int_t)c[KV_C_BAD_SLOTS], "acked_writes", (json_int_t)c[CL_C_ACKED],
 			      "chained_versions", (json_int_t)c[CL_C_CHAINED], "ok", chains_ok);
+	if (path)
+		json_object_set_new(o, "path", path);
 	if (ms->first_error[0])
-		json_object_set_new(j, "first_error", json_string(ms->first_error));
-	return j;
+		json_object_set_new(o, "first_error", json_string(ms->first_error));
+	return o;
 }
 
 static void cl_metrics(json_t *mt, const uint64_t *c, json_t *rtt)
@@ -600,16 +708,33 @@ static void cl_metrics(json_t *mt, const uint64_t *c, json_t *rtt)
 	json_object_set_new(mt, "metadata_rpcs", json_integer(0));
 }
 
+/* What the point ran, with the decisions taken (as named fields, not positions). */
 static json_t *cl_effective(const cl_job *j, const nm_ctx *ctx)
 {
-	return json_pack("{s:s, s:f, s:f, s:I, s:i, s:i, s:i, s:i, s:I, s:i, s:s, s:s, s:s}", "workload",
-			 j->p->workload, "write_ratio", j->p->mix.p[YCSB_UPDATE] + j->p->mix.p[YCSB_RMW], "theta",
-			 j->p->theta, "keys", (json_int_t)j->p->keys, "value_size", (int)j->p->value_size,
-			 "metadata_rank", 0, "memory_nodes", j->M, "client_ranks", j->clients, "slots_per_thread",
-			 (json_int_t)j->cp->slots, "threads_per_client", ctx->base.threads, "allocation",
-			 "static per-thread partitions of version slots (simplification: Clover allocates batches from "
-			 "the metadata server by RPC)", "shortcut", "none (readers chase from their own cursor)",
-			 "gc", "none (versions are never reused)");
+	const kv_point *p = j->p;
+	json_t *o = json_object();
+	json_object_set_new(o, "workload", json_string(p->workload));
+	json_object_set_new(o, "write_ratio", json_real(p->mix.p[YCSB_UPDATE] + p->mix.p[YCSB_RMW]));
+	json_object_set_new(o, "theta", json_real(p->theta));
+	json_object_set_new(o, "keys", json_integer((json_int_t)p->keys));
+	json_object_set_new(o, "value_size", json_integer(p->value_size));
+	json_object_set_new(o, "metadata_rank", json_integer(0));
+	json_object_set_new(o, "memory_nodes", json_integer(j->M));
+	json_object_set_new(o, "client_ranks", json_integer(j->clients));
+	json_object_set_new(o, "threads_per_client", json_integer(ctx->base.threads));
+	json_object_set_new(o, "client_threads", json_integer(j->clients * ctx->base.threads));
+	json_object_set_new(o, "slots_per_thread", json_integer((json_int_t)j->cp->slots));
+	json_object_set_new(o, "resolve", json_string(cl_resolve_names[j->cp->resolve]));
+	if (j->cp->resolve != CL_RESOLVE_NONE) {
+		json_object_set_new(o, "keys_tracked", json_integer((json_int_t)j->cp->track));
+		json_object_set_new(o, "path", json_string("NFQUEUE on the memory node's host (netmem clover-path, "
+							    "hook local), rules and process started and stopped per point"));
+	}
+	json_object_set_new(o, "allocation", json_string("static per-thread partitions of version slots (simplification: "
+							 "Clover allocates batches from the metadata server by RPC)"));
+	json_object_set_new(o, "shortcut", json_string("none (readers chase from their own cursor)"));
+	json_object_set_new(o, "gc", json_string("none (versions are never reused)"));
+	return o;
 }
 
 static void cl_run_point(nm_ctx *ctx, const void *point, json_t *out)
@@ -627,6 +752,10 @@ static void cl_run_point(nm_ctx *ctx, const void *point, json_t *out)
 	for (int t = 0; t < T; t++)
 		nm_hist_init(&j.rtt[t]);
 	cl_setup(&j, ctx);
+	cl_path path = {0};
+	cl_path_stats pst = {0};
+	if (cp->resolve != CL_RESOLVE_NONE)
+		cl_path_up(&j, &path);
 	if (client) {
 		nm_round rd = {.workers = T, .numa_node = ctx->base.mem_node, .setup = cl_thr_setup,
 			       .body = cl_thr_body, .arg = &j, .measure = r.ms};
@@ -634,14 +763,18 @@ static void cl_run_point(nm_ctx *ctx, const void *point, json_t *out)
 	} else {
 		nm_workers_sit_out(r.ms);   /* metadata server and memory nodes: passive */
 	}
+	if (cp->resolve != CL_RESOLVE_NONE)
+		cl_path_down(&j, &path, r.ms, &pst);
 	if (is_mem(&j, j.rank))
 		cl_scan(&j, r.ms);
 	nm_measure_gather(r.ms);
 	json_t *rtt = cl_rtt_json(&j), *lat = cl_lat_by_op(&j);
 	if (ctx->rank == 0) {
 		bool valid;
-		json_t *checks = cl_checks(r.ms, &valid), *metrics = nm_measure_metrics(r.ms);
+		json_t *checks = cl_checks(&j, r.ms, &pst, &valid), *metrics = nm_measure_metrics(r.ms);
 		cl_metrics(metrics, r.ms->total_c, rtt);
+		if (cp->resolve != CL_RESOLVE_NONE)
+			json_object_set_new(metrics, "path", cl_path_metrics(&j, &pst));
 		json_object_set_new(metrics, "lat_by_op", lat);
 		json_object_set_new(out, "valid", json_boolean(valid));
 		json_object_set_new(out, "checks", checks);
@@ -665,10 +798,11 @@ static void cl_report(const json_t *pt, const json_t *res, bool first)
 {
 	const json_t *mt = json_object_get(res, "metrics"), *lat = json_object_get(mt, "lat");
 	if (first)
-		printf(" %-10s %-8s %5s %3s %7s %12s %10s %10s %8s %8s %8s\n", "workload", "dist", "theta", "thr", "keys",
-		       "ops/s", "p50[usec]", "p99[usec]", "cas/wr", "rtt_p99", "check");
-	printf(" %-10s %-8s %5.2f %3" PRId64 " %7" PRId64 " %12.0f %10.2f %10.2f %8.2f %8.0f %8s\n",
-	       nm_cfg_str(pt, "workload"), nm_cfg_str(pt, "dist"), nm_cfg_double(pt, "theta"), nm_cfg_int(pt, "threads"),
+		printf(" %-10s %-8s %5s %-7s %3s %7s %12s %10s %10s %8s %8s %8s\n", "workload", "dist", "theta", "resolve",
+		       "thr", "keys", "ops/s", "p50[usec]", "p99[usec]", "cas/wr", "rtt_p99", "check");
+	printf(" %-10s %-8s %5.2f %-7s %3" PRId64 " %7" PRId64 " %12.0f %10.2f %10.2f %8.2f %8.0f %8s\n",
+	       nm_cfg_str(pt, "workload"), nm_cfg_str(pt, "dist"), nm_cfg_double(pt, "theta"), nm_cfg_str(pt, "resolve"),
+	       nm_cfg_int(pt, "threads"),
 	       nm_cfg_int(pt, "keys"), json_real_value(json_object_get(mt, "ops_per_sec")),
 	       json_real_value(json_object_get(lat, "p50")), json_real_value(json_object_get(lat, "p99")),
 	       json_real_value(json_object_get(mt, "cas_per_write")),
