@@ -598,11 +598,16 @@ static size_t path_conns(const cl_job *j) { return (size_t)j->clients * (size_t)
 
 /* Collective: every rank learns whether the path came up. Its tracked keys
  * start with their first versions as tails (the chains are fresh). */
-static void cl_path_up(cl_job *j, cl_path *path)
+static void cl_path_up(cl_job *j, cl_path *path, const nm_dev *dev)
 {
 	const cl_point *cp = j->cp;
 	char err[700] = "";
-	if (is_mem(j, j->rank)) {
+	if (is_mem(j, j->rank) && !dev->emulated)
+		snprintf(err, sizeof err, "clover: --resolve %s puts the packet path on the memory node's host, which "
+			 "sees RoCE packets only with Soft-RoCE (a NIC bypasses its host's kernel): on hardware, run "
+			 "netmem clover-path --hook forward on a host that routes between clients and memory node "
+			 "(README, netmem clover)", cl_resolve_names[cp->resolve]);
+	else if (is_mem(j, j->rank)) {
 		uint64_t n = cp->track, *keys = nm_malloc(n * sizeof *keys), *tails = nm_malloc(n * sizeof *tails);
 		for (uint64_t r = 0; r < n; r++) {
 			keys[r] = kv_key(r);
@@ -755,7 +760,7 @@ static void cl_run_point(nm_ctx *ctx, const void *point, json_t *out)
 	cl_path path = {0};
 	cl_path_stats pst = {0};
 	if (cp->resolve != CL_RESOLVE_NONE)
-		cl_path_up(&j, &path);
+		cl_path_up(&j, &path, ctx->dev);
 	if (client) {
 		nm_round rd = {.workers = T, .numa_node = ctx->base.mem_node, .setup = cl_thr_setup,
 			       .body = cl_thr_body, .arg = &j, .measure = r.ms};
