@@ -212,6 +212,9 @@ static const nm_opt path_opts[] = {
 	{"top-max", 0, NM_OPT_INT, "1024", 1, 1 << 24, NULL, 0, "tracked keys at most (the in-path state's size)"},
 	{"conns", 0, NM_OPT_INT, "256", 1, 1 << 20, NULL, 0, "client connections tracked at most"},
 	{"counters", 0, NM_OPT_STR, NULL, 0, 0, NULL, 0, "write the counters (JSON) to this file when stopped"},
+	{"state-table", 0, NM_OPT_SIZE, NULL, 1, 1ll << 30, NULL, NM_OPT_LIST,
+	 "print the path's state in bytes for these tracked-key counts (with --conns connections) and exit "
+	 "(Fig. 3; no queue, no root)"},
 	NM_OPT_END,
 };
 static const nm_opt *const path_tables[] = {path_opts, NULL};
@@ -239,6 +242,23 @@ static void path_init(path_run *pr, const json_t *spec)
 		nm_rw_track(&pr->rw, kv_key((uint64_t)r), 0);
 }
 
+/* Fig. 3: the bytes of the module's real tables (nm_rw_state_bytes), per key count. */
+static int state_table(const json_t *spec)
+{
+	const json_t *v = json_object_get(spec, "state_table");
+	size_t conns = (size_t)nm_cfg_int(spec, "conns"), i;
+	const json_t *k;
+	printf("# keys_tracked state_bytes (connections: %zu; netmem clover-path's tables, primitives/clover_resolve.h)\n",
+	       conns);
+	if (!json_is_array(v)) {
+		printf("%" PRId64 " %zu\n", (int64_t)json_integer_value(v), nm_rw_state_bytes((size_t)json_integer_value(v), conns));
+		return 0;
+	}
+	json_array_foreach(v, i, k)
+		printf("%" PRId64 " %zu\n", (int64_t)json_integer_value(k), nm_rw_state_bytes((size_t)json_integer_value(k), conns));
+	return 0;
+}
+
 static int path_main(int argc, char **argv)
 {
 	if (nm_opt_wants_help(argc, argv)) {
@@ -252,6 +272,11 @@ static int path_main(int argc, char **argv)
 	json_t *spec = nm_opt_parse(path_tables, NULL, NULL, argc - 1, argv + 1, err, sizeof err);
 	if (!spec)
 		nm_usage_error("clover-path: %s", err);
+	if (opt_set(spec, "state_table")) {
+		int rc = state_table(spec);
+		json_decref(spec);
+		return rc;
+	}
 	int queue = (int)nm_cfg_int(spec, "queue");
 	path_hook hook = strcmp(nm_cfg_str(spec, "hook"), "forward") ? HOOK_LOCAL : HOOK_FORWARD;
 	path_run pr = {0};

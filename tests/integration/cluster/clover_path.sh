@@ -30,14 +30,15 @@ cl_run cl-top1 --resolve on --track 1
 check "clover on, top-1 tracked: valid, other keys pass unchanged and their CASes still fail" \
 	nm_rc_jq cl-top1 0 '.points[0] | .valid and .metrics.path.keys_tracked == 1 and .metrics.path.rewrite.cas_tracked < .metrics.path.rewrite.cas_seen and .metrics.cas_failed > 0'
 check "clover: no netfilter table or clover-path process left on $B" \
-	sh -c "! $NETMEM_SSH $B 'nft list tables; pgrep -f clover-path' | grep -q ."
+	sh -c "! $NETMEM_SSH $B 'nft list tables; pgrep -f \"[c]lover-path --queue\"' | grep -q ."
 # A path that dies mid-run: its rules go with it (the owned table), the point is marked invalid.
 $CMPI -np 4 $N clover $Q --output "$tmp/cl-kill.json" -T 2 -K 16 -w a -D 6 --resolve on >"$tmp/cl-kill.out" 2>"$tmp/cl-kill.err" &
 job=$!
 n=0
-until on_b 'pgrep -f "clover-path" >/dev/null' || [ $n -ge 100 ]; do sleep 0.2; n=$((n + 1)); done
+# (patterns with [c]: the remote shell's own command line must not match them)
+until on_b 'nft list tables | grep -q netmem_clover' || [ $n -ge 150 ]; do sleep 0.2; n=$((n + 1)); done
 sleep 1
-on_b 'pkill -KILL -f "netmem clover-path"'
+on_b 'pkill -KILL -f "[c]lover-path --queue"'
 wait $job
 echo $? >"$tmp/cl-kill.rc"
 check "clover: the path killed mid-run: exit 1, the point invalid, its error names clover-path" \
