@@ -2,6 +2,7 @@
 # Zipf 0.75, native Clover through the packet path with rewriting off, with
 # contention resolution on, and without the path (its own cost).
 #   gnuplot -e "in='RESULT.json'; out='fig.png'" plots/clover_fig2.gp
+# drawn from: netmem clover
 load "plots/common.gp"
 tbl(r) = "< " . netmem . " table " . in . " --x threads --y ops_per_sec --series resolve --where resolve=" . r . " 2>/dev/null"
 set title "Clover: throughput vs client threads, YCSB-A, Zipf 0.75 (Grant and Snoeren Fig. 2)\n{/*0.8 " . hw . "}"

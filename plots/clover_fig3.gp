@@ -3,6 +3,7 @@
 # --state-table: its hash tables' slots times the sizes of its structures,
 # 64 client connections), against the paper's 16 bytes per key.
 #   gnuplot -e "out='fig.png'" plots/clover_fig3.gp
+# drawn from: netmem clover-path
 if (!exists("netmem")) netmem = "bin/netmem"
 set terminal pngcairo size 960,600 font ",11"
 set output out

@@ -1,6 +1,7 @@
 # Clover Fig. 4 (Grant and Snoeren): throughput vs the number of hottest keys
 # the packet path tracks (top-N of 1024 keys), YCSB-A at Zipf 0.75.
 #   gnuplot -e "in='RESULT.json'; out='fig.png'" plots/clover_fig4.gp
+# drawn from: netmem clover
 load "plots/common.gp"
 tbl = "< " . netmem . " table " . in . " --x track --y ops_per_sec --where resolve=on 2>/dev/null"
 set title "Clover: throughput vs keys tracked in the path (Grant and Snoeren Fig. 4)\n{/*0.8 " . hw . "}"

@@ -7,5 +7,7 @@ set title "Clover: throughput vs key skew, YCSB-A\n{/*0.8 " . hw . "}"
 set xlabel "Zipf exponent"
 set ylabel "operations/s (all clients)"
 set yrange [0:*]
-plot tbl("off") index 0 using 1:2 with linespoints lw 2 title "rewriting off", \
+# Each line is there when the document has its points (one host: "none" only).
+plot tbl("none") index 0 using 1:2 with linespoints lw 2 title "no packet path", \
+     tbl("off") index 0 using 1:2 with linespoints lw 2 title "path, rewriting off", \
      tbl("on") index 0 using 1:2 with linespoints lw 2 title "contention resolution on"

@@ -1,8 +1,8 @@
 /* netmem clover: Clover's passive key-value store (Tsai, Shan and Zhang,
  * ATC'20, as the in-network contention paper of Grant and Snoeren describes
- * it; digest clover.md 3.1 and 3.2) over raw verbs, without the in-path
- * contention resolution (primitives/clover_resolve.h), which a later slice
- * deploys between the clients and the memory nodes.
+ * it; digest clover.md 3.1 and 3.2) over raw verbs, with that paper's
+ * contention resolution in the packet path (--resolve; the path itself is
+ * workloads/clover_path.c, its algorithm primitives/clover_resolve.h).
  *
  * Roles, from the rank layout: rank 0 is the metadata server, the last
  * --memory-nodes ranks are memory nodes, the ranks in between are clients
@@ -15,7 +15,8 @@
  * CAS swaps in the new version's VA). Key rank r lives on memory node
  * r mod M; its first version (the prefill: writer 0xffff, version 0) at
  * index r / M of the node's head area.
- *   get     READ the version at the thread's cursor for the key; while its
+ *   get     READ the version at the thread's cursor for the key (and the
+ *           key's shortcut, below); while its
  *           next is not NULL, follow it (one READ per hop); a version whose
  *           next is NULL is fresh ("Clients can independently confirm their
  *           reads are fresh by ensuring the value returned has a NULL
@@ -38,20 +39,25 @@
  * linked only by the CAS that acknowledges its write).
  *
  * Decisions the paper leaves open, taken here:
- * - Allocation (SIMPLIFICATION, to be replaced): each client thread owns a
- *   static partition of --slots version slots on every memory node, where
- *   Clover's clients get batches of 16 free entries from the metadata
- *   server by RPC. The metadata server therefore has no data-path role yet
- *   and answers no RPC; it only takes part in the setup.
- * - No garbage collection: versions are never reused (the static partitions
- *   make that safe), so chains grow for the whole run.
- * - No shortcut yet: a reader chases from its own cursor (the tail it last
- *   saw, or the key's first version), never from a shared shortcut, and
- *   never asks the metadata server. A long chase is counted in read hops.
+ * - Allocation: the metadata server (rank 0, workloads/clover_ms.c) hands
+ *   out free version slots in batches of 16 by RPC over SEND/RECV, as
+ *   Clover's does; a thread keeps what is left of a batch for its next
+ *   updates to that memory node. The RPC is one of the update's round trips.
+ * - No garbage collection: versions are never reused, so chains grow for
+ *   the whole run and --slots per client thread per memory node sizes the
+ *   pool the metadata server hands out.
+ * - Shortcuts: each key has an 8-byte shortcut in its memory node's memory
+ *   naming (nearly) its newest version. A get READs it in parallel with the
+ *   version at its cursor and, when that version is not the tail, jumps to
+ *   the shortcut once, then follows next pointers (a lagging shortcut costs
+ *   hops, never a stale read). After a successful CAS the writer WRITEs the
+ *   new version's VA there, inline and unsignaled where the QP allows
+ *   (Clover does it from a background thread). A writer whose CAS failed
+ *   chases from the version that beat it, not from the shortcut.
  * - A thread's cursor moves forward only (to the version a get found or an
  *   update linked), so its reads of a key never go back in the chain.
- * - A thread that runs out of slots records an error (the point is invalid)
- *   and finishes the update unwritten: --slots bounds the run's writes.
+ * - A thread whose memory node's pool is used up records an error (the point
+ *   is invalid) and finishes the update unwritten: --slots bounds the writes.
  * - Versions are packed (16 + value bytes), not padded to Clover's 128-byte
  *   slabs, and carry no CRC: a version is written before it is linked and
  *   never rewritten, so a reader cannot see it half written.
@@ -60,6 +66,7 @@
 #include "kv.h"
 #include "kv_window.h"
 #include "clover_path.h"
+#include "clover_ms.h"
 #include "alloc.h"
 #include "boot.h"
 #include "clock.h"
@@ -80,6 +87,7 @@ enum {
 	CL_C_RTTS,          /* round trips of every operation, warm-up included */
 	CL_C_ACKED,         /* updates whose CAS succeeded, warm-up included */
 	CL_C_CHAINED,       /* memory nodes: versions found on the chains after the run */
+	CL_C_SHORTCUTS,     /* gets that jumped to the key's shortcut */
 	CL_C_N
 };
 _Static_assert(CL_C_N <= NM_COUNTERS_MAX, "clover: too many counters");
@@ -96,6 +104,7 @@ static void cl_counters_init(void)
 	cl_counters[CL_C_RTTS] = (nm_counter){"round_trips", NM_COUNT_METRIC};
 	cl_counters[CL_C_ACKED] = (nm_counter){"acked_writes", NM_COUNT_METRIC};
 	cl_counters[CL_C_CHAINED] = (nm_counter){"chained_versions", NM_COUNT_METRIC};
+	cl_counters[CL_C_SHORTCUTS] = (nm_counter){"shortcut_jumps", NM_COUNT_METRIC};
 }
 
 /* Where the clients' packets go: straight to the memory node, or through
@@ -252,18 +261,33 @@ static uint64_t keys_on(const cl_job *j, int m)
 static uint64_t part_index(const cl_job *j, int rank, int t) { return (uint64_t)(rank - 1) * (uint64_t)j->T + (uint64_t)t; }
 
 /* A memory node's memory: the first versions of its keys (the heads), then
- * one partition of version slots per client thread of the job. */
+ * the pool of version slots the metadata server hands out (--slots per
+ * client thread of the job). */
 static size_t heads_bytes(const cl_job *j, int m) { return nm_align64(keys_on(j, m) * j->slot_bytes); }
-static size_t part_off(const cl_job *j, int m, uint64_t part) { return heads_bytes(j, m) + part * j->part_bytes; }
+/* Then each key's shortcut: 8 bytes holding the VA of (nearly) its newest version. */
+static size_t shortcuts_bytes(const cl_job *j, int m) { return nm_align64(keys_on(j, m) * 8); }
+static size_t part_off(const cl_job *j, int m, uint64_t part)
+{
+	return heads_bytes(j, m) + shortcuts_bytes(j, m) + part * j->part_bytes;
+}
 
 static size_t cl_layout(cl_job *j)
 {
 	j->slot_bytes = CL_VERSION_HDR + j->p->value_size;
 	j->scratch_per_op = kv_win_scratch(j->slot_bytes);
 	j->part_bytes = j->cp->slots * j->slot_bytes;
-	if (!is_mem(j, j->rank))
-		return (size_t)j->T * j->scratch_per_op;   /* clients: one operation's scratch per thread */
+	if (j->rank == 0)   /* the metadata server: one message area per client thread */
+		return (size_t)j->clients * (size_t)j->T * CL_MS_MSG_BYTES;
+	if (!is_mem(j, j->rank))   /* clients: one operation's scratch, then a message area, per thread */
+		return (size_t)j->T * (j->scratch_per_op + CL_MS_MSG_BYTES);
 	return part_off(j, j->rank - (j->N - j->M), (uint64_t)j->clients * (uint64_t)j->T);
+}
+
+/* The VA of key rank r's shortcut on its memory node. */
+static uint64_t shortcut_va(const cl_job *j, uint64_t r)
+{
+	int m = key_node(j, r) - (j->N - j->M);
+	return j->mesh.rmr[key_node(j, r)].addr + heads_bytes(j, m) + (r / (uint64_t)j->M) * 8;
 }
 
 /* The VA of key rank r's first version on its memory node. */
@@ -286,12 +310,13 @@ static void cl_prefill(cl_job *j)
 	for (uint64_t i = 0; i < keys_on(j, m); i++) {
 		uint64_t r = i * (uint64_t)j->M + (uint64_t)m;
 		version_image(j, (uint64_t *)((uint8_t *)j->mr.buf + i * j->slot_bytes), kv_key(r), KV_PREFILL_WRITER, 0);
+		((uint64_t *)((uint8_t *)j->mr.buf + heads_bytes(j, m)))[i] = (uint64_t)(uintptr_t)j->mr.buf + i * j->slot_bytes;
 	}
 }
 
 /* ---- one client thread ------------------------------------------------------------ */
 
-typedef enum { S_IDLE, S_READ, S_WRITE, S_CAS, S_CHASE } cl_state;
+typedef enum { S_IDLE, S_FIRST, S_READ, S_ALLOC, S_WRITE, S_CAS, S_CHASE, S_SHORTCUT } cl_state;
 
 typedef struct cl_op {
 	kv_wop w;
@@ -306,7 +331,9 @@ typedef struct cl_thr {
 	cl_job *j;
 	int t;
 	uint64_t *cursor;    /* [keys]: the newest version this thread knows of each key */
-	uint64_t *used;      /* [M]: slots taken from this thread's partition on each memory node */
+	uint64_t (*batch)[CL_MS_BATCH];   /* [M]: free slots from the metadata server, per memory node */
+	uint32_t *nfree;     /* [M]: how many of them are left */
+	uint8_t *msg;        /* registered: the allocation RPC's request and reply */
 } cl_thr;
 
 static uint64_t *ctr(cl_thr *t) { return t->win.kt->meter->c; }
@@ -341,7 +368,11 @@ static void get_step(cl_thr *t, cl_op *o)
 	const uint64_t *v = o->w.buf;
 	if (v[0] != 0) {
 		ctr(t)[CL_C_READ_HOPS]++;
-		o->va = v[0];
+		/* Stale at the first hop: jump to the shortcut when it names
+		 * another version (it may lag the tail, never pass it). */
+		uint64_t sc = o->w.state == S_FIRST ? o->w.word[2] : 0;
+		ctr(t)[CL_C_SHORTCUTS] += sc && sc != o->va;
+		o->va = sc && sc != o->va ? sc : v[0];
 		read_post(t, o, S_READ, o->w.buf, (uint32_t)t->j->slot_bytes);
 		return;
 	}
@@ -354,35 +385,69 @@ static void get_step(cl_thr *t, cl_op *o)
 	cl_finish(t, o, v + 2);
 }
 
-/* An update's next free slot on its memory node, or 0 when the partition is used up. */
-static uint64_t slot_take(cl_thr *t, int node)
-{
-	cl_job *j = t->j;
-	int m = node - (j->N - j->M);
-	if (t->used[m] == j->cp->slots)
-		return 0;
-	size_t off = part_off(j, m, part_index(j, j->rank, t->t)) + t->used[m]++ * j->slot_bytes;
-	return j->mesh.rmr[node].addr + off;
-}
-
 /* WRITE the new version (next NULL) to a free slot; the CAS waits for its
  * completion, as Clover's writers do. */
-static void update_start(cl_thr *t, cl_op *o)
+static void update_write(cl_thr *t, cl_op *o)
 {
-	o->slot = slot_take(t, o->node);
-	if (!o->slot) {
-		nm_error_note(&t->win.kt->meter->err, "clover: rank %d thread %d update of key 0x%016" PRIx64
-			      ": its %" PRIu64 " version slots on rank %d are used up (static partition; raise --slots)",
-			      t->win.kt->rank, t->t, o->w.key, t->j->cp->slots, o->node);
-		cl_finish(t, o, NULL);
-		return;
-	}
+	int m = o->node - (t->j->N - t->j->M);
+	o->slot = t->batch[m][--t->nfree[m]];
 	kv_thread *kt = t->win.kt;
 	version_image(t->j, o->w.buf, o->w.key, kt->writer, ++kt->seq);
 	o->va = t->cursor[o->rank];
 	o->w.state = S_WRITE;
 	o->rtts++;
 	kv_win_write(&t->win, &o->w, o->node, o->w.buf, o->slot, (uint32_t)t->j->slot_bytes, true);
+}
+
+/* An update takes a slot from its thread's batch for the key's memory node,
+ * or first asks the metadata server for a batch (one round trip). */
+static void update_start(cl_thr *t, cl_op *o)
+{
+	int m = o->node - (t->j->N - t->j->M);
+	if (t->nfree[m]) {
+		update_write(t, o);
+		return;
+	}
+	o->w.state = S_ALLOC;
+	o->rtts++;
+	ctr(t)[KV_C_RPCS]++;
+	kv_win_due(&t->win, &o->w, 2);
+	cl_ms_ask(kv_win_conn(&t->win, 0), t->msg, t->win.lkey, (uint32_t)o->node, kv_win_wrid(&t->win, &o->w, NM_OP_SEND),
+		  kv_win_wrid(&t->win, &o->w, NM_OP_RECV));
+}
+
+/* The metadata server's batch is in: keep it, or give up when the pool is used up. */
+static void alloc_done(cl_thr *t, cl_op *o)
+{
+	const cl_ms_reply *r = cl_ms_reply_of(t->msg);
+	int m = o->node - (t->j->N - t->j->M);
+	if (r->count == 0 || r->count > CL_MS_BATCH) {
+		nm_error_note(&t->win.kt->meter->err, "clover: rank %d thread %d update of key 0x%016" PRIx64
+			      ": the metadata server has no free version slot left on rank %d (raise --slots)",
+			      t->win.kt->rank, t->t, o->w.key, o->node);
+		cl_finish(t, o, NULL);
+		return;
+	}
+	memcpy(t->batch[m], r->va, r->count * sizeof r->va[0]);
+	t->nfree[m] = r->count;
+	update_write(t, o);
+}
+
+/* After a successful CAS, the key's shortcut names the new version. Clover
+ * writes it from a background thread; here it is posted inline and
+ * unsignaled (copied at the post, so the operation can end at once), or,
+ * on a QP without inline data, signaled and awaited. */
+static void shortcut_set(cl_thr *t, cl_op *o)
+{
+	nm_conn *c = kv_win_conn(&t->win, o->node);
+	o->w.word[3] = o->slot;
+	if (c->max_inline >= 8) {
+		kv_win_write(&t->win, &o->w, o->node, &o->w.word[3], shortcut_va(t->j, o->rank), 8, false);
+		cl_finish(t, o, NULL);
+		return;
+	}
+	o->w.state = S_SHORTCUT;
+	kv_win_write(&t->win, &o->w, o->node, &o->w.word[3], shortcut_va(t->j, o->rank), 8, true);
 }
 
 /* The CAS's answer is in word[0]: NULL, it linked our version; else the
@@ -394,7 +459,7 @@ static void cas_done(cl_thr *t, cl_op *o)
 		t->cursor[o->rank] = o->slot;
 		ctr(t)[CL_C_ACKED]++;
 		o->w.found = true;
-		cl_finish(t, o, NULL);
+		shortcut_set(t, o);
 		return;
 	}
 	ctr(t)[CL_C_CAS_FAILED]++;
@@ -425,8 +490,15 @@ static void advance(kv_win *w, kv_wop *wo)
 	cl_thr *t = (cl_thr *)w;
 	cl_op *o = (cl_op *)wo;
 	switch (o->w.state) {
+	case S_FIRST:
 	case S_READ:
 		get_step(t, o);
+		break;
+	case S_SHORTCUT:
+		cl_finish(t, o, NULL);
+		break;
+	case S_ALLOC:
+		alloc_done(t, o);
 		break;
 	case S_WRITE:
 		cas_post(t, o);
@@ -457,8 +529,10 @@ static void start(kv_win *w, kv_wop *wo)
 	o->node = key_node(t->j, o->rank);
 	o->rtts = 0;
 	if (o->w.kind == KV_GET) {
+		/* The version at the cursor and the key's shortcut, in parallel (one round trip). */
 		o->va = t->cursor[o->rank];
-		read_post(t, o, S_READ, o->w.buf, (uint32_t)t->j->slot_bytes);
+		kv_win_read(&t->win, &o->w, o->node, &o->w.word[2], shortcut_va(t->j, o->rank), 8);
+		read_post(t, o, S_FIRST, o->w.buf, (uint32_t)t->j->slot_bytes);
 	} else {
 		o->w.kind = KV_UPDATE;
 		update_start(t, o);
@@ -474,7 +548,8 @@ static void cl_thr_setup(nm_worker *w)
 	cl_thr *t = nm_calloc64(1, sizeof *t);
 	char err[256];
 	*t = (cl_thr){.j = j, .t = w->index, .cursor = nm_malloc(j->p->keys * sizeof(uint64_t)),
-		      .used = nm_calloc((size_t)j->M, sizeof(uint64_t))};
+		      .batch = nm_calloc((size_t)j->M, sizeof *t->batch), .nfree = nm_calloc((size_t)j->M, sizeof *t->nfree),
+		      .msg = (uint8_t *)j->mr.buf + (size_t)j->T * j->scratch_per_op + (size_t)w->index * CL_MS_MSG_BYTES};
 	if (kv_thread_init(&r->th[w->index], j->p, w->meter, j->rank, j->N, j->T, w->index,
 			   r->ctx->base.seed * 1000003u + (uint64_t)r->ctx->rep, err, sizeof err))
 		nm_fatal("clover: %s", err);
@@ -493,9 +568,11 @@ static void cl_thr_body(nm_worker *w)
 {
 	cl_thr *t = w->arg;
 	kv_win_body(&t->win, &t->j->r->ms->cfg);
+	cl_ms_bye(kv_win_conn(&t->win, 0), t->j->mesh.cq[t->t], t->msg, t->win.lkey, t->j->timeout);
 	kv_win_free(&t->win);
 	free(t->cursor);
-	free(t->used);
+	free(t->batch);
+	free(t->nfree);
 	free(t);
 }
 
@@ -571,9 +648,11 @@ static void cl_scan(cl_job *j, nm_measure *ms)
 static void cl_connect(cl_job *j, nm_ctx *ctx)
 {
 	uint8_t *pairs = nm_calloc((size_t)j->N * (size_t)j->N, 1);
-	for (int c = 1; c < j->N - j->M; c++)
+	for (int c = 1; c < j->N - j->M; c++) {
+		pairs[c * j->N] = 1;   /* clients to the metadata server, for its RPCs */
 		for (int m = j->N - j->M; m < j->N; m++)
-			pairs[c * j->N + m] = 1;   /* clients to memory nodes, nothing else */
+			pairs[c * j->N + m] = 1;   /* and to the memory nodes */
+	}
 	nm_mesh_cfg mc = {.nthreads = j->T, .qps = 1, .initiates = pairs, .qp = ctx->base.qp};
 	mc.qp.sq_depth = 16;
 	nm_mesh_create(&j->mesh, ctx->dev, &mc, &j->mr);
@@ -590,6 +669,25 @@ static void cl_setup(cl_job *j, nm_ctx *ctx)
 	if (is_mem(j, j->rank))
 		cl_prefill(j);
 	cl_connect(j, ctx);
+}
+
+/* ---- the metadata server (rank 0) ------------------------------------------------------ */
+
+/* Every memory node's pool: the version slots after its heads. */
+static void cl_ms_up(cl_job *j, cl_ms *ms)
+{
+	uint64_t *lo = nm_calloc((size_t)j->M, sizeof *lo), *hi = nm_calloc((size_t)j->M, sizeof *hi);
+	for (int m = 0; m < j->M; m++) {
+		const nm_rmr *r = &j->mesh.rmr[j->N - j->M + m];
+		lo[m] = r->addr + part_off(j, m, 0);
+		hi[m] = r->addr + part_off(j, m, (uint64_t)j->clients * (uint64_t)j->T);
+	}
+	cl_ms_cfg c = {.mesh = &j->mesh, .first_client = 1, .clients = j->clients, .threads = j->T,
+		       .first_mem = j->N - j->M, .mem_nodes = j->M, .pool_lo = lo, .pool_hi = hi,
+		       .slot_bytes = j->slot_bytes, .buf = j->mr.buf, .lkey = j->mr.mr->lkey};
+	cl_ms_start(ms, &c);
+	free(lo);   /* cl_ms_start copied what it needs */
+	free(hi);
 }
 
 /* ---- the packet path (the memory node starts and stops it) --------------------------- */
@@ -682,14 +780,14 @@ static json_t *cl_lat_by_op(cl_job *j)
 	return o;
 }
 
-static json_t *cl_checks(const cl_job *j, const nm_measure *ms, const cl_path_stats *st, bool *valid)
+static json_t *cl_checks(const cl_job *j, const nm_measure *ms, const cl_path_stats *st, uint64_t served, bool *valid)
 {
 	const uint64_t *c = ms->total_c;
-	bool path_ok = true;
+	bool path_ok = true, rpcs_ok = served == c[KV_C_RPCS];
 	json_t *path = j->cp->resolve != CL_RESOLVE_NONE ? cl_path_check(st, c, &path_ok) : NULL;
 	bool reads_ok = c[KV_C_TORN] == 0 && c[KV_C_FOREIGN] == 0 && c[KV_C_REGRESSED] == 0;
 	bool chains_ok = c[KV_C_BAD_SLOTS] == 0 && c[CL_C_CHAINED] == c[CL_C_ACKED];
-	*valid = reads_ok && chains_ok && path_ok && ms->errors == 0 && ms->ops > 0;
+	*valid = reads_ok && chains_ok && path_ok && rpcs_ok && ms->errors == 0 && ms->ops > 0;
 	json_t *o = json_pack("{s:{s:I, s:I, s:I, s:b}, s:{s:I, s:I, s:I, s:b}}", "reads", "torn",
 			      (json_int_t)c[KV_C_TORN], "foreign", (json_int_t)c[KV_C_FOREIGN], "regressed",
 			      (json_int_t)c[KV_C_REGRESSED], "ok", reads_ok, "chains", "bad_chains",
@@ -697,6 +795,8 @@ static json_t *cl_checks(const cl_job *j, const nm_measure *ms, const cl_path_st
 			      "chained_versions", (json_int_t)c[CL_C_CHAINED], "ok", chains_ok);
 	if (path)
 		json_object_set_new(o, "path", path);
+	json_object_set_new(o, "rpcs", json_pack("{s:I, s:I, s:b}", "sent", (json_int_t)c[KV_C_RPCS], "served",
+						 (json_int_t)served, "ok", rpcs_ok));
 	if (ms->first_error[0])
 		json_object_set_new(o, "first_error", json_string(ms->first_error));
 	return o;
@@ -710,7 +810,7 @@ static void cl_metrics(json_t *mt, const uint64_t *c, json_t *rtt)
 	json_object_set_new(mt, "hops_per_read", json_real(gets ? (double)c[CL_C_READ_HOPS] / gets : 0));
 	json_object_set_new(mt, "hops_per_write", json_real(upd ? (double)c[CL_C_WRITE_HOPS] / upd : 0));
 	json_object_set_new(mt, "rtts", rtt);
-	json_object_set_new(mt, "metadata_rpcs", json_integer(0));
+	json_object_set_new(mt, "metadata_rpcs", json_integer((json_int_t)c[KV_C_RPCS]));
 }
 
 /* What the point ran, with the decisions taken (as named fields, not positions). */
@@ -735,9 +835,10 @@ static json_t *cl_effective(const cl_job *j, const nm_ctx *ctx)
 		json_object_set_new(o, "path", json_string("NFQUEUE on the memory node's host (netmem clover-path, "
 							    "hook local), rules and process started and stopped per point"));
 	}
-	json_object_set_new(o, "allocation", json_string("static per-thread partitions of version slots (simplification: "
-							 "Clover allocates batches from the metadata server by RPC)"));
-	json_object_set_new(o, "shortcut", json_string("none (readers chase from their own cursor)"));
+	json_object_set_new(o, "allocation", json_string("batches of 16 free version slots from the metadata server "
+							 "(rank 0) by RPC over SEND/RECV, as Clover's clients get them"));
+	json_object_set_new(o, "shortcut", json_string("per key, READ with each get's first READ and jumped to once; "
+						       "written by the writer after its CAS succeeds"));
 	json_object_set_new(o, "gc", json_string("none (versions are never reused)"));
 	return o;
 }
@@ -758,6 +859,7 @@ static void cl_run_point(nm_ctx *ctx, const void *point, json_t *out)
 		nm_hist_init(&j.rtt[t]);
 	cl_setup(&j, ctx);
 	cl_path path = {0};
+	uint64_t served = 0;   /* the metadata server's ALLOC requests (rank 0) */
 	cl_path_stats pst = {0};
 	if (cp->resolve != CL_RESOLVE_NONE)
 		cl_path_up(&j, &path, ctx->dev);
@@ -765,8 +867,14 @@ static void cl_run_point(nm_ctx *ctx, const void *point, json_t *out)
 		nm_round rd = {.workers = T, .numa_node = ctx->base.mem_node, .setup = cl_thr_setup,
 			       .body = cl_thr_body, .arg = &j, .measure = r.ms};
 		nm_workers_run(&rd);
+	} else if (j.rank == 0) {
+		cl_ms ms;
+		cl_ms_up(&j, &ms);
+		nm_workers_sit_out(r.ms);
+		cl_ms_join(&ms);
+		served = ms.rpcs;
 	} else {
-		nm_workers_sit_out(r.ms);   /* metadata server and memory nodes: passive */
+		nm_workers_sit_out(r.ms);   /* memory nodes: passive */
 	}
 	if (cp->resolve != CL_RESOLVE_NONE)
 		cl_path_down(&j, &path, r.ms, &pst);
@@ -776,7 +884,7 @@ static void cl_run_point(nm_ctx *ctx, const void *point, json_t *out)
 	json_t *rtt = cl_rtt_json(&j), *lat = cl_lat_by_op(&j);
 	if (ctx->rank == 0) {
 		bool valid;
-		json_t *checks = cl_checks(&j, r.ms, &pst, &valid), *metrics = nm_measure_metrics(r.ms);
+		json_t *checks = cl_checks(&j, r.ms, &pst, served, &valid), *metrics = nm_measure_metrics(r.ms);
 		cl_metrics(metrics, r.ms->total_c, rtt);
 		if (cp->resolve != CL_RESOLVE_NONE)
 			json_object_set_new(metrics, "path", cl_path_metrics(&j, &pst));
@@ -824,8 +932,10 @@ static const nm_experiment cl_experiment = {
 		"each. Gets chase a key's chain by RDMA READ; updates WRITE a new version and\n"
 		"CAS the tail's next pointer, chasing and retrying when the CAS fails. Every get\n"
 		"is checked, and after the run the chains must hold every acknowledged write.\n"
-		"This slice allocates version slots from static per-thread partitions (no\n"
-		"metadata-server RPC), keeps no shortcut and collects no garbage.\n\n"
+		"Free version slots come from the metadata server in batches, by RPC over\n"
+		"SEND/RECV. --resolve off|on sends the clients' packets through\n"
+		"netmem clover-path on the memory node's host (Soft-RoCE, clients on\n"
+		"other hosts), which redirects losing CASes to the tail when on.\n\n"
 		"Example:\n"
 		"  mpirun -np 4 netmem clover -T 2 -w a,b,c --dist zipfian --theta 0.75 -K 1024 -D 10",
 	.opts = cl_opts,

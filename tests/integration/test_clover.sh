@@ -10,7 +10,7 @@ nm_setup clover
 
 # 1. YCSB-A, Zipf 0.75 (the paper's workload) over 8 keys: contention
 nm_run hot 4 -T 2 -K 8 -w a --theta 0.75 -n 400 --warmup 20
-jq -c '.points[0] | {checks, m: (.metrics | {cas, cas_failed, write_hops, read_hops, rtts})}' "$tmp/hot.json" 2>/dev/null | sed 's/^/# hot: /'
+jq -c '.points[0] | {checks, m: (.metrics | {cas, cas_failed, write_hops, read_hops, shortcut_jumps, metadata_rpcs, rtts})}' "$tmp/hot.json" 2>/dev/null | sed 's/^/# hot: /'
 check "hot: exit 0, one valid point" nm_rc_jq hot 0 '(.points | length) == 1 and .points[0].valid'
 check "hot: 4 client threads x 400 measured operations" nm_jq hot '.points[0].metrics.ops == 1600'
 check "hot: gets and updates both ran" nm_jq hot '.points[0].metrics | .gets > 0 and .updates > 0'
@@ -18,7 +18,10 @@ check "hot: CASes failed under the hot key, and writers chased the tail" nm_jq h
 check "hot: every acknowledged write is on its key's chain" nm_jq hot '.points[0].checks.chains | .ok and .bad_chains == 0 and .acked_writes == .chained_versions and .acked_writes > 0'
 check "hot: no torn, foreign or regressed read" nm_jq hot '.points[0].checks.reads.ok'
 check "hot: round trips per op recorded (an update takes at least 2)" nm_jq hot '.points[0].metrics.rtts | .p50 >= 1 and .p99 >= 2 and .max >= .p99'
-check "hot: roles recorded" nm_jq hot '.points[0].effective | .metadata_rank == 0 and .memory_nodes == 1 and .client_ranks == 2 and (.allocation | test("static"))'
+check "hot: roles recorded" nm_jq hot '.points[0].effective | .metadata_rank == 0 and .memory_nodes == 1 and .client_ranks == 2 and (.allocation | test("metadata server"))'
+check "hot: slots came from the metadata server by RPC, every request served" nm_jq hot '.points[0] | .metrics.metadata_rpcs > 0 and .checks.rpcs.ok and .checks.rpcs.served == .metrics.metadata_rpcs'
+
+check "hot: readers found stale cursors and jumped to the shortcut" nm_jq hot '.points[0].metrics.shortcut_jumps > 0'
 
 # 2. read-only: no CAS, reads find their version at once (nobody writes)
 nm_run ro 4 -T 2 -K 64 -w c -n 200 --warmup 10
@@ -30,7 +33,7 @@ check "two memory nodes, write-only: valid, chains hold every write" nm_rc_jq tw
 
 # 4. a partition too small: the point is invalid and says why
 nm_run full 4 -T 2 -K 8 -w write-only -n 100 --warmup 0 --slots 20
-check "--slots too small: exit 1, invalid, the error names the partition" nm_rc_jq full 1 '(.points[0].valid | not) and (.points[0].checks.first_error | test("slots"))'
+check "--slots too small: exit 1, invalid, the error names the metadata server's pool" nm_rc_jq full 1 '(.points[0].valid | not) and (.points[0].checks.first_error | test("no free version slot"))'
 
 # 5. bad input: one line, exit 2
 expect_usage "no room for a memory node" $MPI -np 2 $N clover $Q -n 10

@@ -46,3 +46,7 @@ check "clover: the path killed mid-run: exit 1, the point invalid, its error nam
 check "clover: ... and its netfilter table is gone" sh -c "! $NETMEM_SSH $B 'nft list tables' | grep -q netmem_clover"
 expect_line "clover --resolve on with a client on the memory node's host" "shares the memory node's host" \
 	mpirun --hostfile "$H" --bind-to none -np 4 $N clover -n 10 --resolve on
+# The figures of the path's arms, drawn from these documents (the benchmark draws them at scale).
+gnuplot -e "in='$tmp/cl-arms.json'; out='$tmp/clover-fig2.png'" plots/clover_fig2.gp 2>"$tmp/gp.err"
+gnuplot -e "in='$tmp/cl-top1.json'; out='$tmp/clover-fig4.png'" plots/clover_fig4.gp 2>>"$tmp/gp.err"
+check "clover: Figs. 2 and 4 drawn from the path's documents" sh -c "[ -s $tmp/clover-fig2.png ] && [ -s $tmp/clover-fig4.png ]"
