@@ -76,6 +76,36 @@ mkdir -p "$tmp/empty"
 check "an empty run: every claim not run" sh -c \
 	"$N report $tmp/empty > $tmp/empty/out && ! grep -v ': not run$' $tmp/empty/out | grep -q '^claim'"
 
+# Figures, PNG and SVG, from the same script: those the host can draw without
+# a NIC (the CoRM simulator's, and ALock Fig. 5 and Fig. 1 from a crafted
+# lock document whose locks differ by orders of magnitude).
+if command -v gnuplot >/dev/null 2>&1; then
+	f=$tmp/fig; mkdir -p "$f"
+	$N corm-sim --mode prob --sizes 128,256 --mc 500 -o "$f/corm-fig7.json" >/dev/null 2>&1
+	$N corm-sim --mode synthetic -n 2000 --sizes 64,256 --free 0.5,0.9 -o "$f/corm-fig17.json" >/dev/null 2>&1
+	$N corm-sim --trace tests/data/corm-synthetic.trace --samples 3 -o "$f/corm-fig18.json" >/dev/null 2>&1
+	jq -n '{schema: "netmem-result/1", experiment: "lock", spec: {}, points: [],
+		meta: {runs: [{emulated: true, nranks: 3, ranks: [{nic: {device: "rxe0", fw_ver: "0", link_layer: "Ethernet", link_gbps: 10}}]}]},
+		summary: ([{lock: "alock", m: 400000}, {lock: "mcs", m: 9000}, {lock: "spin", m: 300}] | map(. as $l | [1, 2] | map(. as $t | [50, 100] |
+			map({params: {lock: $l.lock, threads: $t, p_local: ., nodes: 2, locks: 20}, reps: 1, valid: true,
+			     geomean: {ops_per_sec: ($l.m * $t * (. / 50))}}))) | flatten)}' >"$f/alock-fig5.json"
+	for fig in corm-fig7:corm_fig7:corm-fig7 corm-fig17:corm_fig17:corm-fig17 corm-fig18:corm_fig18:corm-fig18 \
+		alock-fig5:alock_fig5:alock-fig5 alock-fig1:alock_fig1:alock-fig5; do
+		name=${fig%%:*}; rest=${fig#*:}; gp=${rest%%:*}; src=${rest#*:}
+		for ext in png svg; do
+			gnuplot -e "in='$f/$src.json'; out='$f/$name.$ext'" "plots/$gp.gp" 2>"$f/gp.log"
+			check "plots/$gp.gp draws $name.$ext: non-empty, a valid ${ext}, gnuplot silent" sh -c \
+				". tests/lib.sh; nm_figure_ok $f/$name.$ext && ! grep -q . $f/gp.log"
+		done
+	done
+	check "ALock Fig. 5: log y axis, integer x ticks (1 and 2 only)" sh -c \
+		"grep -q 'log scale' $f/alock-fig5.svg && ! grep -q '>1.5<' $f/alock-fig5.svg"
+	check "report on the figures' run embeds all five SVGs" sh -c \
+		"$N report $f > $f/out && [ \$(grep -o 'data:image/svg+xml;base64,' $f/index.html | wc -l) -eq 5 ]"
+else
+	skip "figures drawn as PNG and SVG" "no gnuplot"
+fi
+
 expect_usage "report without a directory" $N report
 expect_usage "report of a missing directory" $N report "$tmp/none"
 echo '{"papers": [{"id": "x", "claims": [{"id": "c", "claim": "c", "experiment": "e", "metric": "m", "reduce": "median"}]}]}' >"$tmp/bad.json"
