@@ -12,7 +12,6 @@
 #include "report_out.h"
 #include "rundoc.h"
 #include <jansson.h>
-#include <libgen.h>
 #include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -35,20 +34,6 @@ static void usage(FILE *out)
 		"(reproduced, direction only, not reproduced, not run). Claims computed from\n"
 		"Soft-RoCE, \"NUMA not real\" or simulator documents are marked and never count\n"
 		"as hardware reproductions.\n");
-}
-
-/* The claims file: --claims, else plots/claims.json here, else beside the binary. */
-static const char *default_claims(char *buf, size_t len)
-{
-	if (access("plots/claims.json", R_OK) == 0)
-		return "plots/claims.json";
-	char exe[PATH_MAX];
-	ssize_t n = readlink("/proc/self/exe", exe, sizeof exe - 1);
-	if (n <= 0)
-		return "plots/claims.json";
-	exe[n] = '\0';
-	snprintf(buf, len, "%s/../plots/claims.json", dirname(exe));
-	return buf;
 }
 
 static bool file_in(const char *dir, const char *name)
@@ -331,7 +316,7 @@ static int report_main(int argc, char **argv)
 	}
 	if (!dir)
 		nm_usage_error("report: needs a run directory (see netmem report --help)");
-	json_t *claims = nm_claims_load(claims_path ? claims_path : default_claims(buf, sizeof buf), err, sizeof err);
+	json_t *claims = nm_claims_load(claims_path ? claims_path : nm_suite_file("plots/claims.json", buf, sizeof buf), err, sizeof err);
 	if (!claims)
 		nm_usage_error("report: %s", err);
 	nm_run run;

@@ -4,6 +4,9 @@
 #include "log.h"
 #include "result.h"
 #include <dirent.h>
+#include <libgen.h>
+#include <limits.h>
+#include <unistd.h>
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -208,4 +211,17 @@ nm_point_tally nm_rundoc_tally(const nm_rundoc *d)
 		}
 	}
 	return t;
+}
+
+const char *nm_suite_file(const char *rel, char *buf, size_t len)
+{
+	if (access(rel, R_OK) == 0)
+		return rel;
+	char exe[PATH_MAX];
+	ssize_t n = readlink("/proc/self/exe", exe, sizeof exe - 1);
+	if (n <= 0)
+		return rel;
+	exe[n] = '\0';
+	snprintf(buf, len, "%s/../%s", dirname(exe), rel);
+	return buf;
 }

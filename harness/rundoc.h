@@ -31,6 +31,10 @@ int nm_run_load(const char *dir, nm_run *run, char *err, size_t len);
 void nm_run_free(nm_run *run);
 const nm_rundoc *nm_run_find(const nm_run *run, const char *name);
 
+/* A file of the suite (plots/claims.json, plots/compare.gp): relative to the
+ * working directory when there, else beside the binary (BIN/../rel). */
+const char *nm_suite_file(const char *rel, char *buf, size_t len);
+
 /* Does a document's name match a claim's "documents" (a name, or a prefix
  * ending in '*'; NULL matches every name)? */
 bool nm_name_matches(const char *name, const char *pattern);
