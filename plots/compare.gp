@@ -1,6 +1,7 @@
 # netmem compare: one experiment's matched points from several runs, a line
 # per run (its NIC in the legend). Callers set in (the data file netmem
 # compare writes: a block per run, rows "index value label"), out, ttl, ylab.
+# drawn from: netmem compare
 if (!exists("netmem")) netmem = "bin/netmem"
 load "plots/term.gp"
 set terminal @term size 1100,620 font ",10"
