@@ -3,7 +3,7 @@
 #   gnuplot -e "in='RESULT.json'; out='fig.png'" plots/clover_fig4.gp
 # drawn from: netmem clover
 load "plots/common.gp"
-tbl = "< " . netmem . " table " . in . " --x track --y ops_per_sec --where resolve=on 2>/dev/null"
+tbl(r) = "< " . netmem . " table " . in . " --x track --y ops_per_sec --where resolve=" . r . " 2>/dev/null"
 set title "Clover: throughput vs keys tracked in the path (Grant and Snoeren Fig. 4)\n{/*0.8 " . hw . "}"
 set xlabel "hottest keys tracked (of 1024)"
 set ylabel "operations/s (all clients)"
@@ -11,4 +11,5 @@ set logscale x 2
 set format x "%.0f"
 set yrange [0:*]
 set key bottom right
-plot tbl index 0 using 1:2 with linespoints lw 2 title "contention resolution on, top N"
+plot tbl("on") index 0 using 1:2 with linespoints lw 2 title "contention resolution on, top N", \
+     tbl("off") index 0 using 1:2 with linespoints lw 1 dt 2 title "rewriting off (reference)"

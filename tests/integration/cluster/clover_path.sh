@@ -32,13 +32,11 @@ check "clover on, top-1 tracked: valid, other keys pass unchanged and their CASe
 check "clover: no netfilter table or clover-path process left on $B" \
 	sh -c "! $NETMEM_SSH $B 'nft list tables; pgrep -f \"[c]lover-path --queue\"' | grep -q ."
 # A path that dies mid-run: its rules go with it (the owned table), the point is marked invalid.
-$CMPI -np 4 $N clover $Q --output "$tmp/cl-kill.json" -T 2 -K 16 -w a -D 6 --resolve on >"$tmp/cl-kill.out" 2>"$tmp/cl-kill.err" &
+# One remote shell waits for the path's table, then kills the process (SIGKILL: no clean-up of its
+# own); the pattern's [c] keeps that shell's own command line from matching.
+$CMPI -np 4 $N clover $Q --output "$tmp/cl-kill.json" -T 2 -K 16 -w a -D 20 --resolve on >"$tmp/cl-kill.out" 2>"$tmp/cl-kill.err" &
 job=$!
-n=0
-# (patterns with [c]: the remote shell's own command line must not match them)
-until on_b 'nft list tables | grep -q netmem_clover' || [ $n -ge 150 ]; do sleep 0.2; n=$((n + 1)); done
-sleep 1
-on_b 'pkill -KILL -f "[c]lover-path --queue"'
+on_b 'for i in $(seq 900); do nft list tables | grep -q netmem_clover && break; sleep 0.1; done; sleep 3; pkill -KILL -f "[c]lover-path --queue"'
 wait $job
 echo $? >"$tmp/cl-kill.rc"
 check "clover: the path killed mid-run: exit 1, the point invalid, its error names clover-path" \
