@@ -119,6 +119,8 @@ typedef struct cl_point {
 	cl_resolve resolve;
 	uint64_t track;       /* keys the path tracks: the hottest (ranks 0..track-1) */
 	int queue;            /* the path's NFQUEUE */
+	ycsb_req *trace;      /* --trace: the requests every thread replays, or NULL */
+	size_t trace_n;
 } cl_point;
 
 #define CL_VERSION_HDR 16   /* next, key */
@@ -142,6 +144,9 @@ static const nm_opt cl_opts[] = {
 	{"track", 0, NM_OPT_SIZE, "0", 0, 1ll << 24, NULL, NM_OPT_LIST,
 	 "keys the path tracks and resolves, the hottest first (0: every key)"},
 	{"queue", 0, NM_OPT_INT, "4791", 0, 65535, NULL, 0, "the path's NFQUEUE number"},
+	{"trace", 0, NM_OPT_STR, NULL, 0, 0, NULL, 0,
+	 "replay this trace instead of --workload (ycsb.h's format, Clover's numeric ops included: 0 read, "
+	 "else write; keys below --keys); each thread starts at its own offset and wraps"},
 	NM_OPT_ITERS("10000", "operations"),
 	NM_OPT_DURATION,
 	NM_OPT_WARMUP("operations"),
@@ -207,6 +212,34 @@ static int cl_decode_path(const json_t *pt, cl_point *c, const nm_base *b, char 
 	return 0;
 }
 
+/* A trace replaces the generator: gets and updates of existing keys only. */
+static int cl_decode_trace(const json_t *pt, cl_point *c, char *err, size_t len)
+{
+	const json_t *v = json_object_get(pt, "trace");
+	if (!json_is_string(v) || !*json_string_value(v))
+		return 0;
+	if (ycsb_trace_load(json_string_value(v), &c->trace, &c->trace_n, err, len))
+		return -1;
+	for (size_t i = 0; i < c->trace_n; i++) {
+		const ycsb_req *r = &c->trace[i];
+		if (r->op == YCSB_SCAN || r->op == YCSB_INSERT)
+			return cl_fail(err, len, "--trace %s: request %zu is a %s; netmem clover replays reads and updates",
+				       json_string_value(v), i + 1, ycsb_op_name((ycsb_op)r->op));
+		if (r->key >= c->kv.keys)
+			return cl_fail(err, len, "--trace %s: request %zu has key %" PRIu64 ", outside --keys %" PRIu64,
+				       json_string_value(v), i + 1, r->key, c->kv.keys);
+	}
+	snprintf(c->kv.workload, sizeof c->kv.workload, "trace");
+	return 0;
+}
+
+static void cl_point_free(void *point)
+{
+	cl_point *c = point;
+	free(c->trace);
+	c->trace = NULL;
+}
+
 static int cl_decode(const json_t *pt, const nm_base *b, void *out, char *err, size_t len)
 {
 	cl_point *c = out;
@@ -233,6 +266,8 @@ static int cl_decode(const json_t *pt, const nm_base *b, void *out, char *err, s
 	p->prefill = p->keys;   /* every key has its first version before the run */
 	if (c->slots == 0)
 		c->slots = b->measure.duration > 0 ? 65536 : b->measure.iters + b->measure.warmup;
+	if (cl_decode_trace(pt, c, err, len))
+		return -1;
 	return cl_decode_path(pt, c, b, err, len);
 }
 
@@ -554,6 +589,10 @@ static void cl_thr_setup(nm_worker *w)
 			   r->ctx->base.seed * 1000003u + (uint64_t)r->ctx->rep, err, sizeof err))
 		nm_fatal("clover: %s", err);
 	/* versions are each writer's own sequence: compare a key's versions per writer */
+	if (j->cp->trace) {   /* each client thread of the job at its own offset */
+		size_t n = j->cp->trace_n, all = (size_t)j->clients * (size_t)j->T;
+		ycsb_init_trace(&r->th[w->index].gen, j->cp->trace, n, part_index(j, j->rank, w->index) * n / all);
+	}
 	kv_checker_free(&r->th[w->index].check);
 	kv_checker_init(&r->th[w->index].check, 1u << 16, false);
 	for (uint64_t k = 0; k < j->p->keys; k++)
@@ -941,6 +980,7 @@ static const nm_experiment cl_experiment = {
 	.opts = cl_opts,
 	.min_ranks = 1,
 	.point_size = sizeof(cl_point),
+	.point_free = cl_point_free,
 	.decode = cl_decode,
 	.run = cl_run_point,
 	.report = cl_report,

@@ -35,7 +35,16 @@ check "two memory nodes, write-only: valid, chains hold every write" nm_rc_jq tw
 nm_run full 4 -T 2 -K 8 -w write-only -n 100 --warmup 0 --slots 20
 check "--slots too small: exit 1, invalid, the error names the metadata server's pool" nm_rc_jq full 1 '(.points[0].valid | not) and (.points[0].checks.first_error | test("no free version slot"))'
 
-# 5. bad input: one line, exit 2
+# 5. a trace in Clover's numeric form (0 read, 1 write) replayed by every thread
+awk 'BEGIN { for (i = 0; i < 400; i++) print (i % 3 == 0), (i * 7) % 32 }' >"$tmp/clover.trace"
+nm_run tr 4 -T 2 -K 32 --trace "$tmp/clover.trace" -n 150 --warmup 10
+check "trace replay: valid, gets and updates in the trace's proportions" nm_rc_jq tr 0 '.points[0] | .valid and .metrics.updates > 0 and .metrics.gets > .metrics.updates'
+
+# 6. bad input: one line, exit 2
+printf '0 1\n7 2\nscan 3 4\n' >"$tmp/scan.trace"
+printf '0 1\nfoo 2\n' >"$tmp/bad.trace"
+expect_usage "a trace with an unknown op" $MPI -np 4 $N clover $Q -n 10 --trace "$tmp/bad.trace"
+expect_usage "a trace with a scan" $MPI -np 4 $N clover $Q -n 10 --trace "$tmp/scan.trace"
 expect_usage "no room for a memory node" $MPI -np 2 $N clover $Q -n 10
 expect_usage "zero keys" $MPI -np 4 $N clover $Q -K 0 -n 10
 expect_usage "theta out of range" $MPI -np 4 $N clover $Q --theta 0 -n 10
