@@ -12,7 +12,7 @@ OPT     ?= -O2 -g
 CPPFLAGS+= -Iharness -Inuma -Iprimitives -Iworkloads \
            -DNM_VERSION='"$(VERSION)"' -DNM_GIT='"$(GIT)"'
 CFLAGS  += $(CSTD) $(WARN) $(OPT) -pthread
-LDLIBS  := -libverbs -lnuma -lhwloc -ljansson -lhiredis -lxxhash -lz -lm -pthread
+LDLIBS  := -libverbs -lnuma -lhwloc -ljansson -lhiredis -lxxhash -lnetfilter_queue -lnfnetlink -lz -lm -pthread
 
 SRCS    := $(wildcard harness/*.c numa/*.c primitives/*.c workloads/*.c)
 HDRS    := $(wildcard harness/*.h numa/*.h primitives/*.h workloads/*.h)

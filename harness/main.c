@@ -115,13 +115,6 @@ static void exp_usage(const nm_experiment *e)
 		printf("\n%s\n", e->details);
 }
 
-static bool wants_help(int argc, char **argv)
-{
-	for (int i = 1; i < argc; i++)
-		if (!strcmp(argv[i], "--help") || !strcmp(argv[i], "-h"))
-			return true;
-	return false;
-}
 
 /* Every check after MPI_Init goes through here so the job ends cleanly
  * (finalized, exit 2) with one line from rank 0. */
@@ -671,11 +664,11 @@ int main(int argc, char **argv)
 			nm_usage_error("unknown command '%s' (see netmem --help)", argv[1]);
 		if (e->tool_main)
 			return e->tool_main(argc - 1, argv + 1);
-		if (wants_help(argc, argv)) {
+		if (nm_opt_wants_help(argc, argv)) {
 			exp_usage(e);
 			return 0;
 		}
-	} else if (wants_help(argc, argv)) {
+	} else if (nm_opt_wants_help(argc, argv)) {
 		printf("Usage: mpirun -np N netmem run CONFIG.json [options]\n\n"
 		       "Runs the sweep a config file describes, in one job:\n"
 		       "  {\"experiment\": \"ops\", \"description\": \"...\",\n"

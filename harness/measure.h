@@ -73,7 +73,7 @@ typedef struct nm_error {
 } nm_error;
 void nm_error_note(nm_error *e, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 
-#define NM_COUNTERS_MAX 24
+#define NM_COUNTERS_MAX 32
 #define NM_COUNT_MAX 1u     /* fold by maximum over threads and ranks, not by sum */
 #define NM_COUNT_MIN 2u     /* fold by minimum; starts at UINT64_MAX, which means "none" */
 #define NM_COUNT_METRIC 4u  /* written into metrics under its name */

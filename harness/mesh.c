@@ -77,8 +77,17 @@ void nm_mesh_create(nm_mesh *m, nm_dev *d, const nm_mesh_cfg *c, const nm_mr *mr
 			fail = err;
 		}
 	}
-	if (!fail && !(m->passive_cq = ibv_create_cq(d->ctx, 16, NULL, NULL, 0))) {
-		snprintf(err, sizeof err, "ibv_create_cq(passive) on %s failed", d->name);
+	/* Passive QPs carry no work of their own, except a server's messages
+	 * (netmem clover's metadata server: a RECV and a reply per QP), so the
+	 * shared CQ holds two entries per passive QP. */
+	int in_peers = 0;
+	for (int p = 0; p < R; p++)
+		in_peers += c->initiates[p * R + me] != 0;
+	int pcqe = 16 + 2 * in_peers * T * Q;
+	if (pcqe > d->attr.max_cqe)
+		pcqe = d->attr.max_cqe;
+	if (!fail && !(m->passive_cq = ibv_create_cq(d->ctx, pcqe, NULL, NULL, 0))) {
+		snprintf(err, sizeof err, "ibv_create_cq(passive, %d entries) on %s failed", pcqe, d->name);
 		fail = err;
 	}
 
@@ -91,7 +100,7 @@ void nm_mesh_create(nm_mesh *m, nm_dev *d, const nm_mesh_cfg *c, const nm_mr *mr
 	nm_ep *local = nm_calloc((size_t)R * nep, sizeof(nm_ep));
 	nm_rmr mine = {.addr = (uintptr_t)mr->buf, .len = mr->len, .rkey = mr->mr->rkey};
 	nm_qp_attr passive_attr = c->qp;
-	passive_attr.sq_depth = 1;
+	passive_attr.sq_depth = 2;   /* a server's reply may be posted before the last one's completion is reaped */
 	passive_attr.max_inline = 0;
 
 	for (int p = 0; p < R && !fail; p++) {

@@ -2,8 +2,9 @@
  * an RC QP on this rank connected to a passive twin QP on the peer. The peer
  * may be this rank itself: the op then goes through the NIC and back
  * ("loopback"), which is how a lock word on the caller's own node is taken
- * with RDMA atomics. Each thread has its own CQ; passive QPs share one that
- * is never polled (one-sided traffic produces no completions there). */
+ * with RDMA atomics. Each thread has its own CQ; passive QPs share one, which
+ * one-sided traffic leaves empty: only a rank that serves messages on its
+ * passive QPs (netmem clover's metadata server) posts RECVs and polls it. */
 #ifndef NM_MESH_H
 #define NM_MESH_H
 #include "verbs.h"

@@ -840,3 +840,11 @@ const char *nm_cfg_str(const json_t *cfg, const char *key)
 		cfg_type("nm_cfg_str", key, v, "a string");
 	return json_string_value(v);
 }
+
+bool nm_opt_wants_help(int argc, char **argv)
+{
+	for (int i = 1; i < argc; i++)
+		if (!strcmp(argv[i], "--help") || !strcmp(argv[i], "-h"))
+			return true;
+	return false;
+}

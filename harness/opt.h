@@ -15,6 +15,7 @@
 #ifndef NM_OPT_H
 #define NM_OPT_H
 #include <jansson.h>
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -66,6 +67,9 @@ void nm_opt_usage(FILE *out, const char *cmd, const char *summary,
 
 /* Typed getters on a point (scalar values); abort on a missing key, which is
  * a programming error, not bad input. */
+/* Whether argv[1..] asks for help (-h or --help anywhere). */
+bool nm_opt_wants_help(int argc, char **argv);
+
 int64_t nm_cfg_int(const json_t *cfg, const char *key);
 double nm_cfg_double(const json_t *cfg, const char *key);
 int nm_cfg_bool(const json_t *cfg, const char *key);

@@ -11,6 +11,8 @@ const char *nm_op_name(int op)
 	case NM_OP_CAS: return "CAS";
 	case NM_OP_FAA: return "FAA";
 	case NM_OP_FENCE: return "fence (zero-length READ)";
+	case NM_OP_SEND: return "SEND";
+	case NM_OP_RECV: return "RECV";
 	default: return "operation";
 	}
 }

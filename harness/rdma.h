@@ -10,7 +10,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
-enum nm_op { NM_OP_READ = 1, NM_OP_WRITE, NM_OP_CAS, NM_OP_FAA, NM_OP_FENCE };
+enum nm_op { NM_OP_READ = 1, NM_OP_WRITE, NM_OP_CAS, NM_OP_FAA, NM_OP_FENCE, NM_OP_SEND, NM_OP_RECV };
 
 const char *nm_op_name(int op);
 

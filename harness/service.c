@@ -328,7 +328,11 @@ static void exit_text(int st, char *out, size_t len)
 		snprintf(out, len, "stopped");
 }
 
-int nm_service_wait_port(nm_service *s, const char *host, int port, double timeout, char *err, size_t errlen)
+/* Waits until ready(arg) holds, the service exits or the deadline passes;
+ * `what` says what it waits for in the messages ("accepting connections on
+ * HOST:PORT"). */
+static int wait_until(nm_service *s, bool (*ready)(const nm_service *, const void *), const void *arg,
+		      const char *what, double timeout, char *err, size_t errlen)
 {
 	double deadline = now_s() + timeout;
 	char tail[600], how[96];
@@ -338,22 +342,56 @@ int nm_service_wait_port(nm_service *s, const char *host, int port, double timeo
 			s->status = st;
 			exit_text(st, how, sizeof how);
 			nm_service_log_tail(s, 3, tail, sizeof tail);
-			snprintf(err, errlen, "%s (%s) %s before accepting connections on %s:%d; its output ends: %s",
-				 s->name, s->bin, how, host, port, tail[0] ? tail : "(nothing)");
+			snprintf(err, errlen, "%s (%s) %s before %s; its output ends: %s", s->name, s->bin, how, what,
+				 tail[0] ? tail : "(nothing)");
 			reg_release(s);
 			return -1;
 		}
-		if (nm_port_accepts(host, port))
+		if (ready(s, arg))
 			return 0;
 		if (now_s() > deadline) {
 			nm_service_log_tail(s, 3, tail, sizeof tail);
-			snprintf(err, errlen, "%s (%s) did not accept connections on %s:%d within %.0f s (--timeout); "
-				 "its output ends: %s", s->name, s->bin, host, port, timeout, tail[0] ? tail : "(nothing)");
+			snprintf(err, errlen, "%s (%s) was not %s within %.0f s (--timeout); its output ends: %s", s->name,
+				 s->bin, what, timeout, tail[0] ? tail : "(nothing)");
 			return -1;
 		}
 		nm_boot_alive();
 		nap_ms(20);
 	}
+}
+
+typedef struct host_port {
+	const char *host;
+	int port;
+} host_port;
+
+static bool port_ready(const nm_service *s, const void *arg)
+{
+	(void)s;
+	const host_port *hp = arg;
+	return nm_port_accepts(hp->host, hp->port);
+}
+
+int nm_service_wait_port(nm_service *s, const char *host, int port, double timeout, char *err, size_t errlen)
+{
+	char what[320];
+	snprintf(what, sizeof what, "accepting connections on %s:%d", host, port);
+	host_port hp = {host, port};
+	return wait_until(s, port_ready, &hp, what, timeout, err, errlen);
+}
+
+static bool file_ready(const nm_service *s, const void *arg)
+{
+	char path[sizeof s->dir + 256];
+	snprintf(path, sizeof path, "%s/%s", s->dir, (const char *)arg);
+	return access(path, F_OK) == 0;
+}
+
+int nm_service_wait_file(nm_service *s, const char *name, double timeout, char *err, size_t errlen)
+{
+	char what[320];
+	snprintf(what, sizeof what, "ready (no file %s in its directory)", name);
+	return wait_until(s, file_ready, name, what, timeout, err, errlen);
 }
 
 /* ---- stopping ------------------------------------------------------------- */

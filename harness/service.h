@@ -50,6 +50,11 @@ int nm_service_start(nm_service *s, const char *tag, const char *name, char *con
  * the last lines of its log (it exited, or the deadline passed). */
 int nm_service_wait_port(nm_service *s, const char *host, int port, double timeout, char *err, size_t errlen);
 
+/* Waits until the service creates the file `name` in its directory (its
+ * working directory), its way of saying it is ready, at most timeout
+ * seconds. Returns 0, or -1 with one line in err as nm_service_wait_port. */
+int nm_service_wait_file(nm_service *s, const char *name, double timeout, char *err, size_t errlen);
+
 /* Whether something already accepts connections on host:port. */
 bool nm_port_accepts(const char *host, int port);
 

@@ -503,13 +503,6 @@ static void mode_synthetic(const json_t *spec, const sim_cfg *c, json_t *doc, sn
 
 /* -------------------------------------------------------------- main ---- */
 
-static bool wants_help(int argc, char **argv)
-{
-	for (int i = 1; i < argc; i++)
-		if (!strcmp(argv[i], "--help") || !strcmp(argv[i], "-h"))
-			return true;
-	return false;
-}
 
 static void write_doc(json_t *doc, const json_t *spec)
 {
@@ -536,7 +529,7 @@ static void sim_cfg_read(const json_t *spec, sim_cfg *c)
 
 static int sim_main(int argc, char **argv)
 {
-	if (wants_help(argc, argv)) {
+	if (nm_opt_wants_help(argc, argv)) {
 		nm_opt_usage(stdout, "netmem corm-sim", "CoRM's memory simulator (Figs. 7, 17-19), no NIC.",
 			     sim_tables);
 		printf("\n%s", sim_details);
@@ -588,7 +581,7 @@ static const nm_opt *const gen_tables[] = {gen_opts, NULL};
 
 static int gen_main(int argc, char **argv)
 {
-	if (wants_help(argc, argv)) {
+	if (nm_opt_wants_help(argc, argv)) {
 		nm_opt_usage(stdout, "netmem corm-trace",
 			     "Writes a synthetic allocation trace for netmem corm-sim (CoRM Fig. 17's kind).",
 			     gen_tables);

@@ -124,6 +124,9 @@ check "run_all.sh ops-atomic-lat: one rank per host" meta_ok ra-ops-atomic-lat $
 check "run_all.sh alock-fig4: its 3 ranks over both hosts" meta_ok ra-alock-fig4 $A $B $A
 check "run_all.sh: both figures drawn" sh -c "[ -s $tmp/ra/ops-atomic-lat.png ] && [ -s $tmp/ra/alock-fig4.png ]"
 
+# 6b. Clover's contention resolution, in the packet path between the hosts
+. tests/integration/cluster/clover_path.sh
+
 # 7. what a cluster user meets first: one line that says what to fix, exit 2
 section "7. what a cluster user meets first"
 printf '%s slots=1\n%s slots=1\n' $A $B >"$tmp/one-slot"

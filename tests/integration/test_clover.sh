@@ -1,0 +1,51 @@
+#!/bin/sh
+# netmem clover (Clover's passive key-value store) on real verbs (Soft-RoCE):
+# 4 ranks (rank 0 the metadata server, rank 3 the memory node, ranks 1 and 2
+# clients with 2 threads each). YCSB-A over a few keys, so writers race on
+# the hot key's tail and CASes fail; then read-only, where no CAS is posted;
+# and the bad-input lines.
+cd "$(dirname "$0")/../.." || exit 1
+. tests/lib.sh
+nm_setup clover
+
+# 1. YCSB-A, Zipf 0.75 (the paper's workload) over 8 keys: contention
+nm_run hot 4 -T 2 -K 8 -w a --theta 0.75 -n 400 --warmup 20
+jq -c '.points[0] | {checks, m: (.metrics | {cas, cas_failed, write_hops, read_hops, shortcut_jumps, metadata_rpcs, rtts})}' "$tmp/hot.json" 2>/dev/null | sed 's/^/# hot: /'
+check "hot: exit 0, one valid point" nm_rc_jq hot 0 '(.points | length) == 1 and .points[0].valid'
+check "hot: 4 client threads x 400 measured operations" nm_jq hot '.points[0].metrics.ops == 1600'
+check "hot: gets and updates both ran" nm_jq hot '.points[0].metrics | .gets > 0 and .updates > 0'
+check "hot: CASes failed under the hot key, and writers chased the tail" nm_jq hot '.points[0].metrics | .cas_failed > 0 and .write_hops > 0 and .cas_per_write > 1'
+check "hot: every acknowledged write is on its key's chain" nm_jq hot '.points[0].checks.chains | .ok and .bad_chains == 0 and .acked_writes == .chained_versions and .acked_writes > 0'
+check "hot: no torn, foreign or regressed read" nm_jq hot '.points[0].checks.reads.ok'
+check "hot: round trips per op recorded (an update takes at least 2)" nm_jq hot '.points[0].metrics.rtts | .p50 >= 1 and .p99 >= 2 and .max >= .p99'
+check "hot: roles recorded" nm_jq hot '.points[0].effective | .metadata_rank == 0 and .memory_nodes == 1 and .client_ranks == 2 and (.allocation | test("metadata server"))'
+check "hot: slots came from the metadata server by RPC, every request served" nm_jq hot '.points[0] | .metrics.metadata_rpcs > 0 and .checks.rpcs.ok and .checks.rpcs.served == .metrics.metadata_rpcs'
+
+check "hot: readers found stale cursors and jumped to the shortcut" nm_jq hot '.points[0].metrics.shortcut_jumps > 0'
+
+# 2. read-only: no CAS, reads find their version at once (nobody writes)
+nm_run ro 4 -T 2 -K 64 -w c -n 200 --warmup 10
+check "read-only: valid, no CAS, no hop" nm_rc_jq ro 0 '.points[0].valid and .points[0].metrics.cas == 0 and .points[0].metrics.read_hops == 0 and .points[0].metrics.rtts.max == 1'
+
+# 3. a uniform write-heavy mix over more keys, 2 memory nodes (ranks 2, 3)
+nm_run two 4 -T 2 -K 256 -w write-only --dist uniform -M 2 -n 200 --warmup 10
+check "two memory nodes, write-only: valid, chains hold every write" nm_rc_jq two 0 '.points[0].valid and .points[0].checks.chains.acked_writes == .points[0].checks.chains.chained_versions and .points[0].effective.client_ranks == 1'
+
+# 4. a partition too small: the point is invalid and says why
+nm_run full 4 -T 2 -K 8 -w write-only -n 100 --warmup 0 --slots 20
+check "--slots too small: exit 1, invalid, the error names the metadata server's pool" nm_rc_jq full 1 '(.points[0].valid | not) and (.points[0].checks.first_error | test("no free version slot"))'
+
+# 5. a trace in Clover's numeric form (0 read, 1 write) replayed by every thread
+awk 'BEGIN { for (i = 0; i < 400; i++) print (i % 3 == 0), (i * 7) % 32 }' >"$tmp/clover.trace"
+nm_run tr 4 -T 2 -K 32 --trace "$tmp/clover.trace" -n 150 --warmup 10
+check "trace replay: valid, gets and updates in the trace's proportions" nm_rc_jq tr 0 '.points[0] | .valid and .metrics.updates > 0 and .metrics.gets > .metrics.updates'
+
+# 6. bad input: one line, exit 2
+printf '0 1\n7 2\nscan 3 4\n' >"$tmp/scan.trace"
+printf '0 1\nfoo 2\n' >"$tmp/bad.trace"
+expect_usage "a trace with an unknown op" $MPI -np 4 $N clover $Q -n 10 --trace "$tmp/bad.trace"
+expect_usage "a trace with a scan" $MPI -np 4 $N clover $Q -n 10 --trace "$tmp/scan.trace"
+expect_usage "no room for a memory node" $MPI -np 2 $N clover $Q -n 10
+expect_usage "zero keys" $MPI -np 4 $N clover $Q -K 0 -n 10
+expect_usage "theta out of range" $MPI -np 4 $N clover $Q --theta 0 -n 10
+t_summary
