@@ -5,6 +5,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/random.h>
+#include <unistd.h>
 
 #define SOFTROCE_HINT "no RDMA device found: on a host whose kernel has rdma_rxe run " \
 	"'rdma link add rxe0 type rxe netdev <interface>', or run the suite under " \
@@ -295,7 +297,15 @@ void nm_qp_local_ep(nm_dev *d, struct ibv_qp *qp, nm_ep *ep)
 {
 	memset(ep, 0, sizeof *ep);
 	ep->qpn = qp->qp_num;
-	ep->psn = (uint32_t)(lrand48() & 0xffffff);
+	/* Every process's lrand48 starts from the same seed, so ranks on one host
+	 * gave their QPs the same PSN sequences; an observer in the packet path
+	 * (netmem clover-path) that matches responses to requests by host pair
+	 * and PSN then mixes up two clients' QPs. The kernel's random source
+	 * gives each QP its own. */
+	uint32_t r;
+	if (getrandom(&r, sizeof r, 0) != (ssize_t)sizeof r)
+		r = (uint32_t)lrand48() ^ (uint32_t)getpid() ^ (uint32_t)qp->qp_num;
+	ep->psn = r & 0xffffff;
 	ep->lid = d->port_attr.lid;
 	memcpy(ep->gid, d->gid.raw, 16);
 	ep->valid = 1;
