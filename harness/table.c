@@ -39,11 +39,33 @@ static void usage(FILE *out)
 		"Points marked invalid are left out (a note on stderr says so).\n");
 }
 
+/* A parameter as a label and for --where: reals in their shortest form
+ * ("0.05", "0"), not jansson's 17 digits ("0.050000000000000003", "0.0"),
+ * so a figure's legend and a --where read as the value was written. */
 static char *value_str(const json_t *v)
 {
 	if (json_is_string(v))
 		return strdup(json_string_value(v));
+	if (json_is_real(v)) {
+		char buf[40];
+		snprintf(buf, sizeof buf, "%.15g", json_real_value(v));
+		return strdup(buf);
+	}
 	return json_dumps(v, JSON_ENCODE_ANY | JSON_COMPACT);
+}
+
+/* --where's VALUE against a parameter: the same text, or the same number
+ * (a real parameter of 0 matches "0" and "0.0"). */
+static bool value_is(const json_t *v, const char *want)
+{
+	char *s = value_str(v);
+	bool ok = s && !strcmp(s, want);
+	free(s);
+	if (ok || !json_is_number(v))
+		return ok;
+	char *end;
+	double w = strtod(want, &end);
+	return end != want && *end == 0 && w == json_number_value(v);
 }
 
 typedef struct row {
@@ -104,10 +126,7 @@ static bool matches(json_t *params, const char *const *where, int nwhere)
 		const char *eq = strchr(where[w], '=');
 		char key[128];
 		snprintf(key, sizeof key, "%.*s", (int)(eq - where[w]), where[w]);
-		char *v = value_str(json_object_get(params, key));
-		bool ok = v && !strcmp(v, eq + 1);
-		free(v);
-		if (!ok)
+		if (!value_is(json_object_get(params, key), eq + 1))
 			return false;
 	}
 	return true;
