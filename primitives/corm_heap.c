@@ -497,13 +497,16 @@ static void release_locked(cmem_heap *h, cmem_block *b, uint32_t slot, corm_ptr 
 }
 
 /* The pointer after a successful find: offset corrected; under DEFER a
- * pointer through an old VA moves to the block's own VA (the old one's
- * NIC view is the retired physical block). */
+ * pointer through an old VA moves to the block's own VA and rkey (the old
+ * VA's NIC view is the retired physical block). The old VA stays counted
+ * until the object is freed or released: another holder of the old
+ * pointer may still read through it. */
 static void correct(cmem_heap *h, cmem_block *b, uint32_t slot, corm_ptr *p)
 {
 	uint64_t base = corm_ptr_base(p, h->cfg.block_size);
 	if (h->cfg.mode == CORM_DEFER && base != (uint64_t)(uintptr_t)b->va) {
-		release_locked(h, b, slot, p);
+		p->addr = (uint64_t)(uintptr_t)(b->va + (size_t)slot * b->slot_size);
+		p->rkey = h->vb[b->vidx].rkey;
 		return;
 	}
 	p->addr = base + (uint64_t)slot * b->slot_size;
@@ -559,8 +562,6 @@ corm_status cmem_free(cmem_heap *h, corm_ptr *p)
 	uint64_t hd = hdr_load(b, slot);
 	uint32_t old = vidx_of_abs(h, corm_h_oldbase(hd));
 	correct(h, b, slot, p);
-	hd = hdr_load(b, slot); /* correct() may have moved the object's VA */
-	old = vidx_of_abs(h, corm_h_oldbase(hd));
 	hdr_store(b, slot, corm_h_version(hd)); /* free: ID 0, version kept */
 	ids_del(&b->ids, corm_h_id(hd));
 	b->free_slots[b->nfree++] = slot;

@@ -161,9 +161,13 @@ static void run_compaction(uint32_t bs, cmem_remap_mode mode, int threads, uint3
 	}
 	CHECK(bad == 0 && rpc_ok == live, "%s: %d survivors by RPC, %d direct, %d clean misses, %d bad", mname, rpc_ok,
 	      direct_ok, clean_fail, bad);
+	int released = 0;
+	for (int i = 0; mode == CORM_DEFER && i < n; i++)
+		if (p[i].cls != 0xff)
+			released += cmem_release(&h, &p[i]) == CORM_OK;
 	if (mode == CORM_DEFER)
-		CHECK(direct_ok + clean_fail == live && h.retired_blocks == 0 && cmem_active_bytes(&h) < before,
-		      "defer: old VAs and retired blocks released once pointers are corrected: %llu KiB",
+		CHECK(released == live && direct_ok + clean_fail == live && h.retired_blocks == 0 && cmem_active_bytes(&h) < before,
+		      "defer: old VAs and retired blocks released once every pointer is released: %llu KiB",
 		      (unsigned long long)cmem_active_bytes(&h) >> 10);
 	/* free everything: the heap returns to nothing */
 	int freed = 0;
