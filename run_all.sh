@@ -5,16 +5,20 @@
 #   ./run_all.sh --hostfile HOSTS        paper scale on a cluster, one rank per host
 #
 # Options: --scale quick|paper (default: quick without a hostfile, paper with),
-#          --np N (ranks for configs without a "ranks" key; default 2), --out DIR (default results/<scale>),
+#          --np N (ranks for configs without a "ranks" key; default 2),
+#          --out DIR (default: results/<scale>-<UTC stamp>, linked as results/latest),
+#          --new (a fresh run directory even when the last one was interrupted),
 #          --only NAME[,NAME...] (these configs only, e.g. ops-lat or numa-fig4,numa-vc),
 #          --mpirun-args "..." (extra mpirun flags, e.g. "-x NETMEM_DEV" or "--mca btl self,tcp").
-# Builds first (make), so an edited tree never runs a stale binary. Every config
-# resumes: rerunning continues where an interrupted run stopped. Then draws the
-# figures (each config's "plots") that read a document this run wrote.
+# Builds first (make), so an edited tree never runs a stale binary. An
+# interrupted run resumes: rerunning continues in results/latest (when of the
+# same scale and unfinished) where it stopped. Shows progress over configs and
+# points, runs CoRM's simulator (no NIC), draws every figure as PNG and SVG,
+# and ends with the run's report (index.html, report.md: netmem report).
 set -u
 cd "$(dirname "$0")" || exit 1
 
-hostfile="" scale="" np=2 out="" only="" extra=""
+hostfile="" scale="" np=2 out="" only="" extra="" new=0
 while [ $# -gt 0 ]; do
 	case "$1" in
 	--hostfile) hostfile=$2; shift 2 ;;
@@ -22,18 +26,34 @@ while [ $# -gt 0 ]; do
 	--np) np=$2; shift 2 ;;
 	--out) out=$2; shift 2 ;;
 	--only) only=$2; shift 2 ;;
+	--new) new=1; shift ;;
 	--mpirun-args) extra=$2; shift 2 ;;
-	-h|--help) sed -n '2,13p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+	-h|--help) sed -n '2,17p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
 	*) echo "run_all.sh: unknown option '$1' (see ./run_all.sh --help)" >&2; exit 2 ;;
 	esac
 done
 [ -n "$scale" ] || { [ -n "$hostfile" ] && scale=paper || scale=quick; }
 case "$scale" in quick|paper) ;; *) echo "run_all.sh: --scale must be quick or paper" >&2; exit 2 ;; esac
 [ -z "$hostfile" ] || [ -r "$hostfile" ] || { echo "run_all.sh: cannot read hostfile '$hostfile'" >&2; exit 2; }
-out=${out:-results/$scale}
+# The CoRM simulator's documents: tool commands, run on this host (no NIC,
+# no config: `netmem run` runs measured jobs only). NAME SCRIPT ARGS.
+declare -A tool_args
+tool_args[corm-fig7]="--mode prob --mc 20000"
+if [ "$scale" = paper ]; then
+	tool_args[corm-fig17]="--mode synthetic -b 1M -n 8000000 --sizes 256,2048,4096,16384 --free 0.5,0.75,0.9"
+else
+	tool_args[corm-fig17]="--mode synthetic -n 100000 --sizes 64,256,1024,2000"
+fi
+tool_args[corm-fig18]="--trace tests/data/corm-synthetic.trace -T 8"
+tools=""
+for name in corm-fig7 corm-fig17 corm-fig18; do
+	[ -z "$only" ] || case ",$only," in *",$name,"*) ;; *) continue ;; esac
+	tools="$tools $name"
+done
 
 for name in ${only//,/ }; do
-	[ -r "configs/$scale/$name.json" ] || { echo "run_all.sh: no config '$name' in configs/$scale" >&2; exit 2; }
+	[ -n "${tool_args[$name]:-}" ] || [ -r "configs/$scale/$name.json" ] ||
+		{ echo "run_all.sh: no config '$name' in configs/$scale" >&2; exit 2; }
 done
 
 # What run_all.sh reads from a config (README.md, "Configs, results, figures"):
@@ -52,7 +72,17 @@ for cfg in configs/"$scale"/*.json; do
 	jobs="$jobs $name"
 	if [ "$n" = true ]; then numa="$numa $name"; else plain="$plain $name"; fi
 done
-[ -n "$jobs" ] || { echo "run_all.sh: no config matches" >&2; exit 2; }
+[ -n "$jobs$tools" ] || { echo "run_all.sh: no config matches" >&2; exit 2; }
+
+# Points per config (the product of its sweep axes, times its repetitions),
+# for the progress line after each config.
+declare -A npoints
+total_points=0 total_configs=0
+for name in $jobs; do
+	npoints[$name]=$(jq '((.params.reps // 1) | if type == "number" then . else 1 end) as $r | [.params[] | arrays | length] | reduce .[] as $n ($r; . * $n)' \
+		"configs/$scale/$name.json" 2>/dev/null || echo 1)
+	total_points=$((total_points + npoints[$name])); total_configs=$((total_configs + 1))
+done
 
 # On a cluster, a config with params.ranks_per_node P puts P ranks on each of
 # ranks/P hosts: say so before anything starts, rather than leave it to
@@ -85,26 +115,50 @@ figs=$(jq -r '(input_filename | sub(".*/"; "") | sub("\\.json$"; "")) as $self |
 	 "\(.key)=\(.value | if type == "array" then join(",") else . end)")] | join(" ")' configs/"$scale"/*.json) ||
 	{ echo "run_all.sh: cannot read the plots of configs/$scale (see jq's message above)" >&2; exit 2; }
 
+# The run directory: results/<scale>-<UTC stamp>, linked as results/latest;
+# an unfinished run of the same scale there is continued (its documents
+# resume), unless --new. A run is finished once its report is written.
+if [ -z "$out" ]; then
+	last=$(readlink results/latest 2>/dev/null)
+	if [ "$new" = 0 ] && [ -n "$last" ] && [ -d "results/$last" ] && [ ! -e "results/$last/.finished" ] &&
+		case $last in "$scale"-*) true ;; *) false ;; esac; then
+		out=results/$last
+		echo "run_all.sh: resuming the interrupted run $out (--new starts another)" >&2
+	else
+		out=results/$scale-$(date -u +%Y%m%dT%H%M%SZ)
+		mkdir -p "$out" && ln -sfn "${out#results/}" results/latest
+	fi
+fi
 make -j"$(nproc)" >/dev/null || { echo "run_all.sh: build failed (see make's messages above)" >&2; exit 1; }
 mkdir -p "$out"
 
 mpi="mpirun --bind-to none"
 [ "$(id -u)" = 0 ] && mpi="$mpi --allow-run-as-root"
-# script FILE NAMES...: the mpirun lines for these configs. On a cluster,
+# script FILE NAMES...: the mpirun lines for these configs, each followed by
+# the progress line (configs and points done over the whole run, time left
+# at the rate so far; the counts are carried from one script to the next in
+# $out/.progress). On a cluster,
 # configs with params.ranks_per_node (nodes are groups of consecutive ranks)
 # get that many ranks per host, the others one.
 script() {
 	f=$1; shift
 	{
-		echo "set -u; status=0"
+		echo "set -u; status=0; start=\$SECONDS"
+		echo "read -r cdone pdone elapsed 2>/dev/null < '$out/.progress' || { cdone=0; pdone=0; elapsed=0; }"
+		echo "progress() { cdone=\$((cdone + 1)); pdone=\$((pdone + \$1)); now=\$((elapsed + SECONDS - start))"
+		echo "  left=\$(( pdone > 0 ? now * ($total_points - pdone) / pdone : 0 ))"
+		echo "  echo \"run_all.sh: \$cdone/$total_configs configs, \$pdone/$total_points points done, about \$((left / 60)) min \$((left % 60)) s left\" >&2"
+		echo "  echo \"\$cdone \$pdone \$now\" > '$out/.progress'; }"
 		for name in "$@"; do
 			cfg=configs/$scale/$name.json
 			if [ -n "$hostfile" ]; then
 				map="--map-by node"
 				[ "${rpn[$name]}" = - ] || map="--map-by ppr:${rpn[$name]}:node"
 				echo "$mpi --hostfile '$hostfile' $map -np ${ranks[$name]} $extra bin/netmem run $cfg --output '$out/$name.json' --resume || status=1"
+				echo "progress ${npoints[$name]}"
 			else
 				echo "$mpi --oversubscribe -np ${ranks[$name]} $extra bin/netmem run $cfg --output '$out/$name.json' --resume || status=1"
+				echo "progress ${npoints[$name]}"
 			fi
 		done
 		echo 'exit $status'
@@ -117,7 +171,16 @@ script "$s1" $plain
 script "$s2" $numa
 
 status=0
-if [ -n "$hostfile" ]; then
+rm -f "$out/.progress"
+for name in $tools; do
+	# shellcheck disable=SC2086
+	bin/netmem corm-sim ${tool_args[$name]} -o "$out/$name.json" >"$out/$name.log" 2>&1 &&
+		echo "run_all.sh: $out/$name.json (CoRM simulator, no NIC)" >&2 ||
+		{ echo "run_all.sh: netmem corm-sim for $name failed (see $out/$name.log)" >&2; status=1; }
+done
+if [ -z "$jobs" ]; then
+	:
+elif [ -n "$hostfile" ]; then
 	bash "$s1" || status=1
 	[ -z "$numa" ] || bash "$s2" || status=1
 else
@@ -131,7 +194,12 @@ else
 	[ -z "$numa" ] || tests/vm/softroce-run --timeout "$vmt" --numa -- bash "$s2" || status=1
 fi
 
-# Draw every figure that reads a document of this run and whose "in" has one.
+# Draw every figure that reads a document of this run and whose "in" has one,
+# as PNG and as SVG (plots/term.gp picks the terminal from the name).
+figs="$figs
+corm_fig7 corm-fig7 in=corm-fig7
+corm_fig17 corm-fig17 in=corm-fig17
+corm_fig18 corm-fig18 in=corm-fig18"
 # A variable names the documents that exist (NAME.json; NAME may end in *),
 # space-separated; one with none is left unset.
 while read -r gp fig vars; do
@@ -141,7 +209,7 @@ while read -r gp fig vars; do
 		docs=""
 		IFS=, read -ra names <<<"${v#*=}"
 		for n in "${names[@]}"; do
-			for j in $jobs; do
+			for j in $jobs $tools; do
 				# shellcheck disable=SC2053
 				[[ $j == $n ]] && ran=1
 			done
@@ -154,7 +222,15 @@ while read -r gp fig vars; do
 		[ "${v%%=*}" = in ] && has_in=1
 	done
 	[ "$ran" = 1 ] && [ "$has_in" = 1 ] || continue
-	gnuplot -e "${sets}out='$out/$fig.png'" "plots/$gp.gp" 2>"$out/$fig.gnuplot.log" &&
-		echo "run_all.sh: figure $out/$fig.png" || { echo "run_all.sh: plotting $fig failed (see $out/$fig.gnuplot.log)" >&2; status=1; }
+	for ext in png svg; do
+		gnuplot -e "${sets}out='$out/$fig.$ext'" "plots/$gp.gp" 2>"$out/$fig.gnuplot.log" && [ -s "$out/$fig.$ext" ] &&
+			echo "run_all.sh: figure $out/$fig.$ext" ||
+			{ echo "run_all.sh: plotting $fig.$ext failed (see $out/$fig.gnuplot.log)" >&2; status=1; }
+	done
 done <<<"$figs"
+
+bin/netmem report "$out" >"$out/report.log" 2>&1 &&
+	echo "run_all.sh: report $out/index.html ($out/report.md)" >&2 ||
+	{ echo "run_all.sh: netmem report failed (see $out/report.log)" >&2; status=1; }
+touch "$out/.finished"
 exit $status

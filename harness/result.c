@@ -156,9 +156,7 @@ out:
 
 /* ---- document ---- */
 
-/* Like json_equal, but numbers compare by value: a document that went
- * through another JSON tool may come back with 0.0 written as 0. */
-static bool same_value(const json_t *a, const json_t *b)
+bool nm_json_same_value(const json_t *a, const json_t *b)
 {
 	if (json_is_number(a) && json_is_number(b))
 		return json_number_value(a) == json_number_value(b);
@@ -166,7 +164,7 @@ static bool same_value(const json_t *a, const json_t *b)
 		if (json_array_size(a) != json_array_size(b))
 			return false;
 		for (size_t i = 0; i < json_array_size(a); i++)
-			if (!same_value(json_array_get(a, i), json_array_get(b, i)))
+			if (!nm_json_same_value(json_array_get(a, i), json_array_get(b, i)))
 				return false;
 		return true;
 	}
@@ -176,7 +174,7 @@ static bool same_value(const json_t *a, const json_t *b)
 		const char *key;
 		json_t *v;
 		json_object_foreach((json_t *)a, key, v)
-			if (!same_value(v, json_object_get(b, key)))
+			if (!nm_json_same_value(v, json_object_get(b, key)))
 				return false;
 		return true;
 	}
@@ -191,7 +189,7 @@ static const char *spec_diff(const json_t *a, const json_t *b)
 	if (!json_is_object(a) || !json_is_object(b))
 		return "spec";
 	json_object_foreach((json_t *)a, key, v)
-		if (!same_value(v, json_object_get(b, key)))
+		if (!nm_json_same_value(v, json_object_get(b, key)))
 			return key;
 	json_object_foreach((json_t *)b, key, v)
 		if (!json_object_get(a, key))
@@ -239,7 +237,7 @@ static int load_doc(nm_result *r, const char *path, const char *experiment, cons
 		goto bad;
 	}
 	const json_t *stored = json_object_get(doc, "spec");
-	if (!stored || !same_value(stored, spec)) {
+	if (!stored || !nm_json_same_value(stored, spec)) {
 		fail(err, errlen,
 		     "%s holds a different configuration (%s differs); choose another --output or run the same configuration",
 		     path, spec_diff(stored, spec));

@@ -38,6 +38,10 @@ bool nm_result_has(const nm_result *r, const char *key);
  * point with the same key replaces the old one). The summary waits for
  * nm_result_save. 0 / -1 (errno). */
 int nm_result_add_point(nm_result *r, json_t *point);
+/* Like json_equal, but numbers compare by value: a document that went
+ * through another JSON tool may come back with 0.0 written as 0, and a
+ * claim's selector says 100 where a document holds 100.0. */
+bool nm_json_same_value(const json_t *a, const json_t *b);
 /* Sets doc[key] = value (steals), e.g. "meta". Does not save. */
 void nm_result_set(nm_result *r, const char *key, json_t *value);
 /* Computes the summary (geomean over repetitions of each numeric entry of

@@ -18,6 +18,7 @@ static void usage(FILE *out)
 		"Usage: netmem table FILE.json... --x PARAM --y METRIC [--series PARAM] [--where PARAM=VALUE]...\n"
 		"                    [--relative-to PARAM=VALUE] [--mean-over PARAM]\n"
 		"       netmem table FILE.json --cdf METRIC [--series PARAM] [--where PARAM=VALUE]...\n"
+		"       netmem table FILE.json... --values PARAM [--where PARAM=VALUE]...\n"
 		"       netmem table FILE.json --describe\n\n"
 		"Prints one block per series value (blocks separated by two blank lines, for\n"
 		"gnuplot's `index`): a header row \"PARAM SERIES-VALUE\" (for gnuplot's\n"
@@ -25,6 +26,9 @@ static void usage(FILE *out)
 		"(geometric means over repetitions) of the given result documents.\n"
 		"--cdf prints, per series value, the [value, fraction] pairs of the array metric\n"
 		"METRIC (e.g. lat_cdf) of the first valid point that matches.\n"
+		"--values prints, on one line, the distinct values of PARAM over the valid, measured\n"
+		"(not skipped) summary entries that match (numbers ascending, other values in first-seen order): a\n"
+		"figure's panels and series, e.g. ALock Fig. 5's node and lock counts.\n"
 		"--describe prints one line naming the hardware behind a document, marked\n"
 		"when it is Soft-RoCE (emulated), for figure titles.\n"
 		"--relative-to PARAM=VALUE divides each y by the y of the entry whose parameters\n"
@@ -107,6 +111,57 @@ static bool matches(json_t *params, const char *const *where, int nwhere)
 			return false;
 	}
 	return true;
+}
+
+static int by_number(const void *a, const void *b)
+{
+	double x = json_number_value(*(json_t *const *)a), y = json_number_value(*(json_t *const *)b);
+	return (x > y) - (x < y);
+}
+
+/* --values PARAM: the distinct values of PARAM over the valid entries. */
+static int print_values(const char *const *files, int nfiles, const char *param, const char *const *where, int nwhere)
+{
+	json_t *seen = json_array();
+	bool numeric = true;
+	for (int f = 0; f < nfiles; f++) {
+		json_error_t je;
+		json_t *doc = json_load_file(files[f], 0, &je);
+		if (!doc)
+			nm_usage_error("table: %s: line %d: %s", files[f], je.line, je.text);
+		size_t i, k;
+		json_t *s, *v;
+		json_array_foreach(json_object_get(doc, "summary"), i, s) {
+			json_t *pv = json_object_get(json_object_get(s, "params"), param);
+			/* a skipped point (a placement this host lacks) has nothing to draw */
+			if (!pv || !json_is_true(json_object_get(s, "valid")) || !json_object_size(json_object_get(s, "geomean")) ||
+			    !matches(json_object_get(s, "params"), where, nwhere))
+				continue;
+			bool dup = false;
+			json_array_foreach(seen, k, v)
+				dup |= json_equal(v, pv);
+			if (!dup) {
+				json_array_append(seen, pv);
+				numeric &= json_is_number(pv);
+			}
+		}
+		json_decref(doc);
+	}
+	size_t n = json_array_size(seen);
+	json_t **vals = nm_calloc(n ? n : 1, sizeof *vals);
+	for (size_t i = 0; i < n; i++)
+		vals[i] = json_array_get(seen, i);
+	if (numeric)
+		qsort(vals, n, sizeof *vals, by_number);
+	for (size_t i = 0; i < n; i++) {
+		char *sv = value_str(vals[i]);
+		printf("%s%s", i ? " " : "", sv);
+		free(sv);
+	}
+	printf("\n");
+	free(vals);
+	json_decref(seen);
+	return 0;
 }
 
 static int describe(const char *path)
@@ -263,7 +318,7 @@ static int table_main(int argc, char **argv)
 		if (!strcmp(argv[i + 1], "--describe"))
 			return describe(argv[i]);
 	const char *x = NULL, *y = NULL, *series = NULL, *cdf = NULL, *where[MAX_WHERE];
-	const char *relative = NULL, *mean_over = NULL;
+	const char *relative = NULL, *mean_over = NULL, *values = NULL;
 	const char *files[256];
 	int nwhere = 0, nfiles = 0;
 	for (int i = 1; i < argc; i++) {
@@ -274,7 +329,7 @@ static int table_main(int argc, char **argv)
 		}
 		bool takes = !strcmp(a, "--x") || !strcmp(a, "--y") || !strcmp(a, "--series") ||
 			     !strcmp(a, "--where") || !strcmp(a, "--cdf") || !strcmp(a, "--relative-to") ||
-			     !strcmp(a, "--mean-over");
+			     !strcmp(a, "--mean-over") || !strcmp(a, "--values");
 		if (takes && i + 1 >= argc)
 			nm_usage_error("table: %s needs a value", a);
 		if (!strcmp(a, "--x"))
@@ -289,6 +344,8 @@ static int table_main(int argc, char **argv)
 			relative = argv[++i];
 		else if (!strcmp(a, "--mean-over"))
 			mean_over = argv[++i];
+		else if (!strcmp(a, "--values"))
+			values = argv[++i];
 		else if (!strcmp(a, "--where")) {
 			if (nwhere == MAX_WHERE || !strchr(argv[i + 1], '='))
 				nm_usage_error("table: --where takes PARAM=VALUE (at most %d)", MAX_WHERE);
@@ -300,6 +357,8 @@ static int table_main(int argc, char **argv)
 	}
 	if (cdf && nfiles == 1)
 		return print_cdf(files[0], cdf, series, where, nwhere);
+	if (values && nfiles > 0)
+		return print_values(files, nfiles, values, where, nwhere);
 	if (!x || !y || nfiles == 0)
 		nm_usage_error("table: needs FILE.json, --x and --y (see netmem table --help)");
 	if (relative && !strchr(relative, '='))

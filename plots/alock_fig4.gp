@@ -7,6 +7,7 @@ set title "ALock speedup over remote budget 5, mean over localities (ALock Fig. 
 set xlabel "remote budget"
 set ylabel "speedup over remote budget 5"
 set key autotitle columnheader
+eval int_xtics("remote_budget")
 tab = "< " . netmem . " table " . in . " --x remote_budget --y ops_per_sec --series local_budget" . \
       " --relative-to remote_budget=5 --mean-over p_local"
 plot for [i=0:*] tab index i using 1:2 with linespoints lw 2 title "local budget " . columnheader(2)

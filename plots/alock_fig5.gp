@@ -1,15 +1,21 @@
-# ALock Fig. 5: throughput vs threads per node; one panel per (nodes, locks),
-# lines per lock type, dash per locality. Set `nodes` and `locks` lists with -e
+# ALock Fig. 5: throughput vs threads per node (log scale); one panel per
+# (nodes, locks), lines per lock type, dash per locality. Set `nodes` and `locks` lists with -e
 # to match the config, e.g. -e "nodes='5 10 20'; locks='20 100 1000'".
 load "plots/common.gp"
-if (!exists("nodes")) nodes = system(netmem . " table " . in . " --x nodes --y ops_per_sec 2>/dev/null | awk 'NF==2 && $1+0==$1 {print $1}' | sort -nu | tr '\\n' ' '")
-if (!exists("locks")) locks = system(netmem . " table " . in . " --x locks --y ops_per_sec 2>/dev/null | awk 'NF==2 && $1+0==$1 {print $1}' | sort -nu | tr '\\n' ' '")
-if (!exists("locality")) locality = system(netmem . " table " . in . " --x p_local --y ops_per_sec 2>/dev/null | awk 'NF==2 && $1+0==$1 {print $1}' | sort -nu | tr '\\n' ' '")
-set terminal pngcairo size (words(locks) < 2 ? 840 : 420*words(locks)),340*words(nodes) font ",9"
+if (!exists("nodes")) nodes = system(netmem . " table " . in . " --values nodes")
+if (!exists("locks")) locks = system(netmem . " table " . in . " --values locks")
+if (!exists("locality")) locality = system(netmem . " table " . in . " --values p_local")
+set terminal @term size (words(locks) < 2 ? 840 : 420*words(locks)),340*words(nodes) font ",9"
 set output out
 set multiplot layout words(nodes),words(locks) title "Lock-table throughput (ALock Fig. 5)\n{/*0.8 " . hw . "}"
 set xlabel "threads per node"
-set ylabel "ops/s"
+set ylabel "ops/s (log scale)"
+# The locks differ by orders of magnitude (ALock's hand-offs against a
+# spinlock's retries): a linear axis shows ALock's line and flattens the rest.
+set logscale y
+set format y "10^{%L}"
+# Threads per node are integers: ticks at the measured counts only.
+eval int_xtics("threads")
 set key autotitle columnheader font ",7"
 dash(l) = (l eq "100") ? 1 : ((l eq "95" || l eq "50") ? 2 : 3)
 do for [n in nodes] {

@@ -1,8 +1,12 @@
 # ALock Fig. 6: latency CDF of lock+unlock, one panel per (locality, locks).
 load "plots/common.gp"
-if (!exists("locks")) locks = system(netmem . " table " . in . " --x locks --y ops_per_sec 2>/dev/null | awk 'NF==2 && $1+0==$1 {print $1}' | sort -nu | tr '\\n' ' '")
-if (!exists("locality")) locality = system(netmem . " table " . in . " --x p_local --y ops_per_sec 2>/dev/null | awk 'NF==2 && $1+0==$1 {print $1}' | sort -rnu | tr '\\n' ' '")
-set terminal pngcairo size (words(locks) < 2 ? 840 : 420*words(locks)),300*words(locality) font ",9"
+if (!exists("locks")) locks = system(netmem . " table " . in . " --values locks")
+if (!exists("locality")) {
+  asc = system(netmem . " table " . in . " --values p_local")
+  locality = ""
+  do for [i = words(asc):1:-1] { locality = locality . word(asc, i) . " " }
+}
+set terminal @term size (words(locks) < 2 ? 840 : 420*words(locks)),300*words(locality) font ",9"
 set output out
 set multiplot layout words(locality),words(locks) title "Lock+unlock latency CDF (ALock Fig. 6)\n{/*0.8 " . hw . "}"
 set xlabel "latency (us)"

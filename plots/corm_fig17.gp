@@ -6,10 +6,11 @@
 #   gnuplot -e "in='results/quick/corm-fig17.json'; out='results/quick/corm-fig17.png'" plots/corm_fig17.gp
 # drawn from: netmem corm-sim
 if (!exists("netmem")) netmem = "bin/netmem"
-sizes = system("jq -r '[.summary[].params.size] | unique | map(tostring) | join(\" \")' " . in)
-strategies = system("jq -r 'reduce .summary[].params.strategy as $s ([]; if any(.[]; . == $s) then . else . + [$s] end) | join(\" \")' " . in)
+load "plots/term.gp"
+sizes = system(netmem . " table " . in . " --values size")
+strategies = system(netmem . " table " . in . " --values strategy")
 bs = system("jq -r '.params.block_size' " . in)
-set terminal pngcairo size 1200,900 font ",11"
+set terminal @term size 1200,900 font ",11"
 set output out
 set grid
 set key top right

@@ -6,9 +6,10 @@
 #   gnuplot -e "in='results/quick/corm-trace.json'; out='results/quick/corm-trace.png'" plots/corm_fig18.gp
 # drawn from: netmem corm-sim
 if (!exists("netmem")) netmem = "bin/netmem"
-strategies = system("jq -r 'reduce .summary[].params.strategy as $s ([]; if any(.[]; . == $s) then . else . + [$s] end) | join(\" \")' " . in)
+load "plots/term.gp"
+strategies = system(netmem . " table " . in . " --values strategy")
 what = system("jq -r '\"\\(.params.trace), \\(.params.block_size)-byte blocks, \\(.params.threads) threads, peak at op \\(.peak.op)\"' " . in)
-set terminal pngcairo size 960,600 font ",11"
+set terminal @term size 960,600 font ",11"
 set output out
 set grid
 set key top left

@@ -8,10 +8,11 @@
 #   gnuplot -e "in='results/quick/corm-fig7.json'; out='results/quick/corm-fig7.png'" plots/corm_fig7.gp
 # drawn from: netmem corm-sim
 if (!exists("netmem")) netmem = "bin/netmem"
+load "plots/term.gp"
 if (!exists("strategies")) strategies = "mesh corm-8 corm-12 corm-16"
-occs = system("jq -r '[.summary[].params.occupancy_pct] | unique | map(tostring) | join(\" \")' " . in)
+occs = system(netmem . " table " . in . " --values occupancy_pct")
 mc = system("jq -r 'if any(.summary[]; .geomean | has(\"probability_mc\")) then 1 else 0 end' " . in)
-set terminal pngcairo size 1200,900 font ",11"
+set terminal @term size 1200,900 font ",11"
 set output out
 set grid
 set key bottom left

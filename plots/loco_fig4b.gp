@@ -3,8 +3,8 @@
 # panel per node count, one line per lock. Set `nodes` with -e to choose panels.
 #   gnuplot -e "in='results/quick/loco-fig4b.json'; out='results/quick/loco-fig4b.png'" plots/loco_fig4b.gp
 load "plots/common.gp"
-if (!exists("nodes")) nodes = system(netmem . " table " . in . " --x nodes --y txns_per_sec 2>/dev/null | awk 'NF==2 && $1+0==$1 {print $1}' | sort -nu | tr '\\n' ' '")
-set terminal pngcairo size (words(nodes) < 2 ? 720 : 520*words(nodes)),480 font ",10"
+if (!exists("nodes")) nodes = system(netmem . " table " . in . " --values nodes")
+set terminal @term size (words(nodes) < 2 ? 720 : 520*words(nodes)),480 font ",10"
 set output out
 # On one host (the Soft-RoCE VM) OpenMPI moves RMA through shared memory.
 vm = strstrt(hw, "SOFT-ROCE") > 0 ? "\n{/*0.8 mpi here: OpenMPI over shared memory on one host, not RDMA}" : ""

@@ -5,7 +5,7 @@
 # orders of magnitude in the VM.
 #   gnuplot -e "in='results/quick/loco-fig5.json'; out='results/quick/loco-fig5.png'" plots/loco_fig5.gp
 load "plots/common.gp"
-set terminal pngcairo size 1500,900 font ",10"
+set terminal @term size 1500,900 font ",10"
 set output out
 tbl(m, d, s, w) = "< " . netmem . " table " . in . " --x threads --y ops_per_sec --series system" . \
     " --where workload=" . m . " --where dist=" . d . " --where system=" . s . " --where window=" . w . " 2>/dev/null"

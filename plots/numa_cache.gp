@@ -6,10 +6,10 @@
 # READs do not allocate in the cache).
 #   gnuplot -e "in='results/paper/numa-cache.json'; out='results/paper/numa-cache.png'" plots/numa_cache.gp
 load "plots/numa_common.gp"
-set terminal pngcairo size 960,900 font ",11"
+set terminal @term size 960,900 font ",11"
 set output out
-bufs = system("jq -r '[.points[] | select(.skipped | not) | .params.buf_node] | unique | join(\" \")' " . in)
-ops = system("jq -r '[.points[] | select(.skipped | not) | .params.op] | unique | join(\" \")' " . in)
+bufs = system(netmem . " table " . in . " --values buf_node")
+ops = system(netmem . " table " . in . " --values op")
 place(b) = b eq "nic" ? "RDMA-local" : b eq "other" ? "RDMA-remote" : "buffer on node " . b
 set multiplot layout words(ops),1 title "Throughput, buffer cache warm or flushed (NUMA section VII)\n" . numa_sub
 set xlabel "access size (bytes)"

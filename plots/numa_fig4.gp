@@ -5,7 +5,7 @@
 load "plots/numa_common.gp"
 # the figure is at MTU 256; the document may sweep MTUs (numa_fig4_mtu.gp)
 numa_where = "--where mtu=256"
-set terminal pngcairo size 960,900 font ",11"
+set terminal @term size 960,900 font ",11"
 set output out
 set multiplot layout 2,1 title "Throughput vs access size (NUMA Fig. 4)\n" . numa_sub
 set xlabel "access size (bytes)"

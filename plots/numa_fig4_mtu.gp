@@ -8,7 +8,7 @@ set xlabel "access size (bytes)"
 set ylabel "1 - T_{remote}/T_{local} (%)"
 set logscale x 2
 set key outside right
-mtus = system("for f in " . in . "; do jq -r '[.spec.mtu] | flatten | .[]' \"$f\"; done | sort -n | uniq | tr '\\n' ' '")
+mtus = system(netmem . " table " . in . " --values mtu")
 r(op, m) = "< " . netmem . " table " . in . " --x size --y mops --series buf_node --where op=" . op . " --where mtu=" . m . " 2>/dev/null | awk -f plots/numa_ratio.awk -v num=other -v den=nic"
 plot for [m in mtus] r("read", m) using 1:2 with linespoints lw 2 title "READ, MTU " . m, \
      for [m in mtus] r("write", m) using 1:2 with linespoints lw 2 dt 2 title "WRITE, MTU " . m, \

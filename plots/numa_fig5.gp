@@ -4,7 +4,7 @@
 # RDMA-remote, 100 * (1 - T_remote/T_local): negative = RDMA-remote is faster.
 #   gnuplot -e "in='results/paper/numa-fig5.json'; out='results/paper/numa-fig5.png'" plots/numa_fig5.gp
 load "plots/numa_common.gp"
-set terminal pngcairo size 960,900 font ",11"
+set terminal @term size 960,900 font ",11"
 set output out
 set multiplot layout 2,1 title "Throughput under server workers on the buffer (NUMA Fig. 5)\n" . numa_sub
 set xlabel "server worker threads (on the buffer's node)"

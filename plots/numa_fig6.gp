@@ -5,7 +5,7 @@
 #   gnuplot -e "in='results/paper/numa-fig6.json'; load='results/paper/numa-fig6-load.json'; out='results/paper/numa-fig6.png'" plots/numa_fig6.gp
 load "plots/numa_common.gp"
 if (!exists("load")) load = ""
-set terminal pngcairo size (load eq "" ? 960 : 1400),(load eq "" ? 600 : 1000) font ",10"
+set terminal @term size (load eq "" ? 960 : 1400),(load eq "" ? 600 : 1000) font ",10"
 set output out
 set xlabel "client connections"
 set ylabel "throughput (ops/s)"

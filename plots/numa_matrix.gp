@@ -4,7 +4,7 @@
 # the document (with repetitions: their geometric mean per pair).
 #   gnuplot -e "in='results/paper/numa-matrix.json'; out='results/paper/numa-matrix.png'" plots/numa_matrix.gp
 load "plots/common.gp"
-set terminal pngcairo size 760,640 font ",11"
+set terminal @term size 760,640 font ",11"
 set output out
 n = int(system("jq '[.points[] | select(.valid)] | last | .metrics.nodes | length' " . in))
 set title "Memory latency between NUMA nodes, ns (NUMA Fig. 2)\n{/*0.8 " . hw . "}"

@@ -5,9 +5,9 @@
 #   gnuplot -e "in='results/paper/numa-vc.json'; base='results/paper/numa-fig4.json'; out='results/paper/numa-vc.png'" plots/numa_vc.gp
 load "plots/numa_common.gp"
 if (!exists("base")) base = ""
-set terminal pngcairo size 1200,900 font ",10"
+set terminal @term size 1200,900 font ",10"
 set output out
-sizes = system("jq -r '[.points[].params.size] | unique | map(tostring) | join(\" \")' " . in)
+sizes = system(netmem . " table " . in . " --values size")
 ops = "read write"
 set multiplot layout words(sizes),2 title "Throughput under an independent load (NUMA section V-C)\n" . numa_sub
 set xlabel "load buffer (bytes)"

@@ -8,7 +8,7 @@
 PKGS="build-essential make pkg-config git ca-certificates
       rdma-core ibverbs-providers ibverbs-utils libibverbs-dev librdmacm-dev perftest
       openmpi-bin libopenmpi-dev libnuma-dev numactl libhwloc-dev hwloc libjansson-dev
-      gnuplot-nox jq iproute2 qemu-system-x86 busybox-static cpio kmod
+      gnuplot-nox jq libxml2-utils chromium iproute2 qemu-system-x86 busybox-static cpio kmod
       openssh-client openssh-server
       libhiredis-dev redis-server libxxhash-dev zlib1g-dev"
 missing=""

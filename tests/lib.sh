@@ -79,3 +79,17 @@ nm_diag() {
 	grep '^netmem:' "$tmp/$1.err" 2>/dev/null | tail -3 | sed 's/^/#   /'
 	jq -c '.points[] | {params, valid, checks, nic_retransmissions}' "$tmp/$1.json" 2>/dev/null | cut -c1-400 | sed 's/^/#   /'
 }
+
+# nm_figure_ok FILE: a non-empty figure that is what its name says: a PNG
+# (signature, then an IEND chunk at the end) or an SVG (an <svg> root,
+# well-formed XML when xmllint is installed).
+nm_figure_ok() {
+	[ -s "$1" ] || return 1
+	case $1 in
+	*.png) [ "$(head -c 8 "$1" | od -An -tx1 | tr -d ' \n')" = 89504e470d0a1a0a ] &&
+		[ "$(tail -c 8 "$1" | head -c 4)" = IEND ] ;;
+	*.svg) grep -q '<svg' "$1" && grep -q '</svg>' "$1" &&
+		{ ! command -v xmllint >/dev/null 2>&1 || xmllint --noout "$1" 2>/dev/null; } ;;
+	*) return 1 ;;
+	esac
+}

@@ -1,0 +1,59 @@
+/* A run directory read back: every result document in it (NAME.json), with
+ * what the report and compare tools need to know about each: which hardware
+ * produced it, whether that hardware was emulated, and how to pick its
+ * summary entries. Shared by `netmem report` and `netmem compare`. */
+#ifndef NM_RUNDOC_H
+#define NM_RUNDOC_H
+#include <jansson.h>
+#include <stdbool.h>
+#include <stddef.h>
+
+typedef struct nm_rundoc {
+	char *name;          /* file name without .json */
+	json_t *doc;
+	const char *experiment;
+	const char *schema;  /* "netmem-result/1", or "none" for a tool's document (corm-sim) */
+	bool emulated;       /* some run of it used Soft-RoCE */
+	bool numa_not_real;  /* some point says placement.numa_real false */
+	bool simulated;      /* a tool's document: no NIC, no metadata */
+} nm_rundoc;
+
+typedef struct nm_run {
+	char *dir;
+	nm_rundoc *docs;     /* sorted by name */
+	size_t ndocs;
+} nm_run;
+
+/* Loads every *.json in dir that is a result document (has "experiment"
+ * and a "summary" array); other JSON files are passed over. -1 with one
+ * line in err when dir cannot be read or a document does not parse. */
+int nm_run_load(const char *dir, nm_run *run, char *err, size_t len);
+void nm_run_free(nm_run *run);
+const nm_rundoc *nm_run_find(const nm_run *run, const char *name);
+
+/* A file of the suite (plots/claims.json, plots/compare.gp): relative to the
+ * working directory when there, else beside the binary (BIN/../rel). */
+const char *nm_suite_file(const char *rel, char *buf, size_t len);
+
+/* Does a document's name match a claim's "documents" (a name, or a prefix
+ * ending in '*'; NULL matches every name)? */
+bool nm_name_matches(const char *name, const char *pattern);
+/* Do params hold every key of select with the same value? */
+bool nm_params_match(const json_t *params, const json_t *select);
+/* The summary entry's geometric mean of a dotted metric path, when valid,
+ * numeric and positive; else false. */
+bool nm_entry_metric(const json_t *entry, const char *metric, double *v);
+
+/* The last run's metadata (meta.runs[-1]), or NULL. */
+const json_t *nm_rundoc_meta(const nm_rundoc *d);
+/* One line naming the hardware: device, part, firmware, link, hosts, CPU,
+ * and "Soft-RoCE (emulated)" or "simulator (no NIC)" where so. */
+void nm_rundoc_hardware(const nm_rundoc *d, char *buf, size_t len);
+/* The same for a legend: device, firmware, link only. */
+void nm_rundoc_nic_label(const nm_rundoc *d, char *buf, size_t len);
+/* Points in the document: all, valid, invalid, skipped. */
+typedef struct nm_point_tally {
+	size_t points, valid, invalid, skipped;
+} nm_point_tally;
+nm_point_tally nm_rundoc_tally(const nm_rundoc *d);
+#endif
