@@ -16,10 +16,15 @@
  *               server compacts --compact-at seconds in; reads per
  *               --interval as a time series; then every survivor is read
  *               through its pointer from before the compaction.
+ *   remap       Fig. 8: one block remapped per strategy on the server, and
+ *               the first READ after each remap (workloads/corm_remap.c).
  * Every bench loads --objects objects of --size bytes per client thread and
  * checks every read (corm_bench.c): a lost object or stale bytes make the
  * point invalid. The remap strategy (--strategy) is probed on the device and
- * recorded with what the device supports.
+ * recorded with what the device supports, including real READs through an
+ * ODP MR (workloads/corm_probe.c): a device whose ODP READs ignore the
+ * in-page offset (rxe) is named, and the DirectRead misses it explains are
+ * counted apart from those the compaction causes.
  *
  * Decisions where the paper is silent: each client thread reads and writes
  * only objects it allocated (so it knows every object's version and can
@@ -44,8 +49,9 @@
 #include <unistd.h>
 
 static const nm_opt corm_opts[] = {
-	{"bench", 0, NM_OPT_ENUM, "compaction", 0, 0, "latency,throughput,compaction", NM_OPT_LIST,
-	 "latency (Figs. 9/10), throughput (Figs. 11-14), compaction (Figs. 13, 15, 16)"},
+	{"bench", 0, NM_OPT_ENUM, "compaction", 0, 0, "latency,throughput,compaction,remap", NM_OPT_LIST,
+	 "latency (Figs. 9/10), throughput (Figs. 11-14), compaction (Figs. 13, 15, 16), remap (Fig. 8: one "
+	 "block remapped per strategy, the first READ after it)"},
 	{"strategy", 0, NM_OPT_ENUM, "auto", 0, 0, "auto,rereg,odp,odp-prefetch,defer", NM_OPT_LIST,
 	 "how one-sided access survives a remap: auto picks odp-prefetch, odp, rereg, then defer (deferred "
 	 "reclamation: breaks the paper's no-disruption property)"},
@@ -63,6 +69,9 @@ static const nm_opt corm_opts[] = {
 	{"occupancy", 0, NM_OPT_DOUBLE, "0.9", 0, 1, NULL, NM_OPT_LIST,
 	 "compaction: blocks at most this full are collected"},
 	{"interval", 0, NM_OPT_DOUBLE, "0.05", 0.001, 60, NULL, 0, "time-series interval (s)"},
+	{"inject", 0, NM_OPT_ENUM, "none", 0, 0, "none,no-id-check", 0,
+	 "a fault that the checks must catch: no-id-check makes DirectRead accept whatever object sits at the "
+	 "pointer's address (stale reads, the point invalid)"},
 	{"va-blocks", 0, NM_OPT_SIZE, "65536", 16, 1ll << 24, NULL, 0, "server address space, in blocks"},
 	NM_OPT_ITERS("1000", "operations of each kind (latency)"),
 	NM_OPT_DURATION,
@@ -93,6 +102,7 @@ static int corm_decode(const json_t *pt, const nm_base *b, void *out, char *err,
 		.interval = nm_cfg_double(pt, "interval"),
 		.va_blocks = (uint32_t)nm_cfg_int(pt, "va_blocks"),
 		.objects = (uint32_t)nm_cfg_int(pt, "objects"),
+		.inject_no_id_check = !strcmp(nm_cfg_str(pt, "inject"), "no-id-check"),
 	};
 	int64_t bs = nm_cfg_int(pt, "block_size"), size = nm_cfg_int(pt, "size");
 	corm_classes *cls = nm_malloc(sizeof *cls);
@@ -117,7 +127,7 @@ static int corm_decode(const json_t *pt, const nm_base *b, void *out, char *err,
 	p->size = (uint32_t)size;
 	if (b->nranks < 2)
 		return nm_errf(err, len, "netmem corm needs a server rank and at least one client rank (-np >= 2)");
-	if (p->bench != CORM_BENCH_LATENCY && !(b->measure.duration > 0))
+	if (p->bench != CORM_BENCH_LATENCY && p->bench != CORM_BENCH_REMAP && !(b->measure.duration > 0))
 		return nm_errf(err, len, "--bench %s needs --duration", corm_bench_names[p->bench]);
 	return 0;
 }
@@ -185,6 +195,8 @@ static json_t *stats_json(const cmem_compact_stats *s, int rc, const char *err)
 	json_object_set_new(j, "collect_us", json_real((double)s->collect_ns / 1e3));
 	json_object_set_new(j, "compact_us", json_real((double)s->compact_ns / 1e3));
 	json_object_set_new(j, "mmap_us_per_remap", json_real(s->remaps ? (double)s->mmap_ns / 1e3 / (double)s->remaps : 0));
+	json_object_set_new(j, "compact_us_per_merge",
+			    json_real(s->merges ? (double)s->compact_ns / 1e3 / (double)s->merges : 0));
 	json_object_set_new(j, "nic_us_per_remap", json_real(s->remaps ? (double)s->nic_ns / 1e3 / (double)s->remaps : 0));
 	return j;
 }
@@ -194,10 +206,54 @@ static json_t *tally_json(const corm_tally *t)
 	json_t *j = json_object();
 #define F(x) json_object_set_new(j, #x, json_integer((json_int_t)t->x))
 	F(allocated); F(freed); F(alloc_fail); F(reads); F(writes); F(direct_ok); F(direct_miss); F(direct_retry);
-	F(scan_ok); F(scan_miss); F(rpc_ok); F(lost); F(stale); F(torn_content); F(verified); F(verify_direct);
+	F(direct_miss_device); F(scan_ok); F(scan_miss); F(scan_miss_device); F(rpc_ok); F(lost); F(stale); F(torn_content); F(verified); F(verify_direct);
 	F(verify_scan); F(verify_rpc);
 #undef F
 	return j;
+}
+
+/* What the probe found and which strategy runs, for every bench. */
+static json_t *effective_json(const nm_ctx *ctx, const corm_caps *cp, corm_remap strat, const corm_devlimit *lim)
+{
+	json_t *eff = json_object();
+	json_object_set_new(eff, "strategy", json_string(corm_remap_names[strat]));
+	json_object_set_new(eff, "strategy_breaks_no_disruption", json_boolean(strat == CORM_STRAT_DEFER));
+	json_object_set_new(eff, "device", json_string(ctx->dev->name));
+	json_object_set_new(eff, "emulated", json_boolean(ctx->dev->emulated));
+	json_object_set_new(eff, "odp_rc_read", json_boolean(cp->odp_rc_read));
+	json_object_set_new(eff, "rereg", json_string(cp->rereg_errno ? strerror(cp->rereg_errno) : "ok"));
+	json_object_set_new(eff, "advise_mr", json_string(cp->advise_errno ? strerror(cp->advise_errno) : "ok"));
+	if (cp->odp_rc_read) {
+		json_object_set_new(eff, "odp_read_probed", json_boolean(cp->odp_read_checked));
+		json_object_set_new(eff, "odp_read_offset_ok", json_boolean(cp->odp_read_offset_ok));
+		json_object_set_new(eff, "odp_read_follows_remap", json_boolean(cp->odp_follows_remap));
+	}
+	/* The limit the client tallies separate (corm_probe.c): such misses are
+	 * the device's, not the compaction's. */
+	json_object_set_new(eff, "device_limit",
+			    lim->odp_offset_bug ? json_string("ODP READs ignore the in-page offset: a read not at a page "
+							     "start returns that page's first bytes")
+					       : json_null());
+	return eff;
+}
+
+/* The probe on the server, its verdict for the clients (collective). NULL,
+ * or why `p->strategy` cannot run here. */
+static const char *probe_point(nm_ctx *ctx, const corm_point *p, corm_caps *caps, corm_remap *strat,
+			       corm_devlimit *lim, char *err, size_t errlen)
+{
+	const char *fail = NULL;
+	memset(lim, 0, sizeof *lim);
+	memset(caps, 0, sizeof *caps);
+	*strat = p->strategy;
+	if (ctx->rank == 0) {
+		fail = corm_probe(ctx->dev, &ctx->base.qp, caps, p->strategy, strat, err, errlen) ? err : NULL;
+		bool odp = *strat == CORM_STRAT_ODP || *strat == CORM_STRAT_ODP_PREFETCH;
+		lim->odp_offset_bug = odp && caps->odp_read_checked && !caps->odp_read_offset_ok;
+		lim->page = (uint32_t)sysconf(_SC_PAGESIZE);
+	}
+	nm_boot_bcast(lim, sizeof *lim, 0);
+	return fail;
 }
 
 /* Server side of a point: the heap, the workers, the compaction. */
@@ -205,8 +261,9 @@ static void server_point(nm_ctx *ctx, const corm_point *p, json_t *out)
 {
 	char err[512] = "";
 	corm_caps caps;
-	corm_remap strat = CORM_STRAT_DEFER;
-	const char *fail = corm_probe(ctx->dev, &caps, p->strategy, &strat, err, sizeof err) ? err : NULL;
+	corm_remap strat;
+	corm_devlimit lim;
+	const char *fail = probe_point(ctx, p, &caps, &strat, &lim, err, sizeof err);
 	nm_boot_check(fail, NM_EXIT_USAGE);
 	corm_nicctx nic = {.dev = ctx->dev, .strat = strat};
 	cmem_heap *h = nm_calloc(1, sizeof *h);
@@ -238,14 +295,7 @@ static void server_point(nm_ctx *ctx, const corm_point *p, json_t *out)
 	uint64_t live_end = h->live_objects, active_end = cmem_active_bytes(h);
 	corm_server_stop(srv);
 
-	json_t *eff = json_object();
-	json_object_set_new(eff, "strategy", json_string(corm_remap_names[strat]));
-	json_object_set_new(eff, "strategy_breaks_no_disruption", json_boolean(strat == CORM_STRAT_DEFER));
-	json_object_set_new(eff, "device", json_string(ctx->dev->name));
-	json_object_set_new(eff, "emulated", json_boolean(ctx->dev->emulated));
-	json_object_set_new(eff, "odp_rc_read", json_boolean(caps.odp_rc_read));
-	json_object_set_new(eff, "rereg", json_string(caps.rereg_errno ? strerror(caps.rereg_errno) : "ok"));
-	json_object_set_new(eff, "advise_mr", json_string(caps.advise_errno ? strerror(caps.advise_errno) : "ok"));
+	json_t *eff = effective_json(ctx, &caps, strat, &lim);
 	json_object_set_new(eff, "slot_size", json_integer(h->cls.size[cmem_class(h, p->size)]));
 	json_object_set_new(eff, "slots_per_block", json_integer(h->cls.slots[cmem_class(h, p->size)]));
 	json_object_set_new(out, "effective", eff);
@@ -270,6 +320,10 @@ static void server_point(nm_ctx *ctx, const corm_point *p, json_t *out)
 static void client_point(nm_ctx *ctx, const corm_point *p, corm_run *r)
 {
 	char err[256];
+	corm_caps caps;
+	corm_remap strat;
+	corm_devlimit lim;
+	probe_point(ctx, p, &caps, &strat, &lim, err, sizeof err);
 	nm_boot_check(NULL, NM_EXIT_USAGE); /* the server's probe */
 	corm_classes *cls = nm_malloc(sizeof *cls);
 	corm_classes_init(cls, p->block_size, err, sizeof err);
@@ -284,6 +338,7 @@ static void client_point(nm_ctx *ctx, const corm_point *p, corm_run *r)
 		corm_thread *th = &r->th[t];
 		th->c = &r->cli->c[t];
 		th->c->timeout = ctx->base.timeout;
+		th->c->inject_no_id_check = p->inject_no_id_check;
 		th->p = p;
 		th->rank = ctx->rank;
 		th->thread = t;
@@ -291,6 +346,7 @@ static void client_point(nm_ctx *ctx, const corm_point *p, corm_run *r)
 		th->seed = ctx->base.seed * 1000003u + (uint64_t)ctx->rank * 131u + (uint64_t)t;
 		th->iters = ctx->base.measure.iters;
 		th->duration = ctx->base.measure.duration;
+		th->lim = lim;
 		for (int k = 0; k < CORM_NLAT; k++)
 			nm_hist_init(&th->lat[k]);
 	}
@@ -306,9 +362,34 @@ static void client_point(nm_ctx *ctx, const corm_point *p, corm_run *r)
 	free(cls);
 }
 
+/* --bench remap (Fig. 8): on the server alone; a strategy this device
+ * lacks makes the point a skipped one (a sweep over strategies goes on). */
+static void remap_point(nm_ctx *ctx, const corm_point *p, json_t *out)
+{
+	char err[512] = "";
+	corm_caps caps;
+	corm_remap strat;
+	corm_devlimit lim;
+	const char *why = probe_point(ctx, p, &caps, &strat, &lim, err, sizeof err);
+	if (ctx->rank == 0) {
+		json_object_set_new(out, "effective", effective_json(ctx, &caps, strat, &lim));
+		if (why) {
+			json_object_set_new(out, "valid", json_true());
+			json_object_set_new(out, "skipped", json_string(why));
+		} else {
+			corm_remap_bench(ctx, p, strat, out);
+		}
+	}
+	nm_boot_barrier_idle();
+}
+
 static void corm_run_point(nm_ctx *ctx, const void *point, json_t *out)
 {
 	const corm_point *p = point;
+	if (p->bench == CORM_BENCH_REMAP) {
+		remap_point(ctx, p, out);
+		return;
+	}
 	corm_run r = {.ctx = ctx, .p = p, .T = ctx->rank ? ctx->base.threads : 0};
 	r.th = nm_calloc((size_t)(r.T ? r.T : 1), sizeof *r.th);
 	if (ctx->rank == 0)
@@ -358,6 +439,8 @@ static void corm_run_point(nm_ctx *ctx, const void *point, json_t *out)
 		if (p->bench != CORM_BENCH_LATENCY && secs > 0) {
 			json_object_set_new(m, "ops_per_sec", json_real((double)(sum.reads + sum.writes) / secs));
 			json_object_set_new(m, "direct_read_failures_per_sec", json_real((double)sum.direct_miss / secs));
+			/* Fig. 13's conflicts: copies found locked or torn (retried) */
+			json_object_set_new(m, "direct_read_conflicts_per_sec", json_real((double)sum.direct_retry / secs));
 			json_t *ts = json_array();
 			size_t nint = (size_t)ceil(secs / p->interval);
 			for (size_t k = 0; k < nint && k < CORM_SERIES_MAX; k++)
@@ -370,6 +453,10 @@ static void corm_run_point(nm_ctx *ctx, const void *point, json_t *out)
 			if (lat[k].count)
 				json_object_set_new(lj, corm_lat_names[k], nm_hist_summary_json(&lat[k]));
 		json_object_set_new(m, "lat", lj);
+		/* also under metrics, where netmem table finds them (Figs. 15, 17) */
+		json_object_set(m, "memory", json_object_get(out, "memory"));
+		if (json_object_get(out, "compaction"))
+			json_object_set(m, "compaction", json_object_get(out, "compaction"));
 		json_object_set_new(out, "metrics", m);
 	}
 	free(series);
@@ -385,8 +472,32 @@ static void corm_run_point(nm_ctx *ctx, const void *point, json_t *out)
 	free(r.th);
 }
 
+/* --bench remap's rows: its own columns (a job runs one bench kind per
+ * row, so a header per kind is enough). */
+static void remap_report(const json_t *pt, const json_t *res, bool first)
+{
+	const json_t *m = json_object_get(res, "metrics");
+	if (first)
+		printf(" %-6s %-12s %8s %10s %10s %12s %12s %8s\n", "bench", "strategy", "block", "mmap[us]", "nic[us]",
+		       "1st_read[us]", "penalty[us]", "check");
+	if (json_is_string(json_object_get(res, "skipped"))) {
+		printf(" %-6s %-12s %8" PRId64 " skipped: %s\n", "remap", nm_cfg_str(pt, "strategy"),
+		       nm_cfg_int(pt, "block_size"), json_string_value(json_object_get(res, "skipped")));
+		return;
+	}
+	printf(" %-6s %-12s %8" PRId64 " %10.1f %10.1f %12.1f %12.1f %8s\n", "remap", nm_cfg_str(pt, "strategy"),
+	       nm_cfg_int(pt, "block_size"), json_real_value(json_object_get(m, "mmap_us")),
+	       json_real_value(json_object_get(m, "nic_step_us")), json_real_value(json_object_get(m, "first_read_us")),
+	       json_real_value(json_object_get(m, "first_read_penalty_us")),
+	       json_is_true(json_object_get(res, "valid")) ? "ok" : "INVALID");
+}
+
 static void corm_report(const json_t *pt, const json_t *res, bool first)
 {
+	if (!strcmp(nm_cfg_str(pt, "bench"), "remap")) {
+		remap_report(pt, res, first);
+		return;
+	}
 	const json_t *mem = json_object_get(res, "memory"), *m = json_object_get(res, "metrics");
 	const json_t *tl = json_object_get(m, "tally");
 	if (first)
@@ -410,7 +521,8 @@ static const nm_experiment corm_experiment = {
 		   "  mpirun -np 2 netmem corm --bench compaction -T 2 -K 5000 --free-ratio 0.8 -D 2\n"
 		   "  mpirun -np 2 netmem corm --bench latency -s 24,248,2000 -n 1000\n"
 		   "  mpirun -np 2 netmem corm --bench throughput --read direct,rpc --write-ratio 0,0.5 "
-		   "--dist uniform,zipfian -D 5",
+		   "--dist uniform,zipfian -D 5\n"
+		   "  mpirun -np 2 netmem corm --bench remap --strategy rereg,odp,odp-prefetch,defer -B 4k,1M -n 1000",
 	.opts = corm_opts,
 	.min_ranks = 2,
 	.point_size = sizeof(corm_point),

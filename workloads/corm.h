@@ -21,17 +21,41 @@ typedef enum {
 } corm_remap;
 extern const char *const corm_remap_names[CORM_NSTRATS];
 
-/* What the device can do, probed once. */
+#define CORM_ACCESS (IBV_ACCESS_LOCAL_WRITE | IBV_ACCESS_REMOTE_READ | IBV_ACCESS_REMOTE_WRITE)
+
+/* What the device can do, probed once (workloads/corm_probe.c). */
 typedef struct corm_caps {
-	bool odp_rc_read;       /* explicit ODP MRs readable over RC */
-	int rereg_errno;        /* 0: rereg with a new translation worked */
-	int advise_errno;       /* 0: ibv_advise_mr prefetch worked */
+	bool odp_rc_read;        /* explicit ODP MRs readable over RC */
+	int rereg_errno;         /* 0: rereg with a new translation worked */
+	int advise_errno;        /* 0: ibv_advise_mr prefetch worked */
+	/* Real READs through an ODP MR (loopback QP), when odp_rc_read: */
+	bool odp_read_checked;   /* both probe READs completed */
+	bool odp_read_offset_ok; /* a READ inside a page got that offset's bytes */
+	bool odp_follows_remap;  /* a READ after mmap(MAP_FIXED) got the new page */
 } corm_caps;
 
-/* Probes (registers a scratch memfd page, remaps it, tries rereg and
- * advise) and resolves `want` (AUTO: rereg, else ODP + prefetch, else ODP,
- * else deferred). 0, or -1 with err when `want` is not supported. */
-int corm_probe(nm_dev *d, corm_caps *caps, corm_remap want, corm_remap *got, char *err, size_t errlen);
+/* Probes (registers a scratch memfd page, remaps it, tries rereg, advise
+ * and ODP READs) and resolves `want` (AUTO: ODP + prefetch, else ODP, else
+ * rereg, else deferred). 0, or -1 with err when `want` is not supported. */
+int corm_probe(nm_dev *d, const nm_qp_attr *qa, corm_caps *caps, corm_remap want, corm_remap *got, char *err,
+	       size_t errlen);
+bool corm_strategy_supported(const corm_caps *caps, corm_remap s);
+
+/* A loopback RC QP on one device (the probe, the remap bench): READs from
+ * the server to its own memory, through the same responder path a client's
+ * READ takes. */
+typedef struct corm_loop {
+	struct ibv_cq *cq;
+	struct ibv_qp *qp;
+	struct ibv_mr *mr;
+	uint8_t *buf;
+	uint32_t len;
+} corm_loop;
+int corm_loop_open(corm_loop *l, nm_dev *d, const nm_qp_attr *qa, uint32_t len, char *err, size_t errlen);
+/* One signaled READ of len bytes into l->buf; 0, or -1 (failed completion,
+ * none within timeout seconds). */
+int corm_loop_read(corm_loop *l, uint64_t addr, uint32_t rkey, uint32_t len, double timeout);
+void corm_loop_close(corm_loop *l);
 /* The heap's NIC hooks for a strategy. */
 typedef struct corm_nicctx {
 	nm_dev *dev;
@@ -75,6 +99,7 @@ typedef struct corm_conn {
 	uint8_t *rd;
 	uint32_t msg_bytes, block_size;
 	double timeout;
+	bool inject_no_id_check;   /* --inject no-id-check: DirectRead takes any ID */
 	const corm_classes *cls;
 } corm_conn;
 struct corm_client {

@@ -1,6 +1,6 @@
-/* netmem corm's verbs: probing how a remap keeps one-sided access, the
- * heap's registration hooks, the RC QPs between server and clients, the
- * server's RPC workers and the client's operations (corm.h). */
+/* netmem corm's verbs: the heap's registration hooks, the RC QPs between
+ * server and clients, the server's RPC workers and the client's operations
+ * (corm.h). The device probe is workloads/corm_probe.c. */
 #include "corm.h"
 #include "alloc.h"
 #include "boot.h"
@@ -13,95 +13,9 @@
 #include <sys/mman.h>
 #include <unistd.h>
 
-const char *const corm_remap_names[CORM_NSTRATS] = {"auto", "rereg", "odp", "odp-prefetch", "defer"};
 const char *const corm_rpc_names[CORM_NRPC] = {"alloc", "read", "write", "free", "release", "nop"};
 
-#define ACCESS (IBV_ACCESS_LOCAL_WRITE | IBV_ACCESS_REMOTE_READ | IBV_ACCESS_REMOTE_WRITE)
-
-/* ---- probing ---- */
-
-static int probe_odp(nm_dev *d)
-{
-	struct ibv_device_attr_ex ax;
-	memset(&ax, 0, sizeof ax);
-	if (ibv_query_device_ex(d->ctx, NULL, &ax))
-		return 0;
-	return (ax.odp_caps.general_caps & IBV_ODP_SUPPORT) &&
-	       (ax.odp_caps.per_transport_caps.rc_odp_caps & IBV_ODP_SUPPORT_READ);
-}
-
-/* A page of one memfd registered at va, then another memfd's page mapped
- * over it: what a compaction does to a block. */
-static void probe_remap(nm_dev *d, corm_caps *caps)
-{
-	long pg = sysconf(_SC_PAGESIZE);
-	int fa = memfd_create("corm-probe-a", MFD_CLOEXEC), fb = memfd_create("corm-probe-b", MFD_CLOEXEC);
-	caps->rereg_errno = caps->advise_errno = EOPNOTSUPP;
-	if (fa < 0 || fb < 0 || ftruncate(fa, pg) || ftruncate(fb, pg))
-		goto out;
-	void *va = mmap(NULL, (size_t)pg, PROT_READ | PROT_WRITE, MAP_SHARED, fa, 0);
-	if (va == MAP_FAILED)
-		goto out;
-	memset(va, 1, (size_t)pg);
-	struct ibv_mr *mr = ibv_reg_mr(d->pd, va, (size_t)pg, ACCESS);
-	if (mr) {
-		mmap(va, (size_t)pg, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_FIXED, fb, 0);
-		errno = 0;
-		int rc = ibv_rereg_mr(mr, IBV_REREG_MR_CHANGE_TRANSLATION, NULL, va, (size_t)pg, ACCESS);
-		caps->rereg_errno = rc == 0 ? 0 : errno ? errno : EOPNOTSUPP;
-		ibv_dereg_mr(mr);
-	}
-	if (caps->odp_rc_read) {
-		mr = ibv_reg_mr(d->pd, va, (size_t)pg, ACCESS | IBV_ACCESS_ON_DEMAND);
-		if (mr) {
-			struct ibv_sge sge = {.addr = (uintptr_t)va, .length = (uint32_t)pg, .lkey = mr->lkey};
-			caps->advise_errno = ibv_advise_mr(d->pd, IBV_ADVISE_MR_ADVICE_PREFETCH,
-							   IBV_ADVISE_MR_FLAG_FLUSH, &sge, 1);
-			ibv_dereg_mr(mr);
-		} else {
-			caps->odp_rc_read = false;
-		}
-	}
-	munmap(va, (size_t)pg);
-out:
-	if (fa >= 0)
-		close(fa);
-	if (fb >= 0)
-		close(fb);
-}
-
-int corm_probe(nm_dev *d, corm_caps *caps, corm_remap want, corm_remap *got, char *err, size_t errlen)
-{
-	memset(caps, 0, sizeof *caps);
-	caps->odp_rc_read = probe_odp(d);
-	probe_remap(d, caps);
-	bool ok[CORM_NSTRATS] = {
-		[CORM_STRAT_REREG] = caps->rereg_errno == 0,
-		[CORM_STRAT_ODP] = caps->odp_rc_read,
-		[CORM_STRAT_ODP_PREFETCH] = caps->odp_rc_read && caps->advise_errno == 0,
-		[CORM_STRAT_DEFER] = true,
-	};
-	if (want == CORM_STRAT_AUTO) {
-		/* The paper's default is ODP + prefetch; rereg keeps keys on any
-		 * NIC but breaks a QP that reads during it, so it comes after ODP. */
-		static const corm_remap order[] = {CORM_STRAT_ODP_PREFETCH, CORM_STRAT_ODP, CORM_STRAT_REREG,
-						      CORM_STRAT_DEFER};
-		for (size_t i = 0; i < sizeof order / sizeof *order; i++)
-			if (ok[order[i]]) {
-				*got = order[i];
-				return 0;
-			}
-	}
-	if (!ok[want])
-		return nm_errf(err, errlen,
-			       "--strategy %s: %s does not support it (ODP for RC reads: %s, ibv_rereg_mr: %s, "
-			       "ibv_advise_mr: %s)",
-			       corm_remap_names[want], d->name, caps->odp_rc_read ? "yes" : "no",
-			       caps->rereg_errno ? strerror(caps->rereg_errno) : "ok",
-			       caps->advise_errno ? strerror(caps->advise_errno) : "ok");
-	*got = want;
-	return 0;
-}
+#define ACCESS CORM_ACCESS
 
 /* ---- the heap's hooks ---- */
 
@@ -460,7 +374,10 @@ corm_slot_state corm_direct_read(corm_conn *c, corm_ptr *p, void *out, size_t n)
 	uint32_t ss = c->cls->size[p->cls];
 	corm_raw_read(c, p->addr, p->rkey, ss);
 	uint8_t v;
-	corm_slot_state st = corm_slot_check(c->rd, p->addr, ss, p->id, out, n, &v);
+	uint64_t h;
+	memcpy(&h, c->rd, sizeof h);
+	uint16_t id = c->inject_no_id_check && corm_h_id(h) ? corm_h_id(h) : p->id;
+	corm_slot_state st = corm_slot_check(c->rd, p->addr, ss, id, out, n, &v);
 	if (st == CORM_SLOT_OK)
 		p->version = v;
 	return st;
