@@ -22,7 +22,7 @@ OBJS    := $(SRCS:%.c=build/%.o) build/build_id.o
 UNIT_MODS := harness/stats.c harness/opt.c harness/result.c harness/durable.c harness/points.c \
              harness/clock.c harness/log.c harness/hosts.c harness/nic_counters.c harness/stall.c \
              primitives/ycsb.c primitives/accounts.c harness/measure.c harness/alloc.c primitives/corm_model.c \
-             primitives/roce_pkt.c primitives/clover_resolve.c \
+             primitives/roce_pkt.c primitives/clover_resolve.c primitives/corm_slot.c primitives/corm_heap.c \
              tests/unit/boot_single.c
 UNIT_SRCS := $(wildcard tests/unit/test_*.c)
 UNIT_BINS := $(UNIT_SRCS:tests/unit/%.c=build/tests/%)

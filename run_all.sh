@@ -58,19 +58,20 @@ done
 
 # What run_all.sh reads from a config (README.md, "Configs, results, figures"):
 # "ranks" (else --np), params.ranks_per_node (placement on a cluster), "numa"
-# (needs two NUMA nodes) and "plots" (its figures).
+# (needs two NUMA nodes), "odp" (needs on-demand paging: on Soft-RoCE a VM
+# with a newer kernel) and "plots" (its figures).
 declare -A ranks rpn
-jobs="" plain="" numa=""
+jobs="" plain="" numa="" odp=""
 for cfg in configs/"$scale"/*.json; do
 	name=$(basename "$cfg" .json)
 	[ -z "$only" ] || case ",$only," in *",$name,"*) ;; *) continue ;; esac
-	v=$(jq -r '[.ranks // "-", .params.ranks_per_node // "-", .numa // false] | map(tostring) | join(" ")' "$cfg") ||
+	v=$(jq -r '[.ranks // "-", .params.ranks_per_node // "-", .numa // false, .odp // false] | map(tostring) | join(" ")' "$cfg") ||
 		{ echo "run_all.sh: cannot read $cfg (see jq's message above)" >&2; exit 2; }
-	read -r r p n <<<"$v"
+	read -r r p n o <<<"$v"
 	ranks[$name]=$([ "$r" = - ] && echo "$np" || echo "$r")
 	rpn[$name]=$p
 	jobs="$jobs $name"
-	if [ "$n" = true ]; then numa="$numa $name"; else plain="$plain $name"; fi
+	if [ "$n" = true ]; then numa="$numa $name"; elif [ "$o" = true ]; then odp="$odp $name"; else plain="$plain $name"; fi
 done
 [ -n "$jobs$tools" ] || { echo "run_all.sh: no config matches" >&2; exit 2; }
 
@@ -164,11 +165,13 @@ script() {
 		echo 'exit $status'
 	} >"$f"
 }
-s1=$(mktemp); s2=$(mktemp); trap 'rm -f "$s1" "$s2"' EXIT
+s1=$(mktemp); s2=$(mktemp); s3=$(mktemp); trap 'rm -f "$s1" "$s2" "$s3"' EXIT
 # shellcheck disable=SC2086
 script "$s1" $plain
 # shellcheck disable=SC2086
 script "$s2" $numa
+# shellcheck disable=SC2086
+script "$s3" $odp
 
 status=0
 rm -f "$out/.progress"
@@ -183,6 +186,7 @@ if [ -z "$jobs" ]; then
 elif [ -n "$hostfile" ]; then
 	bash "$s1" || status=1
 	[ -z "$numa" ] || bash "$s2" || status=1
+	[ -z "$odp" ] || bash "$s3" || status=1
 else
 	echo "run_all.sh: no hostfile: running the $scale configs on Soft-RoCE (emulated; timings are not hardware numbers)" >&2
 	# softroce-run's default limit (20 min) is for tests: the whole quick scale
@@ -192,6 +196,9 @@ else
 	[ -z "$plain" ] || tests/vm/softroce-run --timeout "$vmt" -- bash "$s1" || status=1
 	# NUMA placement needs two nodes: an emulated two-node guest when the host has one node
 	[ -z "$numa" ] || tests/vm/softroce-run --timeout "$vmt" --numa -- bash "$s2" || status=1
+	# ODP (CoRM's remap): Debian 12's rxe has none, a newer Debian kernel's has
+	# (fetched into the VM cache on first use; tests/vm/README.md)
+	[ -z "$odp" ] || tests/vm/softroce-run --timeout "$vmt" --kernel trixie-backports -- bash "$s3" || status=1
 fi
 
 # Draw every figure that reads a document of this run and whose "in" has one,

@@ -181,19 +181,24 @@ static const nm_experiment *load_config(const char *path, json_t **params, char 
 	json_t *v;
 	json_object_foreach(cfg, key, v) {
 		if (strcmp(key, "experiment") && strcmp(key, "params") && strcmp(key, "description") &&
-		    strcmp(key, "ranks") && strcmp(key, "numa") && strcmp(key, "plots")) {
+		    strcmp(key, "ranks") && strcmp(key, "numa") && strcmp(key, "odp") && strcmp(key, "plots")) {
 			snprintf(err, errlen, "%s: unknown top-level key '%s' (expected experiment, params, "
-				 "description, ranks, numa, plots)", path, key);
+				 "description, ranks, numa, odp, plots)", path, key);
 			return NULL;
 		}
 	}
-	/* "numa" and "plots" are for run_all.sh (two-node lane, figures); checked, then ignored. */
-	json_t *numa = json_object_get(cfg, "numa"), *plots = json_object_get(cfg, "plots"), *pl;
-	size_t i;
-	if (numa && !json_is_boolean(numa)) {
-		snprintf(err, errlen, "%s: \"numa\" must be true or false", path);
-		return NULL;
+	/* "numa", "odp" and "plots" are for run_all.sh (two-node lane, ODP lane,
+	 * figures); checked, then ignored. */
+	json_t *plots = json_object_get(cfg, "plots"), *pl;
+	static const char *const lanes[] = {"numa", "odp"};
+	for (size_t k = 0; k < sizeof lanes / sizeof *lanes; k++) {
+		json_t *lane = json_object_get(cfg, lanes[k]);
+		if (lane && !json_is_boolean(lane)) {
+			snprintf(err, errlen, "%s: \"%s\" must be true or false", path, lanes[k]);
+			return NULL;
+		}
 	}
+	size_t i;
 	int bad = plots && !json_is_array(plots);
 	json_array_foreach(plots, i, pl)
 		bad |= !json_is_string(json_object_get(pl, "script"));

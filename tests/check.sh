@@ -1,8 +1,9 @@
 #!/bin/sh
 # make check: unit tests (host, ASan+UBSan), command-line tests (host), then
 # the integration tests on real verbs through Soft-RoCE (host rxe if the
-# kernel has it, else a throwaway VM), the NUMA lane (two emulated NUMA nodes)
-# and the cluster lane (two guests joined by a link). Ends with "N passed,
+# kernel has it, else a throwaway VM), the NUMA lane (two emulated NUMA nodes),
+# the ODP lane (a newer Debian kernel whose rxe has on-demand paging) and the
+# cluster lane (two guests joined by a link). Ends with "N passed,
 # N failed".
 cd "$(dirname "$0")/.." || exit 1
 pass=0; fail=0
@@ -43,6 +44,11 @@ else
 	NETMEM_VM_TIMEOUT=1800 tests/integration/numa/run.sh 2>&1 | tee "$log" |
 		grep -E '^(not ok|[0-9]+ passed)|netmem-vm'
 	tally numa "$log"
+	lane_start=$(date +%s)
+	echo "== ODP integration tests (CoRM's remap; a newer Debian kernel in the VM)"
+	NETMEM_VM_TIMEOUT=1200 tests/integration/odp/run.sh 2>&1 | tee "$log" |
+		grep -E '^(not ok|[0-9]+ passed)|netmem-vm'
+	tally odp "$log"
 	lane_start=$(date +%s)
 	echo "== cluster tests (two Soft-RoCE hosts joined by a link)"
 	NETMEM_VM_TIMEOUT=1200 tests/integration/cluster/run.sh 2>&1 | tee "$log" |

@@ -13,10 +13,11 @@ problems() {
 	dir=$(dirname "$1")
 	jq -r 'def strs: if type == "array" then .[] else . end;
 		if type != "object" then "the top level is not an object" else
-		((keys - ["experiment", "params", "description", "ranks", "numa", "plots"])[] | "unknown top-level key \(.)"),
+		((keys - ["experiment", "params", "description", "ranks", "numa", "odp", "plots"])[] | "unknown top-level key \(.)"),
 		(select(.experiment | type != "string") | "no \"experiment\""),
 		(select(has("ranks") and (.ranks | type != "number" or . < 1)) | "\"ranks\" is not a positive number"),
 		(select(has("numa") and (.numa | type != "boolean")) | "\"numa\" is not true or false"),
+		(select(has("odp") and (.odp | type != "boolean")) | "\"odp\" is not true or false"),
 		(select(has("plots") and (.plots | type != "array")) | "\"plots\" is not a list"),
 		(.plots // [] | if type == "array" then .[] else empty end |
 		 if type != "object" then "a plot is not an object" else
@@ -79,6 +80,7 @@ bad "an input pattern matching no config" '{"experiment": "ops", "plots": [{"scr
 bad "a plot without a script" '{"experiment": "ops", "plots": [{"figure": "x"}], "params": {}}'
 bad "\"plots\" not a list" '{"experiment": "ops", "plots": {"script": "ops_latency"}, "params": {}}'
 bad "\"numa\" not a boolean" '{"experiment": "ops", "numa": "yes", "params": {}}'
+bad "\"odp\" not a boolean" '{"experiment": "ops", "odp": 1, "params": {}}'
 bad "an unknown top-level key" '{"experiment": "ops", "parms": {}}'
 bad "an unknown plot key" '{"experiment": "ops", "plots": [{"script": "ops_latency", "out": "x"}], "params": {}}'
 bad "malformed JSON" '{"experiment": "ops",}'

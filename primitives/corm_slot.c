@@ -1,0 +1,126 @@
+/* CoRM's slot layout and reader check (corm_slot.h). */
+#include "corm_slot.h"
+#include "rng.h"
+#include <string.h>
+
+const char *const corm_slot_state_names[CORM_SLOT_NSTATES] = {"ok", "not_found", "locked", "torn"};
+
+uint32_t corm_slot_capacity(uint32_t slot)
+{
+	if (slot <= 8)
+		return 0;
+	if (slot <= 64 && 64 % slot == 0)
+		return slot - 8;
+	uint32_t lines = (slot + 63) / 64;
+	return slot > 8 + lines ? slot - 8 - lines : 0;
+}
+
+/* Walks the payload bytes of a slot: position p (from the slot start) is a
+ * payload byte unless it is a line start. */
+static inline bool line_start(uint64_t addr, uint32_t p) { return ((addr + p) & 63) == 0; }
+
+void corm_slot_write(uint8_t *slot, uint64_t addr, uint32_t slot_size, uint8_t version, const void *src, size_t n)
+{
+	const uint8_t *s = src;
+	uint32_t p = 8;
+	/* Runs of bytes between line starts, one memcpy each. */
+	while (p < slot_size) {
+		if (line_start(addr, p)) {
+			slot[p++] = version;
+			continue;
+		}
+		uint32_t next = (uint32_t)(((addr + p + 63) & ~(uint64_t)63) - addr);
+		if (next > slot_size)
+			next = slot_size;
+		size_t k = next - p;
+		if (k > n)
+			k = n;
+		if (k) {
+			memcpy(slot + p, s, k);
+			s += k;
+			n -= k;
+		}
+		p = next; /* bytes past the payload keep what they had */
+	}
+}
+
+void corm_slot_read(const uint8_t *slot, uint64_t addr, uint32_t slot_size, void *dst, size_t n)
+{
+	uint8_t *d = dst;
+	uint32_t p = 8;
+	while (p < slot_size && n) {
+		if (line_start(addr, p)) {
+			p++;
+			continue;
+		}
+		uint32_t next = (uint32_t)(((addr + p + 63) & ~(uint64_t)63) - addr);
+		if (next > slot_size)
+			next = slot_size;
+		size_t k = next - p;
+		if (k > n)
+			k = n;
+		memcpy(d, slot + p, k);
+		d += k;
+		n -= k;
+		p = next;
+	}
+}
+
+corm_slot_state corm_slot_check(const uint8_t *img, uint64_t addr, uint32_t slot_size, uint16_t id, void *out,
+				size_t n, uint8_t *version)
+{
+	uint64_t h;
+	memcpy(&h, img, 8);
+	if (!(h & CORM_H_ALLOC) || corm_h_id(h) != id)
+		return CORM_SLOT_NOT_FOUND;
+	if (h & (CORM_H_LOCK | CORM_H_COMPACT))
+		return CORM_SLOT_LOCKED;
+	uint8_t v = corm_h_version(h);
+	for (uint32_t p = (uint32_t)((64 - (addr & 63)) & 63); p < slot_size; p += 64)
+		if (p >= 8 && img[p] != v)
+			return CORM_SLOT_TORN;
+	if (out)
+		corm_slot_read(img, addr, slot_size, out, n);
+	if (version)
+		*version = v;
+	return CORM_SLOT_OK;
+}
+
+int64_t corm_block_find(const uint8_t *blk, uint32_t slot_size, uint32_t slots, uint16_t id)
+{
+	for (uint32_t i = 0; i < slots; i++) {
+		uint64_t h;
+		memcpy(&h, blk + (size_t)i * slot_size, 8);
+		if ((h & CORM_H_ALLOC) && corm_h_id(h) == id)
+			return (int64_t)i * slot_size;
+	}
+	return -1;
+}
+
+static inline uint8_t payload_byte(uint64_t seed, size_t i)
+{
+	return (uint8_t)(nm_pattern_word(seed, i / 8) >> (8 * (i % 8)));
+}
+
+void corm_payload_fill(uint8_t *buf, size_t n, uint32_t key, uint32_t stamp)
+{
+	memcpy(buf, &key, 4);
+	memcpy(buf + 4, &stamp, 4);
+	uint64_t seed = ((uint64_t)key << 32) | stamp;
+	for (size_t i = 8; i < n; i++)
+		buf[i] = payload_byte(seed, i);
+}
+
+corm_pay_state corm_payload_check(const uint8_t *buf, size_t n, uint32_t key)
+{
+	uint32_t k, stamp;
+	memcpy(&k, buf, 4);
+	memcpy(&stamp, buf + 4, 4);
+	if (k != key)
+		return CORM_PAY_FOREIGN;
+	uint64_t seed = ((uint64_t)key << 32) | stamp;
+	for (size_t i = 8; i < n; i++)
+		if (buf[i] != payload_byte(seed, i))
+			return CORM_PAY_CORRUPT;
+	return CORM_PAY_OK;
+}

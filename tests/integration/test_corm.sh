@@ -1,0 +1,88 @@
+#!/bin/sh
+# netmem corm (CoRM) on real verbs with on-demand paging: allocate, fragment
+# (free most objects), compact while clients read, so block VAs are really
+# remapped (mmap MAP_FIXED onto the survivor's memfd) under ODP MRs; every
+# survivor read back through its pointer from before the compaction; no
+# DirectRead may return another object's or an older version's bytes, and a
+# DirectRead that does (--inject no-id-check) must make the point invalid.
+# Also deferred reclamation (the fallback without ODP), a compaction of an
+# empty heap, Fig. 8's remap bench and bad input. Needs ODP for RC READ: runs in the ODP lane
+# (tests/integration/odp/run.sh, a newer Debian kernel in the VM); on a
+# device without ODP every check is skipped with the reason.
+cd "$(dirname "$0")/../.." || exit 1
+. tests/lib.sh
+nm_setup corm
+dev=${NETMEM_RDMA_DEVICE:-$(nm_rdma_device)}
+# ibv_devinfo -v lists the RC transport's ODP capabilities under rc_odp_caps.
+if ! ibv_devinfo -v -d "$dev" 2>/dev/null | sed -n '/rc_odp_caps/,/_odp_caps/p' | grep -q SUPPORT_READ; then
+	why="$dev has no ODP for RC READ (kernel $(uname -r)); run tests/integration/odp/run.sh (a newer Debian kernel in the VM)"
+	for what in "ODP compaction while clients read" "deferred reclamation" "empty heap" \
+		"--inject no-id-check caught" "remap bench" "bad input"; do
+		skip "$what" "$why"
+	done
+	t_summary
+	exit
+fi
+L="-T 2 -K 800 -s 248 --free-ratio 0.8 -D 1 --compact-at 0.3 --interval 0.1"
+
+# 1. ODP: the paper's way; the remap is real.
+nm_run odp 2 --bench compaction --strategy auto $L
+check "ODP compaction: exit 0, valid" nm_rc_jq odp 0 '.points[0].valid'
+check "ODP compaction: auto picked ODP (with or without prefetch), probed with real READs" \
+	nm_jq odp '.points[0].effective | (.strategy | test("^odp")) and .odp_read_probed and .odp_read_follows_remap'
+check "ODP compaction: blocks merged, objects moved, VAs remapped" \
+	nm_jq odp '.points[0].compaction | .ok and .merged_blocks > 0 and .moved_objects > 0 and .remapped_vas > 0'
+check "ODP compaction: active memory went down (before > after)" \
+	nm_jq odp '.points[0].memory | .active_bytes_before > .active_bytes_after and .reduction > 1'
+check "ODP compaction: every survivor read back through its old pointer, none lost" \
+	nm_jq odp '.points[0] | .checks.survivors_verified > 0 and .checks.lost == 0 and .checks.heap_empty_at_end'
+check "ODP compaction: DirectReads returned objects, and none returned stale bytes" \
+	nm_jq odp '.points[0] | .metrics.tally.direct_ok > 0 and .checks.stale == 0'
+check "ODP compaction: survivors read directly through remapped VAs" \
+	nm_jq odp '.points[0].metrics.tally.verify_direct > 0'
+check "ODP compaction: a device that ignores the in-page offset is named, its misses counted apart" \
+	nm_jq odp '.points[0] | if .effective.odp_read_offset_ok then .effective.device_limit == null
+		else (.effective.device_limit | test("in-page offset")) and .metrics.tally.direct_miss_device > 0 end'
+check "ODP compaction: a time series of reads per interval" \
+	nm_jq odp '.points[0].metrics.series | length >= 8 and (map(.[1]) | add) > 0'
+
+# 2. Deferred reclamation: no remap, the old physical block kept; labelled.
+nm_run defer 2 --bench compaction --strategy defer $L
+check "deferred reclamation: valid, labelled as breaking no-disruption" \
+	nm_rc_jq defer 0 '.points[0] | .valid and .effective.strategy == "defer" and .effective.strategy_breaks_no_disruption'
+check "deferred reclamation: retired blocks kept until their pointers are corrected" \
+	nm_jq defer '.points[0].memory.retired_bytes_after > 0 and .points[0].compaction.merged_blocks > 0'
+check "deferred reclamation: survivors found by RPC through their old pointers, no stale byte" \
+	nm_jq defer '.points[0] | .metrics.tally.verify_rpc > 0 and .checks.stale == 0 and .checks.lost == 0'
+
+# 3. Compaction of an empty heap (every object freed): a clean no-op.
+nm_run empty 2 --bench compaction --strategy auto -T 1 -K 200 --free-ratio 1 -D 0.5 --compact-at 0.1
+check "empty heap: exit 0, valid, nothing merged" \
+	nm_rc_jq empty 0 '.points[0] | .valid and .compaction.ok and .compaction.merged_blocks == 0 and .memory.active_bytes_before == 0'
+
+# 4. The stale check fires: DirectRead taking whatever sits at the address.
+#    Objects of one cache line: a foreign copy of another size would be torn
+#    at other line boundaries and retried (slowly) rather than accepted. The
+#    foreign copies come from compaction's moves, and on rxe's ODP from every
+#    read not at a page start (its first slot's object); enough blocks that
+#    some first slot is live.
+nm_run inject 2 --bench compaction --strategy auto -T 2 -K 1200 -s 24 --free-ratio 0.8 -D 0.5 --compact-at 0.2 \
+	--inject no-id-check
+check "--inject no-id-check: exit 1, invalid, stale reads counted" \
+	nm_rc_jq inject 1 '(.points[0].valid | not) and .points[0].checks.stale > 0'
+
+# 5. Fig. 8's remap bench: every strategy the device has, the others skipped
+#    with the reason; after each remap the READ sees the new block's bytes.
+nm_run remap 2 --bench remap --strategy rereg,odp,odp-prefetch,defer -n 30
+check "remap bench: exit 0, every point valid or skipped with the reason" \
+	nm_rc_jq remap 0 '(.points | length) == 4 and all(.points[]; .valid and (has("skipped") or .checks.reads_wrong == 0))'
+check "remap bench: ODP measured, every READ after a remap returned the new block" \
+	nm_jq remap '.points[] | select(.params.strategy == "odp") | .checks.reads_ok == 61 and .metrics.first_read_us > 0'
+check "remap bench: new keys (the fallback) change the rkey on every remap" \
+	nm_jq remap '.points[] | select(.params.strategy == "defer") | .checks.keys_changed == 30 and .effective.strategy_breaks_no_disruption'
+
+# 6. Bad input on a verbs host: one line, exit 2.
+M="$MPI -np 2 $N corm $Q"
+expect_usage "block size not a power of two" $M --block-size 5000
+expect_usage "an object larger than a block" $M --size 5000
+t_summary

@@ -1,0 +1,206 @@
+/* CoRM's server memory (primitives/cmem_heap.h, corm_slot.h) on the host:
+ * the slot layout and reader check, allocation with unique IDs, pointer
+ * correction, and compaction: every live object stays readable through its
+ * old pointer, both by the server and by a one-sided read of the old
+ * address (what an ODP memory region gives a client), in both remap modes;
+ * bad input is refused and an empty heap compacts to nothing. */
+#include "corm_heap.h"
+#include "tap.h"
+#include <stdlib.h>
+#include <string.h>
+
+static void test_slot(void)
+{
+	CHECK(corm_slot_capacity(16) == 8 && corm_slot_capacity(32) == 24, "capacity of line-tiling slots");
+	CHECK(corm_slot_capacity(72) == 62 && corm_slot_capacity(2040) == 2000, "capacity as the authors' table");
+	_Alignas(64) uint8_t blk[512] = {0};
+	uint8_t in[256], out[256];
+	for (int i = 0; i < 256; i++)
+		in[i] = (uint8_t)(i * 7 + 1);
+	uint8_t *s = blk + 40; /* straddles lines at 64, 128, 192, 256 */
+	uint32_t ss = 216;
+	uint64_t addr = (uint64_t)(uintptr_t)s;
+	corm_slot_write(s, addr, ss, 5, in, corm_slot_capacity(ss));
+	uint64_t h = corm_h_make(5, 77, 123, CORM_H_ALLOC);
+	memcpy(s, &h, 8);
+	uint8_t v = 0;
+	corm_slot_state st = corm_slot_check(s, addr, ss, 77, out, corm_slot_capacity(ss), &v);
+	CHECK(st == CORM_SLOT_OK && v == 5 && !memcmp(in, out, corm_slot_capacity(ss)), "write then check: %s",
+	      corm_slot_state_names[st]);
+	CHECK(corm_slot_check(s, addr, ss, 78, NULL, 0, NULL) == CORM_SLOT_NOT_FOUND, "another ID: not found");
+	blk[128] = 6;
+	CHECK(corm_slot_check(s, addr, ss, 77, NULL, 0, NULL) == CORM_SLOT_TORN, "a line of another version: torn");
+	blk[128] = 5;
+	h |= CORM_H_LOCK;
+	memcpy(s, &h, 8);
+	CHECK(corm_slot_check(s, addr, ss, 77, NULL, 0, NULL) == CORM_SLOT_LOCKED, "locked header: locked");
+	uint8_t pay[48];
+	corm_payload_fill(pay, sizeof pay, 9, 3);
+	CHECK(corm_payload_check(pay, sizeof pay, 9) == CORM_PAY_OK, "payload checks itself");
+	CHECK(corm_payload_check(pay, sizeof pay, 10) == CORM_PAY_FOREIGN, "another key's payload: foreign");
+	pay[30] ^= 1;
+	CHECK(corm_payload_check(pay, sizeof pay, 9) == CORM_PAY_CORRUPT, "a flipped byte: corrupt");
+}
+
+static int init(cmem_heap *h, uint32_t bs, cmem_remap_mode mode, int threads)
+{
+	char err[256];
+	cmem_heap_cfg c = {.block_size = bs, .va_blocks = 4096, .threads = threads, .seed = 3, .mode = mode};
+	int rc = cmem_init(h, &c, err, sizeof err);
+	if (rc)
+		printf("# %s\n", err);
+	return rc;
+}
+
+/* What a client's DirectRead of the old pointer would see if the NIC
+ * follows the CPU mapping (ODP): the slot at the pointer's address. */
+static corm_slot_state direct(cmem_heap *h, const corm_ptr *p, uint8_t *out, size_t n)
+{
+	uint32_t ss = h->cls.size[p->cls];
+	return corm_slot_check((const uint8_t *)(uintptr_t)p->addr, p->addr, ss, p->id, out, n, NULL);
+}
+
+static void test_alloc_ids(void)
+{
+	cmem_heap h;
+	CHECK(init(&h, 4096, CORM_REMAP, 1) == 0, "heap of 4 KiB blocks");
+	int c = cmem_class(&h, 24);
+	uint32_t slots = h.cls.slots[c];
+	corm_ptr p[400];
+	uint8_t pay[24];
+	int ok = 1, idsok = 1;
+	for (int i = 0; i < 400; i++) {
+		corm_payload_fill(pay, 24, (uint32_t)i, 0);
+		ok &= cmem_alloc(&h, 0, 24, pay, 24, &p[i]) == CORM_OK;
+	}
+	for (int i = 0; i < 400; i++)
+		for (int j = i + 1; j < 400; j++)
+			if (corm_ptr_base(&p[i], 4096) == corm_ptr_base(&p[j], 4096) &&
+			    (p[i].id == p[j].id || p[i].addr == p[j].addr))
+				idsok = 0;
+	CHECK(ok, "400 allocations of 24 bytes");
+	CHECK(idsok, "IDs and slots unique per block");
+	CHECK(h.active_blocks == (400 + slots - 1) / slots, "blocks filled before new ones: %llu",
+	      (unsigned long long)h.active_blocks);
+	uint8_t out[24];
+	CHECK(direct(&h, &p[17], out, 24) == CORM_SLOT_OK && corm_payload_check(out, 24, 17) == CORM_PAY_OK,
+	      "a one-sided read of a pointer");
+	corm_ptr wrong = p[17];
+	wrong.addr = corm_ptr_base(&wrong, 4096); /* the paper's indirect pointer: offset 0 */
+	if (wrong.addr == p[17].addr)
+		wrong.addr += h.cls.size[c];
+	CHECK(cmem_read(&h, &wrong, out, 24, NULL) == CORM_OK && wrong.addr == p[17].addr &&
+	      corm_payload_check(out, 24, 17) == CORM_PAY_OK, "an RPC read corrects the offset hint");
+	corm_payload_fill(pay, 24, 17, 1);
+	uint8_t v0 = p[17].version, v1;
+	CHECK(cmem_write(&h, &p[17], pay, 24, &v1) == CORM_OK && v1 == (uint8_t)(v0 + 1), "write bumps the version");
+	CHECK(direct(&h, &p[17], out, 24) == CORM_SLOT_OK && !memcmp(out, pay, 24), "and a reader sees it");
+	corm_ptr f = p[17];
+	CHECK(cmem_free(&h, &f) == CORM_OK, "free");
+	CHECK(direct(&h, &p[17], out, 24) == CORM_SLOT_NOT_FOUND, "a freed object is not found one-sided");
+	CHECK(cmem_read(&h, &p[17], out, 24, NULL) == CORM_E_NOTFOUND, "nor by RPC");
+	CHECK(cmem_alloc(&h, 0, 5000, pay, 24, &f) == CORM_E_TOOBIG, "an object larger than a block: refused");
+	cmem_destroy(&h);
+}
+
+/* Allocate, free most, compact, check every survivor by its old pointer. */
+static void run_compaction(uint32_t bs, cmem_remap_mode mode, int threads, uint32_t size, int n)
+{
+	const char *mname = mode == CORM_REMAP ? "remap" : "defer";
+	cmem_heap h;
+	if (init(&h, bs, mode, threads)) {
+		CHECK(0, "heap");
+		return;
+	}
+	corm_ptr *p = calloc((size_t)n, sizeof *p);
+	uint8_t *pay = malloc(size), *out = malloc(size);
+	for (int i = 0; i < n; i++) {
+		corm_payload_fill(pay, size, (uint32_t)i, 0);
+		if (cmem_alloc(&h, i % threads, size, pay, size, &p[i]) != CORM_OK)
+			break;
+	}
+	srand(5);
+	int live = 0;
+	for (int i = 0; i < n; i++) {
+		if (rand() % 100 < 80) {
+			corm_ptr f = p[i];
+			cmem_free(&h, &f);
+			p[i].cls = 0xff; /* gone */
+		} else {
+			live++;
+		}
+	}
+	uint64_t before = cmem_active_bytes(&h);
+	cmem_compact_stats st;
+	char err[256] = "";
+	int rc = cmem_compact(&h, -1, 0.9, 0, &st, err, sizeof err);
+	uint64_t after = cmem_active_bytes(&h);
+	CHECK(rc == 0, "%s %u B blocks, %u B objects: compaction ran %s", mname, bs, size, err);
+	CHECK(st.merges > 0 && (mode == CORM_DEFER ? after == before : after < before), "%s: %llu merges, active %llu -> %llu KiB (%.1fx)", mname,
+	      (unsigned long long)st.merges, (unsigned long long)before >> 10, (unsigned long long)after >> 10,
+	      (double)before / (double)(after ? after : 1));
+	int direct_ok = 0, clean_fail = 0, bad = 0, rpc_ok = 0;
+	for (int i = 0; i < n; i++) {
+		if (p[i].cls == 0xff)
+			continue;
+		corm_ptr q = p[i];
+		corm_slot_state s = direct(&h, &q, out, size);
+		if (s == CORM_SLOT_OK)
+			bad += corm_payload_check(out, size, (uint32_t)i) != CORM_PAY_OK, direct_ok++;
+		else if (s == CORM_SLOT_NOT_FOUND)
+			clean_fail++;
+		else
+			bad++;
+		if (cmem_read(&h, &q, out, size, NULL) == CORM_OK &&
+		    corm_payload_check(out, size, (uint32_t)i) == CORM_PAY_OK)
+			rpc_ok++;
+		/* after correction the pointer reads one-sided */
+		if (direct(&h, &q, out, size) != CORM_SLOT_OK || corm_payload_check(out, size, (uint32_t)i))
+			bad++;
+		p[i] = q;
+	}
+	CHECK(bad == 0 && rpc_ok == live, "%s: %d survivors by RPC, %d direct, %d clean misses, %d bad", mname, rpc_ok,
+	      direct_ok, clean_fail, bad);
+	int released = 0;
+	for (int i = 0; mode == CORM_DEFER && i < n; i++)
+		if (p[i].cls != 0xff)
+			released += cmem_release(&h, &p[i]) == CORM_OK;
+	if (mode == CORM_DEFER)
+		CHECK(released == live && direct_ok + clean_fail == live && h.retired_blocks == 0 && cmem_active_bytes(&h) < before,
+		      "defer: old VAs and retired blocks released once every pointer is released: %llu KiB",
+		      (unsigned long long)cmem_active_bytes(&h) >> 10);
+	/* free everything: the heap returns to nothing */
+	int freed = 0;
+	for (int i = 0; i < n; i++)
+		if (p[i].cls != 0xff)
+			freed += cmem_free(&h, &p[i]) == CORM_OK;
+	CHECK(freed == live && h.active_blocks == 0 && h.live_objects == 0, "%s: all freed, %llu blocks left", mname,
+	      (unsigned long long)h.active_blocks);
+	CHECK(cmem_compact(&h, -1, 0.9, 0, &st, err, sizeof err) == 0 && st.merges == 0,
+	      "%s: compacting an empty heap is a no-op", mname);
+	free(p);
+	free(pay);
+	free(out);
+	cmem_destroy(&h);
+}
+
+static void test_bad_input(void)
+{
+	cmem_heap h;
+	char err[256] = "";
+	cmem_heap_cfg c = {.block_size = 5000, .va_blocks = 16, .threads = 1};
+	CHECK(cmem_init(&h, &c, err, sizeof err) == -1 && strstr(err, "power of two"),
+	      "block size not a power of two: %s", err);
+}
+
+int main(void)
+{
+	test_slot();
+	test_alloc_ids();
+	run_compaction(4096, CORM_REMAP, 2, 24, 4000);
+	run_compaction(4096, CORM_REMAP, 3, 200, 2000);
+	run_compaction(4096, CORM_DEFER, 2, 24, 4000);
+	run_compaction(1 << 20, CORM_REMAP, 2, 1000, 6000);
+	test_bad_input();
+	return tap_done();
+}
