@@ -18,6 +18,12 @@ uint32_t corm_slot_capacity(uint32_t slot)
 /* Walks the payload bytes of a slot: position p (from the slot start) is a
  * payload byte unless it is a line start. */
 static inline bool line_start(uint64_t addr, uint32_t p) { return ((addr + p) & 63) == 0; }
+/* Where the run of payload bytes from offset p ends: the next line start, or the slot's end. */
+static inline uint32_t run_end(uint64_t addr, uint32_t p, uint32_t slot_size)
+{
+	uint32_t next = (uint32_t)(((addr + p + 63) & ~(uint64_t)63) - addr);
+	return next < slot_size ? next : slot_size;
+}
 
 void corm_slot_write(uint8_t *slot, uint64_t addr, uint32_t slot_size, uint8_t version, const void *src, size_t n)
 {
@@ -29,9 +35,7 @@ void corm_slot_write(uint8_t *slot, uint64_t addr, uint32_t slot_size, uint8_t v
 			slot[p++] = version;
 			continue;
 		}
-		uint32_t next = (uint32_t)(((addr + p + 63) & ~(uint64_t)63) - addr);
-		if (next > slot_size)
-			next = slot_size;
+		uint32_t next = run_end(addr, p, slot_size);
 		size_t k = next - p;
 		if (k > n)
 			k = n;
@@ -53,9 +57,7 @@ void corm_slot_read(const uint8_t *slot, uint64_t addr, uint32_t slot_size, void
 			p++;
 			continue;
 		}
-		uint32_t next = (uint32_t)(((addr + p + 63) & ~(uint64_t)63) - addr);
-		if (next > slot_size)
-			next = slot_size;
+		uint32_t next = run_end(addr, p, slot_size);
 		size_t k = next - p;
 		if (k > n)
 			k = n;

@@ -286,6 +286,8 @@ typedef struct cl_job {
 } cl_job;
 
 static bool is_mem(const cl_job *j, int rank) { return rank >= j->N - j->M; }
+/* A memory node's index among the memory nodes (0 .. M-1), from its rank. */
+static int mem_index(const cl_job *j, int rank) { return rank - (j->N - j->M); }
 static bool is_client(const cl_job *j, int rank) { return rank > 0 && !is_mem(j, rank); }
 static int key_node(const cl_job *j, uint64_t r) { return j->N - j->M + (int)(r % (uint64_t)j->M); }
 static uint64_t keys_on(const cl_job *j, int m)
@@ -315,13 +317,13 @@ static size_t cl_layout(cl_job *j)
 		return (size_t)j->clients * (size_t)j->T * CL_MS_MSG_BYTES;
 	if (!is_mem(j, j->rank))   /* clients: one operation's scratch, then a message area, per thread */
 		return (size_t)j->T * (j->scratch_per_op + CL_MS_MSG_BYTES);
-	return part_off(j, j->rank - (j->N - j->M), (uint64_t)j->clients * (uint64_t)j->T);
+	return part_off(j, mem_index(j, j->rank), (uint64_t)j->clients * (uint64_t)j->T);
 }
 
 /* The VA of key rank r's shortcut on its memory node. */
 static uint64_t shortcut_va(const cl_job *j, uint64_t r)
 {
-	int m = key_node(j, r) - (j->N - j->M);
+	int m = mem_index(j, key_node(j, r));
 	return j->mesh.rmr[key_node(j, r)].addr + heads_bytes(j, m) + (r / (uint64_t)j->M) * 8;
 }
 
@@ -341,7 +343,7 @@ static void version_image(const cl_job *j, uint64_t *v, uint64_t key, uint32_t w
 /* Memory node: every local key's first version, the tail of its chain. */
 static void cl_prefill(cl_job *j)
 {
-	int m = j->rank - (j->N - j->M);
+	int m = mem_index(j, j->rank);
 	for (uint64_t i = 0; i < keys_on(j, m); i++) {
 		uint64_t r = i * (uint64_t)j->M + (uint64_t)m;
 		version_image(j, (uint64_t *)((uint8_t *)j->mr.buf + i * j->slot_bytes), kv_key(r), KV_PREFILL_WRITER, 0);
@@ -424,7 +426,7 @@ static void get_step(cl_thr *t, cl_op *o)
  * completion, as Clover's writers do. */
 static void update_write(cl_thr *t, cl_op *o)
 {
-	int m = o->node - (t->j->N - t->j->M);
+	int m = mem_index(t->j, o->node);
 	o->slot = t->batch[m][--t->nfree[m]];
 	kv_thread *kt = t->win.kt;
 	version_image(t->j, o->w.buf, o->w.key, kt->writer, ++kt->seq);
@@ -438,7 +440,7 @@ static void update_write(cl_thr *t, cl_op *o)
  * or first asks the metadata server for a batch (one round trip). */
 static void update_start(cl_thr *t, cl_op *o)
 {
-	int m = o->node - (t->j->N - t->j->M);
+	int m = mem_index(t->j, o->node);
 	if (t->nfree[m]) {
 		update_write(t, o);
 		return;
@@ -455,7 +457,7 @@ static void update_start(cl_thr *t, cl_op *o)
 static void alloc_done(cl_thr *t, cl_op *o)
 {
 	const cl_ms_reply *r = cl_ms_reply_of(t->msg);
-	int m = o->node - (t->j->N - t->j->M);
+	int m = mem_index(t->j, o->node);
 	if (r->count == 0 || r->count > CL_MS_BATCH) {
 		nm_error_note(&t->win.kt->meter->err, "clover: rank %d thread %d update of key 0x%016" PRIx64
 			      ": the metadata server has no free version slot left on rank %d (raise --slots)",
@@ -627,7 +629,7 @@ static int writer_index(const cl_job *j, uint32_t writer)
 /* Walks one key's chain in local memory; returns the versions linked after the first, or -1 after noting a fault. */
 static int64_t chain_walk(cl_job *j, nm_measure *ms, uint64_t r, uint32_t *last, kv_checker *c)
 {
-	int m = j->rank - (j->N - j->M);
+	int m = mem_index(j, j->rank);
 	uint64_t base = j->mesh.rmr[j->rank].addr, lo = part_off(j, m, 0), hi = j->mr.len, key = kv_key(r);
 	uint64_t limit = (uint64_t)j->clients * (uint64_t)j->T * j->cp->slots, n = 0;
 	const uint64_t *v = (const uint64_t *)((const uint8_t *)j->mr.buf + (r / (uint64_t)j->M) * j->slot_bytes);
@@ -667,7 +669,7 @@ static int64_t chain_walk(cl_job *j, nm_measure *ms, uint64_t r, uint32_t *last,
 
 static void cl_scan(cl_job *j, nm_measure *ms)
 {
-	int m = j->rank - (j->N - j->M);
+	int m = mem_index(j, j->rank);
 	uint32_t *last = nm_calloc((size_t)j->clients * (size_t)j->T, sizeof *last);
 	kv_checker c;
 	kv_checker_init(&c, 1, true);   /* one entry: only torn and foreign values matter here */
