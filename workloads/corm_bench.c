@@ -116,10 +116,31 @@ static void count_miss(corm_thread *th, const corm_ptr *p)
 	corm_count(th, dev ? CORM_C_DIRECT_MISS_DEVICE : CORM_C_DIRECT_MISS);
 }
 
+/* Up to DIRECT_TRIES attempts one way (a copy found locked or torn is
+ * tried again): 1 a good copy, 0 none there (fall back), -1 a stale one. */
+typedef enum { WAY_ONE_SIDED, WAY_SCAN } corm_way;
+
+static int attempts(corm_thread *th, corm_way way, corm_check ck, uint32_t i, corm_ptr *p, uint8_t *buf, bool content,
+		    uint64_t *t1)
+{
+	for (int tries = 0; tries < DIRECT_TRIES; tries++) {
+		corm_try r = way == WAY_SCAN ? scan(th, p, buf) : one_sided(th, p, ck, buf);
+		if (r == TRY_NEXT)
+			return 0;
+		if (r == TRY_AGAIN)
+			continue;
+		*t1 = nm_ticks();
+		corm_judge j = judge(th, i, buf, p->version, content);
+		if (j != JUDGE_TORN)
+			return j == JUDGE_GOOD ? 1 : -1;
+	}
+	return 0;
+}
+
 /* The client's read of object i through pointer p on `path`: one-sided
- * (retried while locked or torn; CoRM's DirectRead then falls back to
- * ScanRead), then an RPC read; p is corrected on the way. *t1 is when the
- * accepted copy was in hand, before it is judged. */
+ * (CoRM's DirectRead then falls back to ScanRead), then an RPC read; p is
+ * corrected on the way. *t1 is when the accepted copy was in hand, before
+ * it is judged. */
 static corm_got read_obj(corm_thread *th, uint32_t i, corm_ptr *p, uint8_t *buf, corm_read_path path, bool content,
 			 uint64_t *t1)
 {
@@ -127,38 +148,22 @@ static corm_got read_obj(corm_thread *th, uint32_t i, corm_ptr *p, uint8_t *buf,
 						   [CORM_READ_RAW] = CORM_CHECK_NONE};
 	corm_check ck = path == CORM_READ_DIRECT && th->p->inject_no_id_check ? CORM_CHECK_FARM : chk[path];
 	if (path != CORM_READ_RPC) {
-		for (int tries = 0; tries < DIRECT_TRIES; tries++) {
-			corm_try r = one_sided(th, p, ck, buf);
-			if (r == TRY_NEXT)
-				break;
-			if (r == TRY_AGAIN)
-				continue;
-			*t1 = nm_ticks();
-			corm_judge j = judge(th, i, buf, p->version, content);
-			if (j == JUDGE_GOOD) {
-				corm_count(th, CORM_C_DIRECT_OK);
-				return GOT_DIRECT;
-			}
-			if (j == JUDGE_STALE)
-				return GOT_LOST;
+		int got = attempts(th, WAY_ONE_SIDED, ck, i, p, buf, content, t1);
+		if (got < 0)
+			return GOT_LOST;
+		if (got > 0) {
+			corm_count(th, CORM_C_DIRECT_OK);
+			return GOT_DIRECT;
 		}
 		count_miss(th, p);
 	}
 	if (path == CORM_READ_DIRECT) {
-		for (int tries = 0; tries < DIRECT_TRIES; tries++) {
-			corm_try r = scan(th, p, buf);
-			if (r == TRY_NEXT)
-				break;
-			if (r == TRY_AGAIN)
-				continue;
-			*t1 = nm_ticks();
-			corm_judge j = judge(th, i, buf, p->version, content);
-			if (j == JUDGE_GOOD) {
-				corm_count(th, CORM_C_SCAN_OK);
-				return GOT_SCAN;
-			}
-			if (j == JUDGE_STALE)
-				return GOT_LOST;
+		int got = attempts(th, WAY_SCAN, ck, i, p, buf, content, t1);
+		if (got < 0)
+			return GOT_LOST;
+		if (got > 0) {
+			corm_count(th, CORM_C_SCAN_OK);
+			return GOT_SCAN;
 		}
 		/* under the device limit a block is read in several packets */
 		corm_count(th, th->lim.odp_offset_bug ? CORM_C_SCAN_MISS_DEVICE : CORM_C_SCAN_MISS);

@@ -90,9 +90,9 @@ check "Fig. 11 remote: every read path valid; one-sided paths read one-sided, RP
 	nm_rc_jq fig11 0 '(.points | length) == 4 and all(.points[]; .valid and .metrics.ops > 0 and .metrics.stale == 0) and
 		all(.points[] | select(.params.read != "rpc"); .metrics.direct_ok > 0 and .metrics.rpc_ok == 0) and
 		all(.points[] | select(.params.read == "rpc"); .metrics.rpc_ok > 0)'
-nm_run local 2 --bench local --read direct,farm,raw -T 1 -K 2000 -s 24 -n 20000
+nm_run local 2 --bench local --read direct,farm,raw -T 1 -K 2000 -s 24 -n 19200
 check "Fig. 11 local: CoRM's check, FaRM's and memcpy each read every key right, the heap emptied" \
-	nm_rc_jq local 0 '(.points | length) == 3 and all(.points[]; .valid and .metrics.ops == 20000 and
+	nm_rc_jq local 0 '(.points | length) == 3 and all(.points[]; .valid and .metrics.ops == 19200 and
 		.checks.local_bad == 0 and .metrics.verify_direct == 2000 and .checks.heap_empty_at_end)'
 nm_run lat 2 --bench latency --strategy defer -T 1 -K 100 -s 24 --free-ratio 0.5 -n 20
 check "Figs. 9/10: every operation kind timed, one sample per measured round" \
