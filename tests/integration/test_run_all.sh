@@ -3,7 +3,7 @@
 # verbs: one class of configs (NETMEM_CHECK_CLASS: plain, the default, numa
 # or odp), run by run_all.sh itself with --here --no-report into
 # NETMEM_CHECK_RUN (a directory shared by the lanes of make check, whose last
-# step, tests/integration/run_all_check.sh, draws the figures, writes the
+# step, tests/run-all-check.sh, draws the figures, writes the
 # report and checks the whole run directory; without it, a directory of its
 # own). Checks that every config of the class left its document with every
 # point valid, and (plain class) that rerunning a finished config runs nothing.
