@@ -22,7 +22,7 @@ check "the run is marked finished" test -e "$run/.finished"
 # Every config's document, every point valid.
 for cfg in configs/check/*.json; do
 	n=$(basename "$cfg" .json)
-	if jq -e '(.points | length) > 0 and all(.points[]; .valid == true) and .finished != null' \
+	if jq -e '(.points | length) > 0 and all(.points[]; .valid == true) and .meta.runs[-1].finished != null' \
 		"$run/$n.json" >/dev/null 2>&1; then
 		ok "$n: document with every point valid"
 	else
