@@ -35,7 +35,7 @@ for n in $names; do
 	# every point valid (skipped points, a placement or strategy the guest
 	# lacks, are valid), one summary entry per parameter set, no journal left
 	if [ -s "$doc" ] && jq -e '(.points | length) > 0 and all(.points[]; .valid == true) and
-		(.summary | length) > 0 and .finished != null' "$doc" >/dev/null 2>&1 && [ ! -e "$doc.journal" ]; then
+		(.summary | length) > 0 and .meta.runs[-1].finished != null' "$doc" >/dev/null 2>&1 && [ ! -e "$doc.journal" ]; then
 		ok "$n: document written, $(jq '.points | length' "$doc") point(s), every one valid"
 	else
 		notok "$n: $( [ -s "$doc" ] && jq -c '[.points[] | select(.valid != true) | .params] | .[:3]' "$doc" 2>&1 || echo "no document")"
@@ -44,10 +44,10 @@ done
 
 # Rerunning a finished config resumes every point and measures none.
 if [ "$class" = plain ]; then
-	before=$(jq -c '[.points | length, (.meta.runs | length)]' "$out/ops-lat.json" 2>/dev/null)
+	before=$(jq -c '[(.points | length), (.meta.runs | length)]' "$out/ops-lat.json" 2>/dev/null)
 	./run_all.sh --scale check --out "$out" --class plain --only ops-lat --here --no-report >"$log.rerun" 2>&1
 	rc=$?
-	after=$(jq -c '[.points | length, (.meta.runs | length)]' "$out/ops-lat.json" 2>/dev/null)
+	after=$(jq -c '[(.points | length), (.meta.runs | length)]' "$out/ops-lat.json" 2>/dev/null)
 	# the same points, one more run recorded (resume appends to meta.runs)
 	expect=$(echo "$before" | jq -c '[.[0], .[1] + 1]' 2>/dev/null)
 	if [ "$rc" = 0 ] && [ -n "$before" ] && [ "$after" = "$expect" ] && grep -q ' 0 point(s) run' "$log.rerun"; then
