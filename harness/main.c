@@ -347,7 +347,7 @@ static void point_add_nic(json_t *rec, json_t *nic)
 static char *point_label(const json_t *spec, const json_t *pt, int rep, int reps)
 {
 	json_t *axes = nm_point_axes(spec, pt);
-	char *s = json_dumps(axes, JSON_COMPACT);
+	char *s = json_dumps(axes, JSON_COMPACT | JSON_REAL_PRECISION(15));
 	json_decref(axes);
 	char *out = NULL;
 	if (reps > 1) {

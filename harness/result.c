@@ -18,7 +18,8 @@
  *
  * "geomean" has one entry per numeric leaf of "metrics" (nested objects
  * flattened with '.', arrays skipped); it is null when the mean is undefined:
- * the leaf is missing from a repetition, or some repetition's value is <= 0.
+ * the leaf is missing from a repetition, or some repetition's value is
+ * negative. A zero in any repetition makes it 0.
  *
  * Finished points go to an append-only journal beside the document
  * (PATH.journal, harness/durable.h), one fsync'd line each, so recording a

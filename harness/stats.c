@@ -1,5 +1,6 @@
 #include "stats.h"
 #include <math.h>
+#include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -227,14 +228,21 @@ double nm_geomean(const double *v, size_t n)
 	 * mean log into relative error of the result, and a plain running sum of
 	 * same-sign logs loses about log2(n) bits of it. */
 	double s = 0.0, c = 0.0;
+	bool zero = false;
 	for (size_t i = 0; i < n; i++) {
-		if (!(v[i] > 0.0) || !isfinite(v[i]))
+		if (!(v[i] >= 0.0) || !isfinite(v[i]))
 			return NAN;
+		/* A zero (a count of conflicts that had none) makes the mean 0,
+		 * the limit of the product's root, not undefined. */
+		if (v[i] == 0.0) {
+			zero = true;
+			continue;
+		}
 		double x = log(v[i]), t = s + x;
 		c += fabs(s) >= fabs(x) ? (s - t) + x : (x - t) + s;
 		s = t;
 	}
-	return exp((s + c) / (double)n);
+	return zero ? 0.0 : exp((s + c) / (double)n);
 }
 
 int nm_series_init(nm_series *s, uint64_t width_ns, size_t cap)

@@ -48,7 +48,8 @@ json_t *nm_hist_summary_json(const nm_hist *h);
  * non-empty buckets (at most NM_HIST_BUCKETS points). */
 json_t *nm_hist_cdf_json(const nm_hist *h);
 
-/* Geometric mean of n positive values; NAN when n == 0 or any value <= 0. */
+/* Geometric mean of n values >= 0 (0 when any is 0); NAN when n == 0 or any
+ * value is negative or not finite. */
 double nm_geomean(const double *v, size_t n);
 
 /* Per-interval throughput counter: ops completed in each fixed-width interval

@@ -10,5 +10,5 @@ set ylabel "latency (us)"
 set logscale x 2
 set yrange [0:*]
 ops = "indirect_read_rpc scan_read release_ptr read_rpc raw_rpc"
-plot for [o in ops] "< " . netmem . " table " . in . " --x size --y lat." . o . ".p50" \
+plot for [o in ops] "< " . netmem . " table " . in . " --x size --y lat_by_op." . o . ".p50" \
   using 1:2 with linespoints lw 2 title o

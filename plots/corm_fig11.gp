@@ -1,8 +1,9 @@
 # CoRM Fig. 11 (remote): read throughput of one client with one request
-# outstanding, DirectRead vs RPC reads, vs object size.
+# outstanding vs object size: CoRM's DirectRead, FaRM's read (no object ID),
+# a raw READ (the ideal Mesh-style system) and RPC reads.
 #   gnuplot -e "in='results/quick/corm-fig11.json'; out='results/quick/corm-fig11.png'" plots/corm_fig11.gp
 load "plots/common.gp"
-set title "CoRM Fig. 11: read throughput, one client\n{/*0.8 " . hw . "}"
+set title "CoRM Fig. 11 (remote): read throughput, one client\n{/*0.8 " . hw . "}"
 set xlabel "object size (bytes)"
 set ylabel "reads/s"
 set logscale x 2

@@ -9,5 +9,5 @@ set ylabel "latency (us)"
 set logscale x 2
 set yrange [0:*]
 ops = "alloc free read_rpc write_rpc direct_read raw_rpc raw_read"
-plot for [o in ops] "< " . netmem . " table " . in . " --x size --y lat." . o . ".p50" \
+plot for [o in ops] "< " . netmem . " table " . in . " --x size --y lat_by_op." . o . ".p50" \
   using 1:2 with linespoints lw 2 title o

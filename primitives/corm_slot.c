@@ -68,12 +68,13 @@ void corm_slot_read(const uint8_t *slot, uint64_t addr, uint32_t slot_size, void
 	}
 }
 
-corm_slot_state corm_slot_check(const uint8_t *img, uint64_t addr, uint32_t slot_size, uint16_t id, void *out,
-				size_t n, uint8_t *version)
+/* Both checks: want_id < 0 skips the ID comparison (FaRM). */
+static inline corm_slot_state check(const uint8_t *img, uint64_t addr, uint32_t slot_size, int32_t want_id,
+				    void *out, size_t n, uint8_t *version)
 {
 	uint64_t h;
 	memcpy(&h, img, 8);
-	if (!(h & CORM_H_ALLOC) || corm_h_id(h) != id)
+	if (!(h & CORM_H_ALLOC) || (want_id >= 0 && corm_h_id(h) != (uint16_t)want_id))
 		return CORM_SLOT_NOT_FOUND;
 	if (h & (CORM_H_LOCK | CORM_H_COMPACT))
 		return CORM_SLOT_LOCKED;
@@ -88,6 +89,18 @@ corm_slot_state corm_slot_check(const uint8_t *img, uint64_t addr, uint32_t slot
 	return CORM_SLOT_OK;
 }
 
+corm_slot_state corm_slot_check(const uint8_t *img, uint64_t addr, uint32_t slot_size, uint16_t id, void *out,
+				size_t n, uint8_t *version)
+{
+	return check(img, addr, slot_size, id, out, n, version);
+}
+
+corm_slot_state corm_slot_check_farm(const uint8_t *img, uint64_t addr, uint32_t slot_size, void *out, size_t n,
+				     uint8_t *version)
+{
+	return check(img, addr, slot_size, -1, out, n, version);
+}
+
 int64_t corm_block_find(const uint8_t *blk, uint32_t slot_size, uint32_t slots, uint16_t id)
 {
 	for (uint32_t i = 0; i < slots; i++) {
@@ -99,9 +112,14 @@ int64_t corm_block_find(const uint8_t *blk, uint32_t slot_size, uint32_t slots, 
 	return -1;
 }
 
-static inline uint8_t payload_byte(uint64_t seed, size_t i)
+/* Payload bytes from 8 on are the words of nm_pattern_word(key:stamp),
+ * little end first, whole words at a time (a byte-wise hash would make the
+ * check cost microseconds on a 2 KB object). */
+static inline void pattern_bytes(uint64_t seed, size_t i, uint8_t out[8])
 {
-	return (uint8_t)(nm_pattern_word(seed, i / 8) >> (8 * (i % 8)));
+	uint64_t w = nm_pattern_word(seed, i / 8);
+	for (int b = 0; b < 8; b++)
+		out[b] = (uint8_t)(w >> (8 * b));
 }
 
 void corm_payload_fill(uint8_t *buf, size_t n, uint32_t key, uint32_t stamp)
@@ -109,8 +127,11 @@ void corm_payload_fill(uint8_t *buf, size_t n, uint32_t key, uint32_t stamp)
 	memcpy(buf, &key, 4);
 	memcpy(buf + 4, &stamp, 4);
 	uint64_t seed = ((uint64_t)key << 32) | stamp;
-	for (size_t i = 8; i < n; i++)
-		buf[i] = payload_byte(seed, i);
+	uint8_t w[8];
+	for (size_t i = 8; i < n; i += 8) {
+		pattern_bytes(seed, i, w);
+		memcpy(buf + i, w, n - i < 8 ? n - i : 8);
+	}
 }
 
 corm_pay_state corm_payload_check(const uint8_t *buf, size_t n, uint32_t key)
@@ -121,8 +142,11 @@ corm_pay_state corm_payload_check(const uint8_t *buf, size_t n, uint32_t key)
 	if (k != key)
 		return CORM_PAY_FOREIGN;
 	uint64_t seed = ((uint64_t)key << 32) | stamp;
-	for (size_t i = 8; i < n; i++)
-		if (buf[i] != payload_byte(seed, i))
+	uint8_t w[8];
+	for (size_t i = 8; i < n; i += 8) {
+		pattern_bytes(seed, i, w);
+		if (memcmp(buf + i, w, n - i < 8 ? n - i : 8))
 			return CORM_PAY_CORRUPT;
+	}
 	return CORM_PAY_OK;
 }

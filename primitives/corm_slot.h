@@ -82,6 +82,11 @@ extern const char *const corm_slot_state_names[CORM_SLOT_NSTATES];
  * *version. */
 corm_slot_state corm_slot_check(const uint8_t *img, uint64_t addr, uint32_t slot_size, uint16_t id, void *out,
 				size_t n, uint8_t *version);
+/* FaRM's check, as the CoRM authors emulate FaRM (digest 4.5): allocated,
+ * unlocked, every line's version equal to the header's, and no object ID:
+ * whatever object sits at the address is accepted. */
+corm_slot_state corm_slot_check_farm(const uint8_t *img, uint64_t addr, uint32_t slot_size, void *out, size_t n,
+				     uint8_t *version);
 
 /* Offset of the slot holding `id` in a whole-block image (ScanRead, the
  * server's search), or -1. Only allocated slots count. */

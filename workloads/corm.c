@@ -39,6 +39,7 @@
 #include "clock.h"
 #include "experiment.h"
 #include "log.h"
+#include "workers.h"
 #include <inttypes.h>
 #include <math.h>
 #include <pthread.h>
@@ -49,9 +50,10 @@
 #include <unistd.h>
 
 static const nm_opt corm_opts[] = {
-	{"bench", 0, NM_OPT_ENUM, "compaction", 0, 0, "latency,throughput,compaction,remap", NM_OPT_LIST,
+	{"bench", 0, NM_OPT_ENUM, "compaction", 0, 0, "latency,throughput,compaction,remap,local", NM_OPT_LIST,
 	 "latency (Figs. 9/10), throughput (Figs. 11-14), compaction (Figs. 13, 15, 16), remap (Fig. 8: one "
-	 "block remapped per strategy, the first READ after it)"},
+	 "block remapped per strategy, the first READ after it), local (Fig. 11's local side: the server's "
+	 "threads read its memory)"},
 	{"strategy", 0, NM_OPT_ENUM, "auto", 0, 0, "auto,rereg,odp,odp-prefetch,defer", NM_OPT_LIST,
 	 "how one-sided access survives a remap: auto picks odp-prefetch, odp, rereg, then defer (deferred "
 	 "reclamation: breaks the paper's no-disruption property)"},
@@ -60,7 +62,9 @@ static const nm_opt corm_opts[] = {
 	{"objects", 'K', NM_OPT_SIZE, "2000", 1, 1ll << 26, NULL, NM_OPT_LIST, "objects allocated per client thread"},
 	{"free-ratio", 0, NM_OPT_DOUBLE, "0.8", 0, 1, NULL, NM_OPT_LIST,
 	 "fraction of the objects freed after the load (fragmentation; the paper's Fig. 16: 0.75)"},
-	{"read", 0, NM_OPT_ENUM, "direct", 0, 0, "direct,rpc", NM_OPT_LIST, "throughput: DirectRead or RPC reads"},
+	{"read", 0, NM_OPT_ENUM, "direct", 0, 0, "direct,farm,raw,rpc", NM_OPT_LIST,
+	 "how reads go: CoRM's DirectRead, FaRM's read (line versions, no object ID), a raw READ (no check: the "
+	 "ideal Mesh-style system) or RPC; with --bench local: CoRM's check, FaRM's, or a plain memcpy (raw)"},
 	{"write-ratio", 0, NM_OPT_DOUBLE, "0", 0, 1, NULL, NM_OPT_LIST, "throughput: share of RPC writes"},
 	{"dist", 0, NM_OPT_ENUM, "uniform", 0, 0, "uniform,zipfian", NM_OPT_LIST,
 	 "key choice (zipfian: CoRM's unscrambled rejection-inversion)"},
@@ -127,7 +131,9 @@ static int corm_decode(const json_t *pt, const nm_base *b, void *out, char *err,
 	p->size = (uint32_t)size;
 	if (b->nranks < 2)
 		return nm_errf(err, len, "netmem corm needs a server rank and at least one client rank (-np >= 2)");
-	if (p->bench != CORM_BENCH_LATENCY && p->bench != CORM_BENCH_REMAP && !(b->measure.duration > 0))
+	if (p->bench == CORM_BENCH_LOCAL && p->read == CORM_READ_RPC)
+		return nm_errf(err, len, "--bench local --read rpc: a local read has no RPC (direct, farm or raw)");
+	if ((p->bench == CORM_BENCH_THROUGHPUT || p->bench == CORM_BENCH_COMPACTION) && !(b->measure.duration > 0))
 		return nm_errf(err, len, "--bench %s needs --duration", corm_bench_names[p->bench]);
 	return 0;
 }
@@ -137,47 +143,52 @@ static int corm_decode(const json_t *pt, const nm_base *b, void *out, char *err,
 typedef struct corm_run {
 	nm_ctx *ctx;
 	const corm_point *p;
+	nm_measure *ms;
 	corm_client *cli;
 	corm_thread *th;
 	int T;
 } corm_run;
 
-static void *thread_main(void *arg)
+static void w_load(nm_worker *w)
 {
-	corm_thread *th = arg;
-	th->body(th);
-	return NULL;
+	corm_run *r = w->arg;
+	corm_thread_load(&r->th[w->index]);
 }
 
-/* Runs body on every client thread of this rank and waits. */
-static void clients_run(corm_run *r, void (*body)(corm_thread *))
+static void w_phase(nm_worker *w)
 {
-	pthread_t *tid = nm_calloc((size_t)r->T, sizeof *tid);
-	uint64_t t0 = nm_ticks();
-	for (int t = 0; t < r->T; t++) {
-		r->th[t].t0 = t0;
-		r->th[t].body = body;
-		if (pthread_create(&tid[t], NULL, thread_main, &r->th[t]))
-			nm_fatal("corm: pthread_create failed");
-	}
-	for (int t = 0; t < r->T; t++) {
-		while (pthread_tryjoin_np(tid[t], NULL)) {
-			if (nm_boot_fatal_pending())
-				nm_boot_abort(nm_boot_fatal_pending());
-			nm_boot_alive();
-			usleep(2000);
-		}
-	}
-	free(tid);
+	corm_run *r = w->arg;
+	if (r->p->bench == CORM_BENCH_LATENCY)
+		corm_thread_latency(&r->th[w->index]);
+	else
+		corm_thread_readers(&r->th[w->index]);
 }
 
-static void sleep_s(double s)
+static void w_verify(nm_worker *w)
 {
-	uint64_t end = nm_ticks() + nm_ns_to_ticks((uint64_t)(s * 1e9));
-	while (nm_ticks() < end) {
-		nm_boot_alive();
-		usleep(1000);
-	}
+	corm_run *r = w->arg;
+	corm_thread_verify(&r->th[w->index]);
+}
+
+static void w_unload(nm_worker *w)
+{
+	corm_run *r = w->arg;
+	corm_thread_unload(&r->th[w->index]);
+}
+
+/* One round of the client threads (harness/workers.h): setup before the
+ * job-wide start, body after it; measured when ms is given. */
+static void clients_round(corm_run *r, void (*setup)(nm_worker *), void (*body)(nm_worker *), nm_measure *ms)
+{
+	nm_round rd = {.workers = r->T, .numa_node = r->ctx->base.mem_node, .setup = setup, .body = body, .arg = r,
+		       .measure = ms};
+	nm_workers_run(&rd);
+}
+
+static void nap_ms(long ms)
+{
+	struct timespec d = {ms / 1000, (ms % 1000) * 1000000L};
+	nanosleep(&d, NULL);
 }
 
 static json_t *stats_json(const cmem_compact_stats *s, int rc, const char *err)
@@ -198,17 +209,6 @@ static json_t *stats_json(const cmem_compact_stats *s, int rc, const char *err)
 	json_object_set_new(j, "compact_us_per_merge",
 			    json_real(s->merges ? (double)s->compact_ns / 1e3 / (double)s->merges : 0));
 	json_object_set_new(j, "nic_us_per_remap", json_real(s->remaps ? (double)s->nic_ns / 1e3 / (double)s->remaps : 0));
-	return j;
-}
-
-static json_t *tally_json(const corm_tally *t)
-{
-	json_t *j = json_object();
-#define F(x) json_object_set_new(j, #x, json_integer((json_int_t)t->x))
-	F(allocated); F(freed); F(alloc_fail); F(reads); F(writes); F(direct_ok); F(direct_miss); F(direct_retry);
-	F(direct_miss_device); F(scan_ok); F(scan_miss); F(scan_miss_device); F(rpc_ok); F(lost); F(stale); F(torn_content); F(verified); F(verify_direct);
-	F(verify_scan); F(verify_rpc);
-#undef F
 	return j;
 }
 
@@ -256,62 +256,117 @@ static const char *probe_point(nm_ctx *ctx, const corm_point *p, corm_caps *caps
 	return fail;
 }
 
-/* Server side of a point: the heap, the workers, the compaction. */
-static void server_point(nm_ctx *ctx, const corm_point *p, json_t *out)
-{
-	char err[512] = "";
+/* The server's side of the collective set-up every bench with a heap
+ * shares: the probe's verdict, then the heap's (rank 0 builds it; the
+ * others only take part in the checks). */
+typedef struct corm_srv {
 	corm_caps caps;
 	corm_remap strat;
 	corm_devlimit lim;
-	const char *fail = probe_point(ctx, p, &caps, &strat, &lim, err, sizeof err);
+	corm_nicctx nic;
+	cmem_heap *h;   /* rank 0 */
+} corm_srv;
+
+static void heap_up(nm_ctx *ctx, const corm_point *p, corm_srv *sv)
+{
+	char err[512] = "";
+	const char *fail = probe_point(ctx, p, &sv->caps, &sv->strat, &sv->lim, err, sizeof err);
 	nm_boot_check(fail, NM_EXIT_USAGE);
-	corm_nicctx nic = {.dev = ctx->dev, .strat = strat};
-	cmem_heap *h = nm_calloc(1, sizeof *h);
-	cmem_heap_cfg hc = {.block_size = p->block_size, .va_blocks = p->va_blocks, .threads = ctx->base.threads,
-			    .seed = ctx->base.seed, .mode = strat == CORM_STRAT_DEFER ? CORM_DEFER : CORM_REMAP,
-			    .nic = corm_nic_hooks(&nic)};
-	fail = cmem_init(h, &hc, err, sizeof err) ? err : NULL;
+	if (ctx->rank == 0) {
+		sv->nic = (corm_nicctx){.dev = ctx->dev, .strat = sv->strat};
+		sv->h = nm_calloc(1, sizeof *sv->h);
+		cmem_heap_cfg hc = {.block_size = p->block_size, .va_blocks = p->va_blocks, .threads = ctx->base.threads,
+				    .seed = ctx->base.seed, .mode = sv->strat == CORM_STRAT_DEFER ? CORM_DEFER : CORM_REMAP,
+				    .nic = corm_nic_hooks(&sv->nic)};
+		fail = cmem_init(sv->h, &hc, err, sizeof err) ? err : NULL;
+	}
 	nm_boot_check(fail, NM_EXIT_USAGE);
+}
+
+/* The compaction leader: the server's thread that, once the measured phase
+ * has started on every rank, notes the memory the load left and (compaction
+ * bench) compacts the class --compact-at seconds in. */
+typedef struct corm_leader {
+	cmem_heap *h;
+	const corm_point *p;
+	nm_measure *ms;
+	uint64_t active_before, live_before;
+	cmem_compact_stats st;
+	int rc;
+	char err[256];
+} corm_leader;
+
+static void *leader_main(void *arg)
+{
+	corm_leader *l = arg;
+	while (!atomic_load_explicit(&l->ms->go, memory_order_acquire))
+		nap_ms(1);
+	l->active_before = cmem_active_bytes(l->h);
+	l->live_before = l->h->live_objects;
+	if (l->p->bench == CORM_BENCH_COMPACTION) {
+		uint64_t at = l->ms->start + nm_ns_to_ticks((uint64_t)(l->p->compact_at * 1e9));
+		while (nm_ticks() < at)
+			nap_ms(1);
+		l->rc = cmem_compact(l->h, cmem_class(l->h, l->p->size), l->p->occupancy, 0, &l->st, l->err, sizeof l->err);
+	}
+	return NULL;
+}
+
+static json_t *memory_json(const corm_leader *l, uint64_t active_after, uint64_t retired_after,
+			   uint64_t active_released, uint64_t active_end, uint64_t live_end)
+{
+	json_t *mem = json_object();
+	json_object_set_new(mem, "live_objects", json_integer((json_int_t)l->live_before));
+	json_object_set_new(mem, "active_bytes_before", json_integer((json_int_t)l->active_before));
+	json_object_set_new(mem, "active_bytes_after", json_integer((json_int_t)active_after));
+	json_object_set_new(mem, "retired_bytes_after", json_integer((json_int_t)retired_after));
+	json_object_set_new(mem, "active_bytes_after_release", json_integer((json_int_t)active_released));
+	json_object_set_new(mem, "reduction",
+			    json_real(active_after ? (double)l->active_before / (double)active_after : 0));
+	json_object_set_new(mem, "active_bytes_end", json_integer((json_int_t)active_end));
+	json_object_set_new(mem, "live_objects_end", json_integer((json_int_t)live_end));
+	return mem;
+}
+
+static json_t *heap_effective(const nm_ctx *ctx, const corm_srv *sv, const corm_point *p)
+{
+	json_t *eff = effective_json(ctx, &sv->caps, sv->strat, &sv->lim);
+	int c = cmem_class(sv->h, p->size);
+	json_object_set_new(eff, "slot_size", json_integer(sv->h->cls.size[c]));
+	json_object_set_new(eff, "slots_per_block", json_integer(sv->h->cls.slots[c]));
+	return eff;
+}
+
+/* Server side of a point: the heap, the RPC workers, the compaction. The
+ * clients' rounds are load + measured phase, verify, unload. */
+static void server_point(nm_ctx *ctx, const corm_point *p, nm_measure *ms, json_t *out)
+{
+	corm_srv sv = {0};
+	heap_up(ctx, p, &sv);
+	cmem_heap *h = sv.h;
 	corm_server *srv;
 	corm_client *cli;
 	uint32_t msg = corm_slot_capacity(h->cls.size[cmem_class(h, p->size)]);
 	corm_net_setup(ctx->dev, &ctx->base.qp, ctx->base.threads, msg, p->block_size, h, &h->cls, &srv, &cli);
 	corm_server_start(srv);
-	nm_boot_barrier_idle(); /* loaded */
-	uint64_t live_before = h->live_objects, active_before = cmem_active_bytes(h);
-	cmem_compact_stats st = {0};
-	int rc = 0;
-	char cerr[256] = "";
-	nm_boot_barrier_idle(); /* phase starts */
-	if (p->bench == CORM_BENCH_COMPACTION) {
-		sleep_s(p->compact_at);
-		rc = cmem_compact(h, cmem_class(h, p->size), p->occupancy, 0, &st, cerr, sizeof cerr);
-	}
-	nm_boot_barrier_idle(); /* phase ends */
+	corm_leader l = {.h = h, .p = p, .ms = ms};
+	pthread_t lt;
+	if (pthread_create(&lt, NULL, leader_main, &l))
+		nm_fatal("corm: cannot start the compaction leader");
+	nm_workers_sit_out(ms);     /* clients load, then the measured phase */
+	pthread_join(lt, NULL);
 	uint64_t active_after = cmem_active_bytes(h), retired_after = h->retired_blocks * p->block_size;
-	nm_boot_barrier_idle(); /* verified */
+	nm_workers_sit_out(NULL);   /* clients verify */
 	uint64_t active_released = cmem_active_bytes(h);
-	nm_boot_barrier_idle(); /* unloaded */
+	nm_workers_sit_out(NULL);   /* clients unload */
 	uint64_t live_end = h->live_objects, active_end = cmem_active_bytes(h);
 	corm_server_stop(srv);
 
-	json_t *eff = effective_json(ctx, &caps, strat, &lim);
-	json_object_set_new(eff, "slot_size", json_integer(h->cls.size[cmem_class(h, p->size)]));
-	json_object_set_new(eff, "slots_per_block", json_integer(h->cls.slots[cmem_class(h, p->size)]));
-	json_object_set_new(out, "effective", eff);
-	json_t *mem = json_object();
-	json_object_set_new(mem, "live_objects", json_integer((json_int_t)live_before));
-	json_object_set_new(mem, "active_bytes_before", json_integer((json_int_t)active_before));
-	json_object_set_new(mem, "active_bytes_after", json_integer((json_int_t)active_after));
-	json_object_set_new(mem, "retired_bytes_after", json_integer((json_int_t)retired_after));
-	json_object_set_new(mem, "active_bytes_after_release", json_integer((json_int_t)active_released));
-	json_object_set_new(mem, "reduction", json_real(active_after ? (double)active_before / (double)active_after : 0));
-	json_object_set_new(mem, "active_bytes_end", json_integer((json_int_t)active_end));
-	json_object_set_new(mem, "live_objects_end", json_integer((json_int_t)live_end));
-	json_object_set_new(out, "memory", mem);
+	json_object_set_new(out, "effective", heap_effective(ctx, &sv, p));
+	json_object_set_new(out, "memory", memory_json(&l, active_after, retired_after, active_released, active_end, live_end));
 	if (p->bench == CORM_BENCH_COMPACTION)
-		json_object_set_new(out, "compaction", stats_json(&st, rc, cerr));
-	json_object_set_new(out, "server_ok", json_boolean(rc == 0 && live_end == 0 && active_end == 0));
+		json_object_set_new(out, "compaction", stats_json(&l.st, l.rc, l.err));
+	json_object_set_new(out, "server_ok", json_boolean(l.rc == 0 && live_end == 0 && active_end == 0));
 	corm_server_free(srv);
 	cmem_destroy(h);
 	free(h);
@@ -319,15 +374,11 @@ static void server_point(nm_ctx *ctx, const corm_point *p, json_t *out)
 
 static void client_point(nm_ctx *ctx, const corm_point *p, corm_run *r)
 {
+	corm_srv sv = {0};
+	heap_up(ctx, p, &sv);
 	char err[256];
-	corm_caps caps;
-	corm_remap strat;
-	corm_devlimit lim;
-	probe_point(ctx, p, &caps, &strat, &lim, err, sizeof err);
-	nm_boot_check(NULL, NM_EXIT_USAGE); /* the server's probe */
 	corm_classes *cls = nm_malloc(sizeof *cls);
 	corm_classes_init(cls, p->block_size, err, sizeof err);
-	nm_boot_check(NULL, NM_EXIT_USAGE); /* the server's heap */
 	corm_server *srv;
 	uint32_t msg = 0;
 	for (int i = 0; i < cls->n && !msg; i++)
@@ -338,28 +389,38 @@ static void client_point(nm_ctx *ctx, const corm_point *p, corm_run *r)
 		corm_thread *th = &r->th[t];
 		th->c = &r->cli->c[t];
 		th->c->timeout = ctx->base.timeout;
-		th->c->inject_no_id_check = p->inject_no_id_check;
 		th->p = p;
+		th->m = nm_meter_of(r->ms, t);
 		th->rank = ctx->rank;
 		th->thread = t;
 		th->nthreads = r->T;
 		th->seed = ctx->base.seed * 1000003u + (uint64_t)ctx->rank * 131u + (uint64_t)t;
-		th->iters = ctx->base.measure.iters;
-		th->duration = ctx->base.measure.duration;
-		th->lim = lim;
+		th->lim = sv.lim;
 		for (int k = 0; k < CORM_NLAT; k++)
 			nm_hist_init(&th->lat[k]);
 	}
-	clients_run(r, corm_thread_load);
-	nm_boot_barrier_idle(); /* loaded */
-	nm_boot_barrier_idle(); /* phase starts */
-	clients_run(r, p->bench == CORM_BENCH_LATENCY ? corm_thread_latency : corm_thread_readers);
-	nm_boot_barrier_idle(); /* phase ends */
-	clients_run(r, corm_thread_verify);
-	nm_boot_barrier_idle(); /* verified */
-	clients_run(r, corm_thread_unload);
-	nm_boot_barrier_idle(); /* unloaded */
+	clients_round(r, w_load, w_phase, r->ms);
+	clients_round(r, NULL, w_verify, NULL);
+	clients_round(r, NULL, w_unload, NULL);
 	free(cls);
+}
+
+/* --bench local (Fig. 11's local side): the server's own threads read its
+ * heap; the other ranks only take part in the collectives. */
+static void local_point(nm_ctx *ctx, const corm_point *p, nm_measure *ms, json_t *out)
+{
+	corm_srv sv = {0};
+	heap_up(ctx, p, &sv);
+	if (ctx->rank) {
+		nm_workers_sit_out(ms);
+		return;
+	}
+	corm_local_bench(ctx, p, sv.h, ms);
+	uint64_t live_end = sv.h->live_objects, active_end = cmem_active_bytes(sv.h);
+	json_object_set_new(out, "effective", heap_effective(ctx, &sv, p));
+	json_object_set_new(out, "server_ok", json_boolean(live_end == 0 && active_end == 0));
+	cmem_destroy(sv.h);
+	free(sv.h);
 }
 
 /* --bench remap (Fig. 8): on the server alone; a strategy this device
@@ -383,6 +444,69 @@ static void remap_point(nm_ctx *ctx, const corm_point *p, json_t *out)
 	nm_boot_barrier_idle();
 }
 
+/* The verdict on a point's counts (rank 0): nothing lost or stale, every
+ * load allocated, every survivor verified and then freed, the heap empty. */
+static json_t *checks_json(const corm_point *p, const uint64_t *c, bool server_ok, bool *valid)
+{
+	json_t *checks = json_object();
+	bool remote = p->bench != CORM_BENCH_LOCAL;
+	uint64_t verified_ok = c[CORM_C_VERIFY_DIRECT] + c[CORM_C_VERIFY_SCAN] + c[CORM_C_VERIFY_RPC];
+	bool all_verified = c[CORM_C_VERIFIED] == verified_ok && c[CORM_C_ALLOCATED] == c[CORM_C_FREED] + c[CORM_C_UNLOADED] &&
+			    c[CORM_C_VERIFIED] == c[CORM_C_UNLOADED];
+	json_object_set_new(checks, "lost", json_integer((json_int_t)c[CORM_C_LOST]));
+	json_object_set_new(checks, "stale", json_integer((json_int_t)c[CORM_C_STALE]));
+	json_object_set_new(checks, "alloc_fail", json_integer((json_int_t)c[CORM_C_ALLOC_FAIL]));
+	json_object_set_new(checks, "survivors_verified", json_integer((json_int_t)verified_ok));
+	if (!remote)
+		json_object_set_new(checks, "local_bad", json_integer((json_int_t)c[CORM_C_LOCAL_BAD]));
+	json_object_set_new(checks, "heap_empty_at_end", json_boolean(server_ok));
+	*valid = server_ok && c[CORM_C_LOST] == 0 && c[CORM_C_STALE] == 0 && c[CORM_C_ALLOC_FAIL] == 0 &&
+		 c[CORM_C_LOCAL_BAD] == 0 && c[CORM_C_ALLOCATED] > 0 && all_verified;
+	return checks;
+}
+
+/* Metrics beyond the measure's own (rate, latency, counters): the
+ * DirectRead failure rate, the time series, the latency of each operation
+ * kind (latency bench), the memory and the compaction. */
+static void corm_metrics(const corm_point *p, const nm_measure *ms, const uint64_t *series, const nm_hist *lat,
+			 const json_t *out, json_t *m)
+{
+	const uint64_t *c = ms->total_c;
+	uint64_t attempts = c[CORM_C_DIRECT_OK] + c[CORM_C_DIRECT_MISS];
+	json_object_set_new(m, "direct_read_failure_rate",
+			    json_real(attempts ? (double)c[CORM_C_DIRECT_MISS] / (double)attempts : 0));
+	/* Fig. 13's "failed DirectReads" (the authors count a copy found
+	 * locked or torn and do not retry it): per one-sided read attempt */
+	uint64_t tries = attempts + c[CORM_C_DIRECT_RETRY];
+	json_object_set_new(m, "direct_read_conflict_rate",
+			    json_real(tries ? (double)c[CORM_C_DIRECT_RETRY] / (double)tries : 0));
+	double secs = ms->seconds;
+	if (p->bench != CORM_BENCH_LATENCY && secs > 0) {
+		json_object_set_new(m, "direct_read_failures_per_sec", json_real((double)c[CORM_C_DIRECT_MISS] / secs));
+		/* Fig. 13's conflicts: copies found locked or torn (retried) */
+		json_object_set_new(m, "direct_read_conflicts_per_sec", json_real((double)c[CORM_C_DIRECT_RETRY] / secs));
+	}
+	if (p->bench == CORM_BENCH_THROUGHPUT || p->bench == CORM_BENCH_COMPACTION) {
+		json_t *ts = json_array();
+		size_t nint = (size_t)ceil(secs / p->interval);
+		for (size_t k = 0; k < nint && k < CORM_SERIES_MAX; k++)
+			json_array_append_new(ts, json_pack("[f,f]", (double)k * p->interval, (double)series[k] / p->interval));
+		json_object_set_new(m, "series", ts);
+	}
+	if (p->bench == CORM_BENCH_LATENCY) {
+		json_t *lj = json_object();
+		for (int k = 0; k < CORM_NLAT; k++)
+			if (lat[k].count)
+				json_object_set_new(lj, corm_lat_names[k], nm_hist_summary_json(&lat[k]));
+		json_object_set_new(m, "lat_by_op", lj);
+	}
+	/* also under metrics, where netmem table finds them (Figs. 15, 17) */
+	if (json_object_get(out, "memory"))
+		json_object_set(m, "memory", json_object_get(out, "memory"));
+	if (json_object_get(out, "compaction"))
+		json_object_set(m, "compaction", json_object_get(out, "compaction"));
+}
+
 static void corm_run_point(nm_ctx *ctx, const void *point, json_t *out)
 {
 	const corm_point *p = point;
@@ -390,78 +514,49 @@ static void corm_run_point(nm_ctx *ctx, const void *point, json_t *out)
 		remap_point(ctx, p, out);
 		return;
 	}
-	corm_run r = {.ctx = ctx, .p = p, .T = ctx->rank ? ctx->base.threads : 0};
-	r.th = nm_calloc((size_t)(r.T ? r.T : 1), sizeof *r.th);
-	if (ctx->rank == 0)
-		server_point(ctx, p, out);
+	bool local = p->bench == CORM_BENCH_LOCAL;
+	int T = local ? (ctx->rank ? 0 : ctx->base.threads) : (ctx->rank ? ctx->base.threads : 0);
+	nm_measure_def def = {p->bench == CORM_BENCH_LATENCY ? "rounds" : "ops", corm_counters, CORM_C_N};
+	corm_run r = {.ctx = ctx, .p = p, .T = T, .ms = nm_measure_new(&ctx->base.measure, &def, ctx->rank, T)};
+	r.th = nm_calloc((size_t)(T ? T : 1), sizeof *r.th);
+	if (local)
+		local_point(ctx, p, r.ms, out);
+	else if (ctx->rank == 0)
+		server_point(ctx, p, r.ms, out);
 	else
 		client_point(ctx, p, &r);
 
-	/* Tallies, histograms and the time series, summed at rank 0. */
-	corm_tally sum = {0};
+	nm_measure_gather(r.ms);
+	/* The time series and the per-kind latencies, summed at rank 0. */
 	uint64_t *series = nm_calloc(CORM_SERIES_MAX, sizeof *series);
 	nm_hist *lat = nm_calloc(CORM_NLAT, sizeof *lat);
 	for (int k = 0; k < CORM_NLAT; k++)
 		nm_hist_init(&lat[k]);
-	for (int t = 0; t < r.T; t++) {
-		const uint64_t *a = (const uint64_t *)&r.th[t].t;
-		uint64_t *s = (uint64_t *)&sum;
-		for (size_t k = 0; k < sizeof sum / 8; k++)
-			s[k] += a[k];
+	for (int t = 0; t < r.T && !local; t++) {
 		for (int k = 0; k < CORM_SERIES_MAX; k++)
 			series[k] += r.th[t].series[k];
 		for (int k = 0; k < CORM_NLAT; k++)
 			nm_hist_merge(&lat[k], &r.th[t].lat[k]);
 	}
-	nm_boot_sum_u64_array((uint64_t *)&sum, sizeof sum / 8);
 	nm_boot_sum_u64_array(series, CORM_SERIES_MAX);
 	for (int k = 0; k < CORM_NLAT; k++)
 		nm_boot_hist_merge(&lat[k]);
 	if (ctx->rank == 0) {
-		bool server_ok = json_is_true(json_object_get(out, "server_ok"));
+		bool server_ok = json_is_true(json_object_get(out, "server_ok")), valid;
 		json_object_del(out, "server_ok");
-		bool valid = server_ok && sum.lost == 0 && sum.stale == 0 && sum.alloc_fail == 0 &&
-			     sum.verified == sum.allocated - (sum.freed - sum.verified) && sum.allocated > 0;
-		json_t *checks = json_object();
-		json_object_set_new(checks, "lost", json_integer((json_int_t)sum.lost));
-		json_object_set_new(checks, "stale", json_integer((json_int_t)sum.stale));
-		json_object_set_new(checks, "alloc_fail", json_integer((json_int_t)sum.alloc_fail));
-		json_object_set_new(checks, "survivors_verified", json_integer((json_int_t)sum.verified));
-		json_object_set_new(checks, "heap_empty_at_end", json_boolean(server_ok));
-		json_object_set_new(out, "checks", checks);
-		json_object_set_new(out, "valid", json_boolean(valid));
-		json_t *m = json_object();
-		json_object_set_new(m, "tally", tally_json(&sum));
-		uint64_t attempts = sum.direct_ok + sum.direct_miss;
-		json_object_set_new(m, "direct_read_failure_rate",
-				    json_real(attempts ? (double)sum.direct_miss / (double)attempts : 0));
-		double secs = ctx->base.measure.duration;
-		if (p->bench != CORM_BENCH_LATENCY && secs > 0) {
-			json_object_set_new(m, "ops_per_sec", json_real((double)(sum.reads + sum.writes) / secs));
-			json_object_set_new(m, "direct_read_failures_per_sec", json_real((double)sum.direct_miss / secs));
-			/* Fig. 13's conflicts: copies found locked or torn (retried) */
-			json_object_set_new(m, "direct_read_conflicts_per_sec", json_real((double)sum.direct_retry / secs));
-			json_t *ts = json_array();
-			size_t nint = (size_t)ceil(secs / p->interval);
-			for (size_t k = 0; k < nint && k < CORM_SERIES_MAX; k++)
-				json_array_append_new(ts, json_pack("[f,f]", (double)k * p->interval,
-								    (double)series[k] / p->interval));
-			json_object_set_new(m, "series", ts);
+		json_object_set_new(out, "checks", checks_json(p, r.ms->total_c, server_ok, &valid));
+		if (r.ms->first_error[0]) {
+			valid = false;
+			json_object_set_new(out, "error", json_string(r.ms->first_error));
 		}
-		json_t *lj = json_object();
-		for (int k = 0; k < CORM_NLAT; k++)
-			if (lat[k].count)
-				json_object_set_new(lj, corm_lat_names[k], nm_hist_summary_json(&lat[k]));
-		json_object_set_new(m, "lat", lj);
-		/* also under metrics, where netmem table finds them (Figs. 15, 17) */
-		json_object_set(m, "memory", json_object_get(out, "memory"));
-		if (json_object_get(out, "compaction"))
-			json_object_set(m, "compaction", json_object_get(out, "compaction"));
+		json_object_set_new(out, "valid", json_boolean(valid));
+		json_t *m = nm_measure_metrics(r.ms);
+		corm_metrics(p, r.ms, series, lat, out, m);
 		json_object_set_new(out, "metrics", m);
 	}
 	free(series);
 	free(lat);
-	for (int t = 0; t < r.T; t++) {
+	for (int t = 0; t < r.T && !local; t++) {
 		free(r.th[t].ptr);
 		free(r.th[t].orig);
 		free(r.th[t].live);
@@ -470,6 +565,7 @@ static void corm_run_point(nm_ctx *ctx, const void *point, json_t *out)
 	if (r.cli)
 		corm_client_free(r.cli);
 	free(r.th);
+	nm_measure_free(r.ms);
 }
 
 /* --bench remap's rows: its own columns (a job runs one bench kind per

@@ -99,7 +99,6 @@ typedef struct corm_conn {
 	uint8_t *rd;
 	uint32_t msg_bytes, block_size;
 	double timeout;
-	bool inject_no_id_check;   /* --inject no-id-check: DirectRead takes any ID */
 	const corm_classes *cls;
 } corm_conn;
 struct corm_client {
@@ -112,7 +111,11 @@ void corm_client_free(corm_client *c);
  * cmem status; DirectRead returns a slot state. */
 corm_status corm_rpc(corm_conn *c, corm_rpc_op op, corm_ptr *p, uint32_t user, const void *in, size_t n,
 		     void *out, size_t outn);
-corm_slot_state corm_direct_read(corm_conn *c, corm_ptr *p, void *out, size_t n);
+/* What a one-sided read at the pointer checks: CoRM's DirectRead (ID and
+ * line versions), FaRM's read as the authors emulate it (versions, no ID),
+ * or nothing (a raw READ: the ideal Mesh-style system of Fig. 11). */
+typedef enum { CORM_CHECK_ID, CORM_CHECK_FARM, CORM_CHECK_NONE, CORM_NCHECKS } corm_check;
+corm_slot_state corm_direct_read(corm_conn *c, corm_ptr *p, corm_check chk, void *out, size_t n);
 /* Reads the pointer's whole block and finds the object by ID; on success
  * the pointer's offset hint is corrected (it becomes direct). */
 corm_slot_state corm_scan_read(corm_conn *c, corm_ptr *p, void *out, size_t n);

@@ -2,7 +2,13 @@
  * checks itself (corm_payload_fill: its key, a stamp, bytes derived from
  * both), and each thread knows the version of each of its objects, so every
  * read is checked: another object's bytes or an older version is `stale`,
- * an object that was never freed but cannot be found is `lost`. */
+ * an object that was never freed but cannot be found is `lost`.
+ *
+ * What is timed is the read path and nothing after it: the check of whose
+ * bytes a read returned (key and version, a few loads) runs on every read
+ * once its time is taken; the check of every content byte costs far more
+ * than a small READ (a pattern hash per word), so the measured loops run it
+ * on one read in CONTENT_EVERY, and the verify phase on every survivor. */
 #include "corm_bench.h"
 #include "clock.h"
 #include "log.h"
@@ -11,14 +17,40 @@
 #include <stdlib.h>
 #include <string.h>
 
-const char *const corm_bench_names[CORM_NBENCH] = {"latency", "throughput", "compaction", "remap"};
-const char *const corm_read_names[CORM_NREAD] = {"direct", "rpc"};
+const char *const corm_bench_names[CORM_NBENCH] = {"latency", "throughput", "compaction", "remap", "local"};
+const char *const corm_read_names[CORM_NREAD] = {"direct", "farm", "raw", "rpc"};
 const char *const corm_lat_names[CORM_NLAT] = {"raw_read", "raw_rpc", "alloc", "free", "read_rpc", "write_rpc",
 					       "direct_read", "scan_read", "indirect_read_rpc", "release_ptr"};
+const nm_counter corm_counters[CORM_C_N] = {
+	[CORM_C_ALLOCATED] = {"allocated", NM_COUNT_METRIC},
+	[CORM_C_FREED] = {"freed", NM_COUNT_METRIC},
+	[CORM_C_ALLOC_FAIL] = {"alloc_fail", NM_COUNT_METRIC},
+	[CORM_C_READS] = {"reads", NM_COUNT_METRIC},
+	[CORM_C_WRITES] = {"writes", NM_COUNT_METRIC},
+	[CORM_C_DIRECT_OK] = {"direct_ok", NM_COUNT_METRIC},
+	[CORM_C_DIRECT_MISS] = {"direct_miss", NM_COUNT_METRIC},
+	[CORM_C_DIRECT_RETRY] = {"direct_retry", NM_COUNT_METRIC},
+	[CORM_C_DIRECT_MISS_DEVICE] = {"direct_miss_device", NM_COUNT_METRIC},
+	[CORM_C_SCAN_OK] = {"scan_ok", NM_COUNT_METRIC},
+	[CORM_C_SCAN_MISS] = {"scan_miss", NM_COUNT_METRIC},
+	[CORM_C_SCAN_MISS_DEVICE] = {"scan_miss_device", NM_COUNT_METRIC},
+	[CORM_C_RPC_OK] = {"rpc_ok", NM_COUNT_METRIC},
+	[CORM_C_LOST] = {"lost", NM_COUNT_METRIC},
+	[CORM_C_STALE] = {"stale", NM_COUNT_METRIC},
+	[CORM_C_TORN_CONTENT] = {"torn_content", NM_COUNT_METRIC},
+	[CORM_C_VERIFIED] = {"verified", NM_COUNT_METRIC},
+	[CORM_C_VERIFY_DIRECT] = {"verify_direct", NM_COUNT_METRIC},
+	[CORM_C_VERIFY_SCAN] = {"verify_scan", NM_COUNT_METRIC},
+	[CORM_C_VERIFY_RPC] = {"verify_rpc", NM_COUNT_METRIC},
+	[CORM_C_UNLOADED] = {"unloaded", NM_COUNT_METRIC},
+	[CORM_C_LOCAL_BAD] = {"local_bad", NM_COUNT_METRIC},
+};
 
 /* DirectRead gives up after this many locked or torn copies and lets the
  * caller fall back (the paper leaves the bound open, digest 5.23). */
 #define DIRECT_TRIES 1000
+/* Measured reads whose every content byte is checked: one in this many. */
+#define CONTENT_EVERY 16
 
 static inline uint32_t key_of(const corm_thread *th, uint32_t i)
 {
@@ -27,90 +59,128 @@ static inline uint32_t key_of(const corm_thread *th, uint32_t i)
 
 static inline uint32_t payload_len(const corm_thread *th) { return th->p->size; }
 
-/* Checks an accepted copy of object i: 1 good, 0 torn content (retry),
- * -1 stale (counted). */
-static int judge(corm_thread *th, uint32_t i, const uint8_t *buf, uint8_t version)
+typedef enum { JUDGE_GOOD, JUDGE_TORN, JUDGE_STALE } corm_judge;
+
+/* Checks an accepted copy of object i: whose bytes (key) and which version
+ * always, every content byte when `content`. A stale copy is counted. */
+static corm_judge judge(corm_thread *th, uint32_t i, const uint8_t *buf, uint8_t version, bool content)
 {
-	corm_pay_state ps = corm_payload_check(buf, payload_len(th), key_of(th, i));
-	if (ps == CORM_PAY_CORRUPT) {
-		th->t.torn_content++;
-		return 0;
+	uint32_t key;
+	memcpy(&key, buf, sizeof key);
+	if (key != key_of(th, i) || version != th->version[i]) {
+		corm_count(th, CORM_C_STALE);
+		return JUDGE_STALE;
 	}
-	if (ps == CORM_PAY_FOREIGN || version != th->version[i]) {
-		th->t.stale++;
-		return -1;
+	if (content && corm_payload_check(buf, payload_len(th), key_of(th, i)) != CORM_PAY_OK) {
+		corm_count(th, CORM_C_TORN_CONTENT);
+		return JUDGE_TORN;
 	}
-	return 1;
+	return JUDGE_GOOD;
 }
 
 typedef enum { GOT_DIRECT, GOT_SCAN, GOT_RPC, GOT_LOST } corm_got;
 
-/* The client's read of object i through pointer p: DirectRead (retried
- * while locked or torn), then ScanRead, then an RPC read; p is corrected
- * on the way. */
-static corm_got read_obj(corm_thread *th, uint32_t i, corm_ptr *p, uint8_t *buf, bool direct_first)
+/* One attempt's result: a copy accepted (judge it), try the next way, or
+ * try this way again. */
+typedef enum { TRY_ACCEPTED, TRY_NEXT, TRY_AGAIN } corm_try;
+
+static corm_try one_sided(corm_thread *th, corm_ptr *p, corm_check chk, uint8_t *buf)
 {
-	corm_conn *c = th->c;
-	uint32_t n = payload_len(th);
-	for (int tries = 0; direct_first && tries < DIRECT_TRIES; tries++) {
-		corm_slot_state st = corm_direct_read(c, p, buf, n);
-		if (st == CORM_SLOT_OK) {
-			int j = judge(th, i, buf, p->version);
-			if (j > 0) {
-				th->t.direct_ok++;
-				return GOT_DIRECT;
-			}
-			if (j < 0)
-				return GOT_LOST;
+	corm_slot_state st = corm_direct_read(th->c, p, chk, buf, payload_len(th));
+	if (st == CORM_SLOT_OK)
+		return TRY_ACCEPTED;
+	if (st == CORM_SLOT_NOT_FOUND)
+		return TRY_NEXT;
+	corm_count(th, CORM_C_DIRECT_RETRY);
+	sched_yield();
+	return TRY_AGAIN;
+}
+
+static corm_try scan(corm_thread *th, corm_ptr *p, uint8_t *buf)
+{
+	corm_slot_state st = corm_scan_read(th->c, p, buf, payload_len(th));
+	if (st == CORM_SLOT_OK)
+		return TRY_ACCEPTED;
+	if (st == CORM_SLOT_NOT_FOUND)
+		return TRY_NEXT;
+	sched_yield();
+	return TRY_AGAIN;
+}
+
+/* Counts a one-sided miss: under the device limit only page-aligned reads
+ * can succeed, and those misses are counted apart, so direct_miss stays
+ * what the compaction caused. */
+static void count_miss(corm_thread *th, const corm_ptr *p)
+{
+	bool dev = th->lim.odp_offset_bug && (p->addr & (th->lim.page - 1));
+	corm_count(th, dev ? CORM_C_DIRECT_MISS_DEVICE : CORM_C_DIRECT_MISS);
+}
+
+/* Up to DIRECT_TRIES attempts one way (a copy found locked or torn is
+ * tried again): 1 a good copy, 0 none there (fall back), -1 a stale one. */
+typedef enum { WAY_ONE_SIDED, WAY_SCAN } corm_way;
+
+static int attempts(corm_thread *th, corm_way way, corm_check ck, uint32_t i, corm_ptr *p, uint8_t *buf, bool content,
+		    uint64_t *t1)
+{
+	for (int tries = 0; tries < DIRECT_TRIES; tries++) {
+		corm_try r = way == WAY_SCAN ? scan(th, p, buf) : one_sided(th, p, ck, buf);
+		if (r == TRY_NEXT)
+			return 0;
+		if (r == TRY_AGAIN)
 			continue;
-		}
-		if (st == CORM_SLOT_NOT_FOUND)
-			break;
-		th->t.direct_retry++;
-		sched_yield();
+		*t1 = nm_ticks();
+		corm_judge j = judge(th, i, buf, p->version, content);
+		if (j != JUDGE_TORN)
+			return j == JUDGE_GOOD ? 1 : -1;
 	}
-	if (direct_first) {
-		/* Under the device limit only page-aligned reads can succeed:
-		 * the others are counted apart, so direct_miss stays what the
-		 * compaction caused. */
-		bool dev = th->lim.odp_offset_bug && (p->addr & (th->lim.page - 1));
-		if (dev)
-			th->t.direct_miss_device++;
-		else
-			th->t.direct_miss++;
-		for (int tries = 0; tries < DIRECT_TRIES; tries++) {
-			corm_slot_state st = corm_scan_read(c, p, buf, n);
-			if (st == CORM_SLOT_OK) {
-				int j = judge(th, i, buf, p->version);
-				if (j > 0) {
-					th->t.scan_ok++;
-					return GOT_SCAN;
-				}
-				if (j < 0)
-					return GOT_LOST;
-				continue;
-			}
-			if (st == CORM_SLOT_NOT_FOUND)
-				break;
-			sched_yield();
+	return 0;
+}
+
+/* The client's read of object i through pointer p on `path`: one-sided
+ * (CoRM's DirectRead then falls back to ScanRead), then an RPC read; p is
+ * corrected on the way. *t1 is when the accepted copy was in hand, before
+ * it is judged. */
+static corm_got read_obj(corm_thread *th, uint32_t i, corm_ptr *p, uint8_t *buf, corm_read_path path, bool content,
+			 uint64_t *t1)
+{
+	static const corm_check chk[CORM_NREAD] = {[CORM_READ_DIRECT] = CORM_CHECK_ID, [CORM_READ_FARM] = CORM_CHECK_FARM,
+						   [CORM_READ_RAW] = CORM_CHECK_NONE};
+	corm_check ck = path == CORM_READ_DIRECT && th->p->inject_no_id_check ? CORM_CHECK_FARM : chk[path];
+	if (path != CORM_READ_RPC) {
+		int got = attempts(th, WAY_ONE_SIDED, ck, i, p, buf, content, t1);
+		if (got < 0)
+			return GOT_LOST;
+		if (got > 0) {
+			corm_count(th, CORM_C_DIRECT_OK);
+			return GOT_DIRECT;
 		}
-		if (th->lim.odp_offset_bug)
-			th->t.scan_miss_device++; /* a block is read in several packets */
-		else
-			th->t.scan_miss++;
+		count_miss(th, p);
+	}
+	if (path == CORM_READ_DIRECT) {
+		int got = attempts(th, WAY_SCAN, ck, i, p, buf, content, t1);
+		if (got < 0)
+			return GOT_LOST;
+		if (got > 0) {
+			corm_count(th, CORM_C_SCAN_OK);
+			return GOT_SCAN;
+		}
+		/* under the device limit a block is read in several packets */
+		corm_count(th, th->lim.odp_offset_bug ? CORM_C_SCAN_MISS_DEVICE : CORM_C_SCAN_MISS);
 	}
 	for (;;) {
-		corm_status s = corm_rpc(c, CORM_RPC_READ, p, 0, NULL, 0, buf, n);
+		corm_status s = corm_rpc(th->c, CORM_RPC_READ, p, 0, NULL, 0, buf, payload_len(th));
+		*t1 = nm_ticks();
 		if (s != CORM_OK) {
-			th->t.lost++;
+			corm_count(th, CORM_C_LOST);
 			return GOT_LOST;
 		}
-		int j = judge(th, i, buf, p->version);
-		if (j > 0) {
-			th->t.rpc_ok++;
+		corm_judge j = judge(th, i, buf, p->version, content);
+		if (j == JUDGE_GOOD) {
+			corm_count(th, CORM_C_RPC_OK);
 			return GOT_RPC;
 		}
-		if (j < 0)
+		if (j == JUDGE_STALE)
 			return GOT_LOST;
 	}
 }
@@ -128,12 +198,12 @@ void corm_thread_load(corm_thread *th)
 	for (uint32_t i = 0; i < n; i++) {
 		corm_payload_fill(buf, len, key_of(th, i), 0);
 		if (corm_rpc(th->c, CORM_RPC_ALLOC, &th->ptr[i], len, buf, len, NULL, 0) != CORM_OK) {
-			th->t.alloc_fail++;
+			corm_count(th, CORM_C_ALLOC_FAIL);
 			continue;
 		}
 		th->live[i] = 1;
 		th->version[i] = th->ptr[i].version;
-		th->t.allocated++;
+		corm_count(th, CORM_C_ALLOCATED);
 	}
 	/* Frees chosen at random: what leaves blocks sparse. */
 	uint64_t rng = nm_mix64(th->seed) | 1;
@@ -142,74 +212,96 @@ void corm_thread_load(corm_thread *th)
 			corm_ptr q = th->ptr[i];
 			if (corm_rpc(th->c, CORM_RPC_FREE, &q, 0, NULL, 0, NULL, 0) == CORM_OK) {
 				th->live[i] = 0;
-				th->t.freed++;
+				corm_count(th, CORM_C_FREED);
 			}
 		}
 	memcpy(th->orig, th->ptr, n * sizeof *th->ptr);
 	free(buf);
 }
 
-static void count_read(corm_thread *th, uint64_t now)
+/* A measured operation, for the time series (Fig. 16): intervals from the
+ * common start of the measured phase, shared by every rank. */
+static void count_series(corm_thread *th, uint64_t t1)
 {
-	uint64_t k = nm_ticks_to_ns(now - th->t0) / (uint64_t)(th->p->interval * 1e9);
+	uint64_t k = nm_ticks_to_ns(t1 - th->m->start) / (uint64_t)(th->p->interval * 1e9);
 	th->series[k < CORM_SERIES_MAX ? k : CORM_SERIES_MAX - 1]++;
 }
 
-void corm_thread_readers(corm_thread *th)
+/* Key generator of the throughput bench: CoRM's Zipf or uniform over the
+ * thread's objects. */
+static void keys_init(corm_thread *th, ycsb_gen *g)
 {
-	uint32_t n = th->p->objects, len = payload_len(th);
-	uint8_t *buf = malloc(len);
 	ycsb_config yc;
 	ycsb_config_default(&yc);
-	yc.records = n;
+	yc.records = th->p->objects;
 	yc.dist = th->p->dist;
 	yc.theta = th->p->theta;
 	yc.seed = th->seed;
 	yc.rank = (uint32_t)th->rank;
 	yc.thread = (uint32_t)th->thread;
 	yc.mix = (ycsb_mix){.p = {[YCSB_READ] = 1}};
-	ycsb_gen g;
 	char err[256];
-	if (ycsb_init(&g, &yc, err, sizeof err))
+	if (ycsb_init(g, &yc, err, sizeof err))
 		nm_fatal("corm: key generator: %s", err);
+}
+
+void corm_thread_readers(corm_thread *th)
+{
+	uint32_t n = th->p->objects, len = payload_len(th), seq = 0, stamp = 1;
+	uint8_t *buf = malloc(len);
+	ycsb_gen g;
+	keys_init(th, &g);
 	uint64_t rng = nm_mix64(th->seed ^ 0x5eed) | 1;
-	uint64_t end = th->t0 + nm_ns_to_ticks((uint64_t)(th->duration * 1e9));
-	uint32_t seq = 0, stamp = 1;
-	bool sequential = th->p->bench == CORM_BENCH_COMPACTION;
-	for (uint64_t now = nm_ticks(); now < end; now = nm_ticks()) {
+	bool sequential = th->p->bench == CORM_BENCH_COMPACTION, any = false;
+	for (uint32_t i = 0; i < n && !any; i++)
+		any = th->live[i];
+	nm_loop lp;
+	nm_loop_init(&lp, th->m);
+	while (any && nm_loop_next(&lp)) {
 		/* Fig. 16 reads all objects in order; the others draw keys. */
-		uint32_t i = sequential ? seq++ % n : (uint32_t)ycsb_next_key(&g);
-		if (!th->live[i])
-			continue;
+		uint32_t i;
+		do
+			i = sequential ? seq++ % n : (uint32_t)ycsb_next_key(&g);
+		while (!th->live[i]);
 		bool write = th->p->write_ratio > 0 && (double)(nm_xorshift(&rng) >> 11) * 0x1.0p-53 < th->p->write_ratio;
+		uint64_t t0, t1;
 		if (write) {
 			corm_payload_fill(buf, len, key_of(th, i), stamp++);
-			if (corm_rpc(th->c, CORM_RPC_WRITE, &th->ptr[i], 0, buf, len, NULL, 0) == CORM_OK)
+			t0 = nm_ticks();
+			corm_status s = corm_rpc(th->c, CORM_RPC_WRITE, &th->ptr[i], 0, buf, len, NULL, 0);
+			t1 = nm_ticks();
+			if (s == CORM_OK)
 				th->version[i] = th->ptr[i].version;
 			else
-				th->t.lost++;
-			th->t.writes++;
+				corm_count(th, CORM_C_LOST);
+			corm_count(th, CORM_C_WRITES);
 		} else {
-			read_obj(th, i, &th->ptr[i], buf, th->p->read == CORM_READ_DIRECT);
-			th->t.reads++;
+			t0 = nm_ticks();
+			read_obj(th, i, &th->ptr[i], buf, th->p->read, lp.i % CONTENT_EVERY == 0, &t1);
+			corm_count(th, CORM_C_READS);
 		}
-		count_read(th, nm_ticks());
+		if (nm_loop_done(&lp, t0, t1))
+			count_series(th, t1);
 	}
+	if (!any)
+		nm_meter_skip(th->m); /* --free-ratio 1: nothing to read */
 	free(buf);
 }
 
 void corm_thread_verify(corm_thread *th)
 {
 	uint8_t *buf = malloc(payload_len(th));
+	uint64_t t1;
 	for (uint32_t i = 0; i < th->p->objects; i++) {
 		if (!th->live[i])
 			continue;
 		corm_ptr q = th->orig[i]; /* the pointer from before any compaction */
-		corm_got got = read_obj(th, i, &q, buf, true);
-		th->t.verified++;
-		th->t.verify_direct += got == GOT_DIRECT;
-		th->t.verify_scan += got == GOT_SCAN;
-		th->t.verify_rpc += got == GOT_RPC;
+		corm_got got = read_obj(th, i, &q, buf, CORM_READ_DIRECT, true, &t1);
+		corm_count(th, CORM_C_VERIFIED);
+		static const corm_counter via[] = {[GOT_DIRECT] = CORM_C_VERIFY_DIRECT, [GOT_SCAN] = CORM_C_VERIFY_SCAN,
+						   [GOT_RPC] = CORM_C_VERIFY_RPC};
+		if (got != GOT_LOST)
+			corm_count(th, via[got]);
 		th->ptr[i] = q;
 	}
 	free(buf);
@@ -220,77 +312,103 @@ void corm_thread_unload(corm_thread *th)
 	for (uint32_t i = 0; i < th->p->objects; i++)
 		if (th->live[i] && corm_rpc(th->c, CORM_RPC_FREE, &th->ptr[i], 0, NULL, 0, NULL, 0) == CORM_OK) {
 			th->live[i] = 0;
-			th->t.freed++;
+			corm_count(th, CORM_C_UNLOADED);
 		}
 }
 
-static inline void lat_add(corm_thread *th, corm_lat k, uint64_t t0)
+static inline void lat_add(corm_thread *th, bool measured, corm_lat k, uint64_t t0, uint64_t t1)
 {
-	nm_hist_add(&th->lat[k], nm_ticks_to_ns(nm_ticks() - t0));
+	if (measured)
+		nm_hist_add(&th->lat[k], nm_ticks_to_ns(t1 - t0));
 }
 
-/* Fig. 9 and 10: each operation alone, one at a time, on the loaded objects. */
+/* The raw baselines, Alloc and Free of a fresh object (Fig. 9). */
+static void lat_raw_alloc(corm_thread *th, bool on, const corm_ptr *p, uint8_t *wbuf, uint32_t stamp)
+{
+	corm_conn *c = th->c;
+	uint32_t len = payload_len(th);
+	uint64_t t0 = nm_ticks();
+	corm_raw_read(c, p->addr, p->rkey, c->cls->size[p->cls]);
+	lat_add(th, on, CORM_LAT_RAW_READ, t0, nm_ticks());
+	t0 = nm_ticks();
+	corm_rpc(c, CORM_RPC_NOP, NULL, 0, NULL, 0, NULL, 0);
+	lat_add(th, on, CORM_LAT_RAW_RPC, t0, nm_ticks());
+	corm_ptr fresh;
+	corm_payload_fill(wbuf, len, 0xffffffffu, stamp);
+	t0 = nm_ticks();
+	corm_status s = corm_rpc(c, CORM_RPC_ALLOC, &fresh, len, wbuf, len, NULL, 0);
+	lat_add(th, on, CORM_LAT_ALLOC, t0, nm_ticks());
+	if (s != CORM_OK) {
+		corm_count(th, CORM_C_ALLOC_FAIL);
+		return;
+	}
+	t0 = nm_ticks();
+	corm_rpc(c, CORM_RPC_FREE, &fresh, 0, NULL, 0, NULL, 0);
+	lat_add(th, on, CORM_LAT_FREE, t0, nm_ticks());
+}
+
+/* Object i's reads and write (Figs. 9 and 10). */
+static void lat_object(corm_thread *th, bool on, uint32_t i, uint8_t *buf, uint8_t *wbuf, uint32_t stamp)
+{
+	corm_conn *c = th->c;
+	corm_ptr *p = &th->ptr[i];
+	uint32_t len = payload_len(th), ss = c->cls->size[p->cls];
+	uint64_t t0 = nm_ticks(), t1;
+	read_obj(th, i, p, buf, CORM_READ_RPC, true, &t1);
+	lat_add(th, on, CORM_LAT_READ_RPC, t0, t1);
+	corm_payload_fill(wbuf, len, key_of(th, i), stamp);
+	t0 = nm_ticks();
+	corm_status s = corm_rpc(c, CORM_RPC_WRITE, p, 0, wbuf, len, NULL, 0);
+	lat_add(th, on, CORM_LAT_WRITE_RPC, t0, nm_ticks());
+	if (s == CORM_OK)
+		th->version[i] = p->version;
+	t0 = nm_ticks();
+	read_obj(th, i, p, buf, CORM_READ_DIRECT, true, &t1);
+	lat_add(th, on, CORM_LAT_DIRECT, t0, t1);
+	t0 = nm_ticks();
+	corm_slot_state st = corm_scan_read(c, p, buf, len);
+	t1 = nm_ticks();
+	if (st == CORM_SLOT_OK)
+		judge(th, i, buf, p->version, true);
+	lat_add(th, on, CORM_LAT_SCAN, t0, t1);
+	/* An indirect pointer as the authors measure it: the right block, a
+	 * wrong offset; the RPC read corrects it. */
+	corm_ptr ind = *p;
+	ind.addr = corm_ptr_base(p, c->block_size) + (corm_ptr_off(p, c->block_size) ? 0 : ss);
+	t0 = nm_ticks();
+	read_obj(th, i, &ind, buf, CORM_READ_RPC, true, &t1);
+	lat_add(th, on, CORM_LAT_INDIRECT_RPC, t0, t1);
+	t0 = nm_ticks();
+	corm_rpc(c, CORM_RPC_RELEASE, p, 0, NULL, 0, NULL, 0);
+	lat_add(th, on, CORM_LAT_RELEASE, t0, nm_ticks());
+	corm_count(th, CORM_C_READS);
+	corm_count(th, CORM_C_READS);
+	corm_count(th, CORM_C_READS);
+	corm_count(th, CORM_C_WRITES);
+}
+
+/* Fig. 9 and 10: each operation alone, one at a time, on the loaded
+ * objects; one iteration of the measured loop is one of each (a "round"),
+ * each timed on its own into its histogram. */
 void corm_thread_latency(corm_thread *th)
 {
 	uint32_t n = th->p->objects, len = payload_len(th);
 	uint8_t *buf = malloc(len), *wbuf = malloc(len);
-	corm_conn *c = th->c;
-	uint32_t live_n = 0, *live = malloc(n * sizeof *live);
+	uint32_t live_n = 0, *live = malloc(n * sizeof *live), stamp = 1;
 	for (uint32_t i = 0; i < n; i++)
 		if (th->live[i])
 			live[live_n++] = i;
 	if (!live_n)
 		nm_fatal("corm latency: no object left after the load (--free-ratio 1?)");
-	uint32_t stamp = 1;
-	for (uint64_t it = 0; it < th->iters; it++) {
-		uint32_t i = live[it % live_n];
-		corm_ptr *p = &th->ptr[i];
-		uint32_t ss = c->cls->size[p->cls];
+	nm_loop lp;
+	nm_loop_init(&lp, th->m);
+	while (nm_loop_next(&lp)) {
+		bool on = nm_loop_measured(&lp);
+		uint32_t i = live[lp.i % live_n];
 		uint64_t t0 = nm_ticks();
-		corm_raw_read(c, p->addr, p->rkey, ss);
-		lat_add(th, CORM_LAT_RAW_READ, t0);
-		t0 = nm_ticks();
-		corm_rpc(c, CORM_RPC_NOP, NULL, 0, NULL, 0, NULL, 0);
-		lat_add(th, CORM_LAT_RAW_RPC, t0);
-		corm_ptr fresh;
-		corm_payload_fill(wbuf, len, 0xffffffffu, stamp);
-		t0 = nm_ticks();
-		corm_status s = corm_rpc(c, CORM_RPC_ALLOC, &fresh, len, wbuf, len, NULL, 0);
-		lat_add(th, CORM_LAT_ALLOC, t0);
-		if (s == CORM_OK) {
-			t0 = nm_ticks();
-			corm_rpc(c, CORM_RPC_FREE, &fresh, 0, NULL, 0, NULL, 0);
-			lat_add(th, CORM_LAT_FREE, t0);
-		} else {
-			th->t.alloc_fail++;
-		}
-		t0 = nm_ticks();
-		read_obj(th, i, p, buf, false);
-		lat_add(th, CORM_LAT_READ_RPC, t0);
-		corm_payload_fill(wbuf, len, key_of(th, i), stamp++);
-		t0 = nm_ticks();
-		if (corm_rpc(c, CORM_RPC_WRITE, p, 0, wbuf, len, NULL, 0) == CORM_OK)
-			th->version[i] = p->version;
-		lat_add(th, CORM_LAT_WRITE_RPC, t0);
-		t0 = nm_ticks();
-		read_obj(th, i, p, buf, true);
-		lat_add(th, CORM_LAT_DIRECT, t0);
-		t0 = nm_ticks();
-		if (corm_scan_read(c, p, buf, len) == CORM_SLOT_OK)
-			judge(th, i, buf, p->version);
-		lat_add(th, CORM_LAT_SCAN, t0);
-		/* An indirect pointer as the authors measure it: the right
-		 * block, a wrong offset; the RPC read corrects it. */
-		corm_ptr ind = *p;
-		ind.addr = corm_ptr_base(p, c->block_size) + (corm_ptr_off(p, c->block_size) ? 0 : ss);
-		t0 = nm_ticks();
-		read_obj(th, i, &ind, buf, false);
-		lat_add(th, CORM_LAT_INDIRECT_RPC, t0);
-		t0 = nm_ticks();
-		corm_rpc(c, CORM_RPC_RELEASE, p, 0, NULL, 0, NULL, 0);
-		lat_add(th, CORM_LAT_RELEASE, t0);
-		th->t.reads += 4;
-		th->t.writes++;
+		lat_raw_alloc(th, on, &th->ptr[i], wbuf, stamp);
+		lat_object(th, on, i, buf, wbuf, stamp++);
+		nm_loop_done(&lp, t0, nm_ticks());
 	}
 	free(live);
 	free(buf);

@@ -1,15 +1,20 @@
-/* netmem corm's client threads (workloads/corm_bench.c): what each bench
- * does on a client, and the tallies they return to workloads/corm.c. */
+/* netmem corm's client threads (workloads/corm_bench.c) and the server's
+ * local reads (workloads/corm_local.c): what each bench does, and the
+ * counters they keep in the harness's measure (harness/measure.h). */
 #ifndef NM_CORM_BENCH_H
 #define NM_CORM_BENCH_H
 #include "corm.h"
 #include "experiment.h"
+#include "measure.h"
 #include "stats.h"
 #include "ycsb.h"
 
-typedef enum { CORM_BENCH_LATENCY, CORM_BENCH_THROUGHPUT, CORM_BENCH_COMPACTION, CORM_BENCH_REMAP, CORM_NBENCH } corm_bench;
+typedef enum { CORM_BENCH_LATENCY, CORM_BENCH_THROUGHPUT, CORM_BENCH_COMPACTION, CORM_BENCH_REMAP, CORM_BENCH_LOCAL,
+	       CORM_NBENCH } corm_bench;
 extern const char *const corm_bench_names[CORM_NBENCH];
-typedef enum { CORM_READ_DIRECT, CORM_READ_RPC, CORM_NREAD } corm_read_path;
+/* How a client reads: CoRM's DirectRead (falling back to ScanRead, then
+ * RPC), FaRM's read and a raw READ (Fig. 11's baselines), or an RPC read. */
+typedef enum { CORM_READ_DIRECT, CORM_READ_FARM, CORM_READ_RAW, CORM_READ_RPC, CORM_NREAD } corm_read_path;
 extern const char *const corm_read_names[CORM_NREAD];
 
 typedef struct corm_point {
@@ -23,21 +28,34 @@ typedef struct corm_point {
 	bool inject_no_id_check;
 } corm_point;
 
-/* Counts every run reports (summed over client threads and ranks; kept a
- * struct of u64 so it travels as an array). */
-typedef struct corm_tally {
-	uint64_t allocated, freed, alloc_fail;
-	uint64_t reads, writes;
-	uint64_t direct_ok, direct_miss, direct_retry;   /* miss: not found; retry: locked/torn */
-	uint64_t direct_miss_device;  /* misses the device limit explains (corm_devlimit) */
-	uint64_t scan_ok, scan_miss, rpc_ok;
-	uint64_t scan_miss_device;
-	uint64_t lost;          /* an object its owner never freed, not found by RPC */
-	uint64_t stale;         /* accepted bytes of another object or version */
-	uint64_t torn_content;  /* stamps agreed, content did not: retried (see README) */
-	uint64_t verified;      /* survivors read back after compaction */
-	uint64_t verify_direct, verify_scan, verify_rpc;
-} corm_tally;
+/* Counts every run reports (summed over threads and ranks by the measure;
+ * also under metrics by name). */
+typedef enum {
+	CORM_C_ALLOCATED,
+	CORM_C_FREED,
+	CORM_C_ALLOC_FAIL,
+	CORM_C_READS,
+	CORM_C_WRITES,
+	CORM_C_DIRECT_OK,          /* one-sided reads at the pointer accepted */
+	CORM_C_DIRECT_MISS,        /* ... not found there (moved, freed) */
+	CORM_C_DIRECT_RETRY,       /* ... found locked or torn: retried */
+	CORM_C_DIRECT_MISS_DEVICE, /* misses the device limit explains (corm_devlimit) */
+	CORM_C_SCAN_OK,
+	CORM_C_SCAN_MISS,
+	CORM_C_SCAN_MISS_DEVICE,
+	CORM_C_RPC_OK,
+	CORM_C_LOST,               /* an object its owner never freed, not found by RPC */
+	CORM_C_STALE,              /* accepted bytes of another object or version */
+	CORM_C_TORN_CONTENT,       /* stamps agreed, content did not: retried (see README) */
+	CORM_C_VERIFIED,           /* survivors read back after the phase */
+	CORM_C_VERIFY_DIRECT,
+	CORM_C_VERIFY_SCAN,
+	CORM_C_VERIFY_RPC,
+	CORM_C_UNLOADED,           /* survivors freed at the end */
+	CORM_C_LOCAL_BAD,          /* local reads (--bench local) that did not find their object */
+	CORM_C_N
+} corm_counter;
+extern const nm_counter corm_counters[CORM_C_N];
 
 /* A limit of the server's device found by the probe, sent to the clients:
  * with odp_offset_bug a one-sided READ that does not start at a page start
@@ -59,27 +77,29 @@ extern const char *const corm_lat_names[CORM_NLAT];
 typedef struct corm_thread {
 	corm_conn *c;
 	const corm_point *p;
+	nm_meter *m;                         /* its counters, and the measured phase */
 	int rank, thread, nthreads;
-	uint64_t seed, iters;
-	double duration;
+	uint64_t seed;
 	corm_devlimit lim;
-	corm_tally t;
 	nm_hist lat[CORM_NLAT];
 	uint64_t series[CORM_SERIES_MAX];   /* reads completed per interval */
 	corm_ptr *ptr, *orig;                /* current (corrected) and original pointers */
 	uint8_t *live;
 	uint8_t *version;
-	uint64_t t0;                         /* the phase's start (ticks), shared */
-	void (*body)(struct corm_thread *);  /* what the thread runs in this phase */
 } corm_thread;
 
+static inline void corm_count(corm_thread *th, corm_counter k) { th->m->c[k]++; }
+
 void corm_thread_load(corm_thread *th);       /* allocate, then free free_ratio of them */
-void corm_thread_readers(corm_thread *th);    /* read loop for `duration` (compaction, throughput) */
+void corm_thread_readers(corm_thread *th);    /* the measured read loop (throughput, compaction) */
 void corm_thread_verify(corm_thread *th);     /* every survivor through its original pointer */
-void corm_thread_latency(corm_thread *th);    /* the latency bench */
+void corm_thread_latency(corm_thread *th);    /* the measured latency loop */
 void corm_thread_unload(corm_thread *th);     /* free every survivor */
 
-/* --bench remap on the server (workloads/corm_remap.c): fills out's
- * metrics, checks and valid. */
+/* --bench local (Fig. 11, local side), on the server: its -T threads read
+ * objects of its own heap with CoRM's check, FaRM's or a plain memcpy. */
+void corm_local_bench(nm_ctx *ctx, const corm_point *p, cmem_heap *h, nm_measure *ms);
+
+/* --bench remap (Fig. 8), on the server (workloads/corm_remap.c). */
 void corm_remap_bench(nm_ctx *ctx, const corm_point *p, corm_remap strat, json_t *out);
 #endif

@@ -369,15 +369,24 @@ void corm_raw_read(corm_conn *c, uint64_t addr, uint32_t rkey, uint32_t len)
 	wait_wc(c->cq, &wc, c->timeout, "RDMA READ");
 }
 
-corm_slot_state corm_direct_read(corm_conn *c, corm_ptr *p, void *out, size_t n)
+corm_slot_state corm_direct_read(corm_conn *c, corm_ptr *p, corm_check chk, void *out, size_t n)
 {
 	uint32_t ss = c->cls->size[p->cls];
 	corm_raw_read(c, p->addr, p->rkey, ss);
 	uint8_t v;
-	uint64_t h;
-	memcpy(&h, c->rd, sizeof h);
-	uint16_t id = c->inject_no_id_check && corm_h_id(h) ? corm_h_id(h) : p->id;
-	corm_slot_state st = corm_slot_check(c->rd, p->addr, ss, id, out, n, &v);
+	corm_slot_state st;
+	if (chk == CORM_CHECK_ID) {
+		st = corm_slot_check(c->rd, p->addr, ss, p->id, out, n, &v);
+	} else if (chk == CORM_CHECK_FARM) {
+		st = corm_slot_check_farm(c->rd, p->addr, ss, out, n, &v);
+	} else {
+		/* raw: the bytes as they are (the caller's payload check judges them) */
+		uint64_t h;
+		memcpy(&h, c->rd, sizeof h);
+		v = corm_h_version(h);
+		corm_slot_read(c->rd, p->addr, ss, out, n);
+		st = CORM_SLOT_OK;
+	}
 	if (st == CORM_SLOT_OK)
 		p->version = v;
 	return st;

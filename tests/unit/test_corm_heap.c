@@ -28,12 +28,17 @@ static void test_slot(void)
 	CHECK(st == CORM_SLOT_OK && v == 5 && !memcmp(in, out, corm_slot_capacity(ss)), "write then check: %s",
 	      corm_slot_state_names[st]);
 	CHECK(corm_slot_check(s, addr, ss, 78, NULL, 0, NULL) == CORM_SLOT_NOT_FOUND, "another ID: not found");
+	CHECK(corm_slot_check_farm(s, addr, ss, NULL, 0, NULL) == CORM_SLOT_OK, "FaRM's check takes any ID");
 	blk[128] = 6;
 	CHECK(corm_slot_check(s, addr, ss, 77, NULL, 0, NULL) == CORM_SLOT_TORN, "a line of another version: torn");
+	CHECK(corm_slot_check_farm(s, addr, ss, NULL, 0, NULL) == CORM_SLOT_TORN, "FaRM's check: torn too");
 	blk[128] = 5;
 	h |= CORM_H_LOCK;
 	memcpy(s, &h, 8);
 	CHECK(corm_slot_check(s, addr, ss, 77, NULL, 0, NULL) == CORM_SLOT_LOCKED, "locked header: locked");
+	h = corm_h_make(5, 0, 0, 0);
+	memcpy(s, &h, 8);
+	CHECK(corm_slot_check_farm(s, addr, ss, NULL, 0, NULL) == CORM_SLOT_NOT_FOUND, "a free slot: FaRM finds nothing");
 	uint8_t pay[48];
 	corm_payload_fill(pay, sizeof pay, 9, 3);
 	CHECK(corm_payload_check(pay, sizeof pay, 9) == CORM_PAY_OK, "payload checks itself");
