@@ -54,23 +54,12 @@ problems() {
 	done
 }
 
-# Claims that fail today, each with why; a listed claim that passes is an
-# error too (take it off the list).
-known() {
-	case $1 in
-	corm-read-farm) echo "no documents: FaRM's read is not measured (README, CoRM)" ;;
-	esac
-}
-
 jq -c '.papers[].claims[]' plots/claims.json >"$tmp/claims"
 [ -s "$tmp/claims" ] || notok "plots/claims.json holds no claim"
 while read -r c; do
 	id=$(printf '%s' "$c" | jq -r .id)
 	p=$(problems "$c" | tr '\n' ';')
-	why=$(known "$id")
-	if [ -n "$why" ]; then
-		if [ -n "$p" ]; then skip "claim $id" "known: $why ($p)"; else notok "claim $id passes: take it off the known list"; fi
-	elif [ -z "$p" ]; then ok "claim $id: $(printf '%s' "$c" | jq -r .documents) at $(scales "$(printf '%s' "$c" | jq -r .documents)" | sed 's/configs\///g')"
+	if [ -z "$p" ]; then ok "claim $id: $(printf '%s' "$c" | jq -r .documents) at $(scales "$(printf '%s' "$c" | jq -r .documents)" | sed 's/configs\///g')"
 	else notok "claim $id: $p"; fi
 done <"$tmp/claims"
 
