@@ -4,12 +4,19 @@
 #   ./run_all.sh                         quick scale on Soft-RoCE (host rxe, else a VM)
 #   ./run_all.sh --hostfile HOSTS        paper scale on a cluster, one rank per host
 #
-# Options: --scale quick|paper (default: quick without a hostfile, paper with),
+# Options: --scale quick|paper|check (default: quick without a hostfile, paper
+#          with; check: the smallest run that draws every figure, for make check),
 #          --np N (ranks for configs without a "ranks" key; default 2),
 #          --out DIR (default: results/<scale>-<UTC stamp>, linked as results/latest),
 #          --new (a fresh run directory even when the last one was interrupted),
 #          --only NAME[,NAME...] (these configs only, e.g. ops-lat or numa-fig4,numa-vc),
-#          --mpirun-args "..." (extra mpirun flags, e.g. "-x NETMEM_DEV" or "--mca btl self,tcp").
+#          --mpirun-args "..." (extra mpirun flags, e.g. "-x NETMEM_DEV" or "--mca btl self,tcp"),
+#          --class CLASS[,CLASS...] (these kinds of jobs only: plain, numa and odp
+#            configs, sim for CoRM's simulator; default all),
+#          --here (run the configs where this runs, which has verbs already, e.g.
+#            inside tests/vm/softroce-run, not through softroce-run; no build),
+#          --no-report (run the jobs only: no figures, no report, the run stays
+#            unfinished; a later run_all.sh into the same --out finishes it).
 # Builds first (make), so an edited tree never runs a stale binary. An
 # interrupted run resumes: rerunning continues in results/latest (when of the
 # same scale and unfinished) where it stopped. Shows progress over configs and
@@ -18,7 +25,7 @@
 set -u
 cd "$(dirname "$0")" || exit 1
 
-hostfile="" scale="" np=2 out="" only="" extra="" new=0
+hostfile="" scale="" np=2 out="" only="" extra="" new=0 classes="plain,numa,odp,sim" here=0 report=1
 while [ $# -gt 0 ]; do
 	case "$1" in
 	--hostfile) hostfile=$2; shift 2 ;;
@@ -28,12 +35,21 @@ while [ $# -gt 0 ]; do
 	--only) only=$2; shift 2 ;;
 	--new) new=1; shift ;;
 	--mpirun-args) extra=$2; shift 2 ;;
-	-h|--help) sed -n '2,17p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+	--class) classes=$2; shift 2 ;;
+	--here) here=1; shift ;;
+	--no-report) report=0; shift ;;
+	-h|--help) awk 'NR > 1 && !/^#/ { exit } NR > 1' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
 	*) echo "run_all.sh: unknown option '$1' (see ./run_all.sh --help)" >&2; exit 2 ;;
 	esac
 done
 [ -n "$scale" ] || { [ -n "$hostfile" ] && scale=paper || scale=quick; }
-case "$scale" in quick|paper) ;; *) echo "run_all.sh: --scale must be quick or paper" >&2; exit 2 ;; esac
+case "$scale" in quick|paper|check) ;; *) echo "run_all.sh: --scale must be quick, paper or check" >&2; exit 2 ;; esac
+for c in ${classes//,/ }; do
+	case "$c" in plain|numa|odp|sim) ;; *) echo "run_all.sh: --class takes plain, numa, odp or sim, not '$c'" >&2; exit 2 ;; esac
+done
+# has_class CLASS: the run includes this kind of job
+has_class() { case ",$classes," in *",$1,"*) true ;; *) false ;; esac; }
+[ "$here" = 0 ] || [ -z "$hostfile" ] || { echo "run_all.sh: --here and --hostfile exclude each other" >&2; exit 2; }
 [ -z "$hostfile" ] || [ -r "$hostfile" ] || { echo "run_all.sh: cannot read hostfile '$hostfile'" >&2; exit 2; }
 # The CoRM simulator's documents: tool commands, run on this host (no NIC,
 # no config: `netmem run` runs measured jobs only). NAME SCRIPT ARGS.
@@ -47,6 +63,7 @@ fi
 tool_args[corm-fig18]="--trace tests/data/corm-synthetic.trace -T 8"
 tools=""
 for name in corm-fig7 corm-fig17 corm-fig18; do
+	has_class sim || break
 	[ -z "$only" ] || case ",$only," in *",$name,"*) ;; *) continue ;; esac
 	tools="$tools $name"
 done
@@ -68,10 +85,12 @@ for cfg in configs/"$scale"/*.json; do
 	v=$(jq -r '[.ranks // "-", .params.ranks_per_node // "-", .numa // false, .odp // false] | map(tostring) | join(" ")' "$cfg") ||
 		{ echo "run_all.sh: cannot read $cfg (see jq's message above)" >&2; exit 2; }
 	read -r r p n o <<<"$v"
+	if [ "$n" = true ]; then class=numa; elif [ "$o" = true ]; then class=odp; else class=plain; fi
+	has_class "$class" || continue
 	ranks[$name]=$([ "$r" = - ] && echo "$np" || echo "$r")
 	rpn[$name]=$p
 	jobs="$jobs $name"
-	if [ "$n" = true ]; then numa="$numa $name"; elif [ "$o" = true ]; then odp="$odp $name"; else plain="$plain $name"; fi
+	case $class in numa) numa="$numa $name" ;; odp) odp="$odp $name" ;; *) plain="$plain $name" ;; esac
 done
 [ -n "$jobs$tools" ] || { echo "run_all.sh: no config matches" >&2; exit 2; }
 
@@ -130,7 +149,11 @@ if [ -z "$out" ]; then
 		mkdir -p "$out" && ln -sfn "${out#results/}" results/latest
 	fi
 fi
-make -j"$(nproc)" >/dev/null || { echo "run_all.sh: build failed (see make's messages above)" >&2; exit 1; }
+# --here runs inside the environment that has verbs (a VM over the host's
+# file system, say): the caller built the tree, and a build there would
+# compete with it for the binary.
+[ "$here" = 1 ] || make -j"$(nproc)" >/dev/null ||
+	{ echo "run_all.sh: build failed (see make's messages above)" >&2; exit 1; }
 mkdir -p "$out"
 
 mpi="mpirun --bind-to none"
@@ -183,8 +206,9 @@ for name in $tools; do
 done
 if [ -z "$jobs" ]; then
 	:
-elif [ -n "$hostfile" ]; then
-	bash "$s1" || status=1
+elif [ -n "$hostfile" ] || [ "$here" = 1 ]; then
+	[ "$here" = 0 ] || echo "run_all.sh: running the $scale configs here (${NETMEM_SOFTROCE:+Soft-RoCE: }${NETMEM_SOFTROCE:-verbs as found})" >&2
+	[ -z "$plain" ] || bash "$s1" || status=1
 	[ -z "$numa" ] || bash "$s2" || status=1
 	[ -z "$odp" ] || bash "$s3" || status=1
 else
@@ -201,8 +225,13 @@ else
 	[ -z "$odp" ] || tests/vm/softroce-run --timeout "$vmt" --kernel trixie-backports -- bash "$s3" || status=1
 fi
 
-# Draw every figure that reads a document of this run and whose "in" has one,
-# as PNG and as SVG (plots/term.gp picks the terminal from the name).
+# --no-report: the jobs were one part of a run split over environments (make
+# check runs each class in the VM it boots anyway); the last part draws.
+[ "$report" = 1 ] || exit $status
+
+# Draw every figure whose "in" has a document in the run directory, as PNG and
+# as SVG (plots/term.gp picks the terminal from the name); with --only, those
+# that read a document of the configs named.
 figs="$figs
 corm_fig7 corm-fig7 in=corm-fig7
 corm_fig17 corm-fig17 in=corm-fig17
@@ -228,7 +257,8 @@ while read -r gp fig vars; do
 		sets="$sets${v%%=*}='$docs'; "
 		[ "${v%%=*}" = in ] && has_in=1
 	done
-	[ "$ran" = 1 ] && [ "$has_in" = 1 ] || continue
+	[ "$ran" = 1 ] || [ -z "$only" ] || continue
+	[ "$has_in" = 1 ] || continue
 	for ext in png svg; do
 		gnuplot -e "${sets}out='$out/$fig.$ext'" "plots/$gp.gp" 2>"$out/$fig.gnuplot.log" && [ -s "$out/$fig.$ext" ] &&
 			echo "run_all.sh: figure $out/$fig.$ext" ||

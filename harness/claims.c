@@ -127,7 +127,9 @@ static void gather_doc(const json_t *claim, const nm_rundoc *d, gathered *g)
 	if (!ratio) {
 		json_array_foreach(summary, i, e) {
 			double v;
-			if (nm_params_match(json_object_get(e, "params"), select) && nm_entry_metric(e, metric, &v))
+			/* a value may be 0 (a count that had none, such as CoRM's
+			 * conflicts, is a measurement); a ratio's sides may not */
+			if (nm_params_match(json_object_get(e, "params"), select) && nm_entry_value(e, metric, true, &v))
 				push(g, v);
 		}
 	} else {

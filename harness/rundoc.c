@@ -119,15 +119,20 @@ bool nm_params_match(const json_t *params, const json_t *select)
 	return true;
 }
 
-bool nm_entry_metric(const json_t *entry, const char *metric, double *v)
+bool nm_entry_value(const json_t *entry, const char *metric, bool zero_ok, double *v)
 {
 	if (!json_is_true(json_object_get(entry, "valid")))
 		return false;
 	json_t *m = json_object_get(json_object_get(entry, "geomean"), metric);
-	if (!json_is_number(m) || json_number_value(m) <= 0)
+	if (!json_is_number(m) || json_number_value(m) < 0 || (json_number_value(m) == 0 && !zero_ok))
 		return false;
 	*v = json_number_value(m);
 	return true;
+}
+
+bool nm_entry_metric(const json_t *entry, const char *metric, double *v)
+{
+	return nm_entry_value(entry, metric, false, v);
 }
 
 const json_t *nm_rundoc_meta(const nm_rundoc *d)

@@ -41,7 +41,9 @@ bool nm_name_matches(const char *name, const char *pattern);
 /* Do params hold every key of select with the same value? */
 bool nm_params_match(const json_t *params, const json_t *select);
 /* The summary entry's geometric mean of a dotted metric path, when valid,
- * numeric and positive; else false. */
+ * numeric and positive (or zero, with zero_ok); else false. */
+bool nm_entry_value(const json_t *entry, const char *metric, bool zero_ok, double *v);
+/* nm_entry_value without zero: what a ratio may divide by. */
 bool nm_entry_metric(const json_t *entry, const char *metric, double *v);
 
 /* The last run's metadata (meta.runs[-1]), or NULL. */

@@ -2,8 +2,9 @@
 # Every config under configs/ parses, has only the top-level keys netmem run
 # accepts, and its "plots" name plot scripts that exist, figures that are
 # unique within its scale and inputs that are configs of that scale; every
-# plot script that writes a figure is named by a config of each scale. Then the
-# same checks on broken configs, which must fail.
+# plot script that writes a figure is named by a config of each scale; the
+# check scale has every quick config. Then the same checks on broken
+# configs, which must fail.
 cd "$(dirname "$0")/../.." || exit 1
 . tests/lib.sh
 tmp=$(mktemp -d); trap 'rm -rf "$tmp"' EXIT
@@ -54,7 +55,7 @@ check_dir() {
 	if [ -z "$d" ]; then ok "$1: figure names are unique"; else notok "$1: figures drawn twice: $d"; fi
 }
 
-for scale in configs/quick configs/paper; do
+for scale in configs/quick configs/paper configs/check; do
 	check_dir "$scale"
 	used=$(for f in "$scale"/*.json; do jq -r '.plots // [] | .[].script' "$f"; done | sort -u)
 	for gp in plots/*.gp; do
@@ -66,6 +67,20 @@ for scale in configs/quick configs/paper; do
 		if echo "$used" | grep -qx "$s"; then ok "$scale: some config draws $gp"; else notok "$scale: no config draws $gp"; fi
 	done
 done
+
+# The check scale (make check's run_all.sh run) mirrors the quick one: the
+# same configs, each of the same experiment and class, drawing the same figures.
+for cfg in configs/quick/*.json; do
+	n=$(basename "$cfg" .json)
+	kind='[.experiment, (.numa // false), (.odp // false), ([.plots // [] | .[] | .figure // $self] | sort)]'
+	q=$(jq -c --arg self "$n" "$kind" "$cfg")
+	c=$(jq -c --arg self "$n" "$kind" "configs/check/$n.json" 2>/dev/null)
+	if [ "$q" = "$c" ]; then ok "configs/check/$n.json: as quick's (experiment, class, figures)"; else
+		notok "configs/check/$n.json: ${c:-missing} where configs/quick has $q"
+	fi
+done
+extra=$(for cfg in configs/check/*.json; do [ -e "configs/quick/${cfg##*/}" ] || echo "${cfg##*/}"; done)
+if [ -z "$extra" ]; then ok "configs/check has no config that quick lacks"; else notok "configs/check only: $extra"; fi
 
 # The checks must catch broken configs.
 bad() { # bad "what" JSON: a config holding JSON must have a problem

@@ -1,11 +1,15 @@
 #!/bin/sh
-# Runs every tests/integration/test_*.sh (needs an RDMA device: run it under
-# tests/vm/softroce-run) and prints "N passed, N failed" over all of them.
+# Runs every tests/integration/test_*.sh, or the test files named as
+# arguments (needs an RDMA device: run it under tests/vm/softroce-run), and
+# prints each file's count and elapsed time, then "integration: N passed,
+# N failed" over all of them.
 cd "$(dirname "$0")/../.." || exit 1
+[ $# -gt 0 ] || set -- tests/integration/test_*.sh
 pass=0; fail=0
-for t in tests/integration/test_*.sh; do
+for t in "$@"; do
 	echo "# $t"
 	out=$(mktemp)
+	start=$(date +%s)
 	sh "$t" 2>&1 | tee "$out"
 	line=$(grep -E '^[0-9]+ passed, [0-9]+ failed' "$out" | tail -1)
 	if [ -z "$line" ]; then
@@ -14,6 +18,8 @@ for t in tests/integration/test_*.sh; do
 		pass=$((pass + $(echo "$line" | cut -d' ' -f1)))
 		fail=$((fail + $(echo "$line" | cut -d' ' -f3)))
 	fi
+	# Per-file times show where the lane's minutes go (README, "Tests").
+	echo "# $t: ${line:-no summary} ($(( $(date +%s) - start )) s)"
 	rm -f "$out"
 done
 # A distinct closing line: a run cut short (VM timeout) must not be mistaken

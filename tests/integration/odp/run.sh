@@ -4,7 +4,9 @@
 # rdma_rxe has ODP (tests/vm/README.md, "Newer kernels"); the kernel is
 # fetched into the VM cache on first use. The plain integration run
 # (tests/integration/run-all.sh, Debian 12's kernel) skips it with the
-# reason. Ends with test_corm.sh's "N passed, N failed".
+# reason. In the same guest, run_all.sh's ODP configs at check scale
+# (test_run_all.sh; into NETMEM_CHECK_RUN under make check). Ends with
+# "integration: N passed, N failed" over both.
 cd "$(dirname "$0")/../../.." || exit 1
-exec tests/vm/softroce-run --kernel "${NETMEM_ODP_SUITE:-trixie-backports}" \
-	--timeout "${NETMEM_VM_TIMEOUT:-1200}" -- sh tests/integration/test_corm.sh
+NETMEM_CHECK_CLASS=odp exec tests/vm/softroce-run --kernel "${NETMEM_ODP_SUITE:-trixie-backports}" \
+	--timeout "${NETMEM_VM_TIMEOUT:-1200}" -- tests/integration/run-all.sh tests/integration/test_corm.sh tests/integration/test_run_all.sh

@@ -1,0 +1,60 @@
+#!/bin/sh
+# run_all.sh end to end at check scale (configs/check), the part that needs
+# verbs: one class of configs (NETMEM_CHECK_CLASS: plain, the default, numa
+# or odp), run by run_all.sh itself with --here --no-report into
+# NETMEM_CHECK_RUN (a directory shared by the lanes of make check, whose last
+# step, tests/run-all-check.sh, draws the figures, writes the
+# report and checks the whole run directory; without it, a directory of its
+# own). Checks that every config of the class left its document with every
+# point valid, and (plain class) that rerunning a finished config runs nothing.
+cd "$(dirname "$0")/../.." || exit 1
+. tests/lib.sh
+class=${NETMEM_CHECK_CLASS:-plain}
+out=${NETMEM_CHECK_RUN:-}
+if [ -z "$out" ]; then
+	out=$(mktemp -d); trap 'rm -rf "$out"' EXIT
+fi
+mkdir -p "$out"
+log=$out/run_all-$class.log
+
+./run_all.sh --scale check --out "$out" --class "$class" --here --no-report >"$log" 2>&1
+rc=$?
+if [ "$rc" = 0 ]; then ok "run_all.sh --scale check --class $class: exit 0"; else
+	notok "run_all.sh --scale check --class $class: exit $rc: $(grep -v '^run_all.sh: [0-9]*/' "$log" | tail -5 | tr '\n' '|')"
+fi
+
+# The configs of this class, by run_all.sh's rule ("numa" first, then "odp").
+names=$(for cfg in configs/check/*.json; do
+	jq -r --arg n "$(basename "$cfg" .json)" \
+		'select((if .numa == true then "numa" elif .odp == true then "odp" else "plain" end) == $ARGS.named.class) | $n' \
+		--arg class "$class" "$cfg"
+done)
+[ -n "$names" ] || notok "configs/check has no $class config"
+for n in $names; do
+	doc=$out/$n.json
+	# every point valid (skipped points, a placement or strategy the guest
+	# lacks, are valid), one summary entry per parameter set, no journal left
+	if [ -s "$doc" ] && jq -e '(.points | length) > 0 and all(.points[]; .valid == true) and
+		(.summary | length) > 0 and .meta.runs[-1].finished != null' "$doc" >/dev/null 2>&1 && [ ! -e "$doc.journal" ]; then
+		ok "$n: document written, $(jq '.points | length' "$doc") point(s), every one valid"
+	else
+		notok "$n: $( [ -s "$doc" ] && jq -c '[.points[] | select(.valid != true) | .params] | .[:3]' "$doc" 2>&1 || echo "no document")"
+	fi
+done
+
+# Rerunning a finished config resumes every point and measures none.
+if [ "$class" = plain ]; then
+	before=$(jq -c '[(.points | length), (.meta.runs | length)]' "$out/ops-lat.json" 2>/dev/null)
+	./run_all.sh --scale check --out "$out" --class plain --only ops-lat --here --no-report >"$log.rerun" 2>&1
+	rc=$?
+	after=$(jq -c '[(.points | length), (.meta.runs | length)]' "$out/ops-lat.json" 2>/dev/null)
+	# the same points, one more run recorded (resume appends to meta.runs)
+	expect=$(echo "$before" | jq -c '[.[0], .[1] + 1]' 2>/dev/null)
+	if [ "$rc" = 0 ] && [ -n "$before" ] && [ "$after" = "$expect" ] && grep -q ' 0 point(s) run' "$log.rerun"; then
+		ok "rerunning a finished config: nothing measured again ($before -> $after points, runs)"
+	else
+		notok "rerunning a finished config: exit $rc, [points, runs] $before -> $after: $(tail -3 "$log.rerun" | tr '\n' '|')"
+	fi
+	rm -f "$log.rerun"
+fi
+t_summary

@@ -1,0 +1,81 @@
+#!/bin/sh
+# The last step of run_all.sh's end-to-end check (make check): the VM lanes
+# ran configs/check's plain, numa and odp configs into RUN_DIR
+# (tests/integration/test_run_all.sh); this runs run_all.sh once more on the
+# host for the rest (CoRM's simulator, every figure, the report) and checks
+# the finished run directory: every config's document with every point valid,
+# every figure the quick scale draws as valid PNG and SVG, the report with
+# every paper and every claim that has its documents evaluated, Soft-RoCE
+# marked and nothing counted as a hardware reproduction.
+#   tests/run-all-check.sh RUN_DIR
+cd "$(dirname "$0")/.." || exit 1
+. tests/lib.sh
+run=${1:?usage: tests/run-all-check.sh RUN_DIR}
+
+./run_all.sh --scale check --out "$run" --class sim >"$run/run_all-sim.log" 2>&1
+rc=$?
+if [ "$rc" = 0 ]; then ok "run_all.sh --scale check --class sim (simulator, figures, report): exit 0"; else
+	notok "run_all.sh --scale check --class sim: exit $rc: $(grep -E 'failed|FAILED' "$run/run_all-sim.log" | tail -5 | tr '\n' '|')"
+fi
+check "the run is marked finished" test -e "$run/.finished"
+
+# Every config's document, every point valid.
+for cfg in configs/check/*.json; do
+	n=$(basename "$cfg" .json)
+	if jq -e '(.points | length) > 0 and all(.points[]; .valid == true) and .meta.runs[-1].finished != null' \
+		"$run/$n.json" >/dev/null 2>&1; then
+		ok "$n: document with every point valid"
+	else
+		notok "$n: $( [ -s "$run/$n.json" ] && echo "invalid or unfinished points" || echo "no document") in $run"
+	fi
+done
+
+# Every figure the quick scale draws (configs and the simulator), as PNG and
+# SVG: the check scale leaves none out.
+figures=$(for cfg in configs/quick/*.json; do
+	jq -r --arg self "$(basename "$cfg" .json)" '.plots // [] | .[] | .figure // $self' "$cfg"
+done; echo corm-fig7 corm-fig17 corm-fig18)
+for fig in $figures; do
+	for ext in png svg; do
+		check "figure $fig.$ext: non-empty, valid $ext" nm_figure_ok "$run/$fig.$ext"
+	done
+done
+
+# The report: both files, every paper, every figure of the run in it.
+check "report.md and index.html written" test -s "$run/report.md" -a -s "$run/index.html"
+jq -r '.papers[].title' plots/claims.json | while read -r title; do
+	if grep -qxF "## $title" "$run/report.md" && grep -qF "$title" "$run/index.html"; then
+		echo "ok - paper: $title"
+	else
+		echo "not ok - paper missing from the report: $title"
+	fi
+done >"$run/papers.tap"
+while read -r line; do
+	case $line in "ok - "*) ok "${line#ok - }" ;; *) notok "${line#not ok - }" ;; esac
+done <"$run/papers.tap"
+rm -f "$run/papers.tap"
+# Only the two-host figures (Clover Figs. 2 and 4, not in run_all.sh's quick
+# or check scale) may be missing from the run.
+missing=$(grep '^Not in this run: ' "$run/report.md" | sed 's/^Not in this run: //; s/\.$//; s/, /\n/g' | grep -vx 'clover-fig[24]' | tr '\n' ' ')
+check "every figure of the report's papers is in the run but the two-host ones (missing: ${missing:-none})" test -z "$missing"
+
+# Claims: every claim whose documents the run holds is evaluated (a verdict,
+# not "not run"); the run is Soft-RoCE, so none counts as a hardware
+# reproduction and the computed ones say they are not.
+claims=$(bin/netmem report "$run" 2>/dev/null | grep '^claim ')
+# verdict_is LINE ERE: the claim's line matches
+verdict_is() { printf '%s\n' "$1" | grep -Eq "$2"; }
+for id in $(jq -r '.papers[].claims[] | select(.documents != null) | "\(.id)=\(.documents)"' plots/claims.json); do
+	doc=${id#*=}; id=${id%%=*}
+	line=$(printf '%s\n' "$claims" | grep "^claim $id:")
+	set -- configs/check/$doc.json
+	case " corm-fig7 corm-fig17 corm-fig18 " in *" $doc "*) set -- "$run/$doc.json" ;; esac
+	if [ ! -e "$1" ]; then
+		check "claim $id: not run (no $doc config at check scale)" verdict_is "$line" ': not run$'
+	else
+		check "claim $id: ${line#claim $id: }" verdict_is "$line" \
+			': (reproduced|direction only|not reproduced) \(measured [^,]*, (Soft-RoCE \(emulated\)[^)]*, not a hardware reproduction|simulation)\)$'
+	fi
+done
+check "report.md counts no hardware reproduction" grep -q '^Hardware reproductions: 0 reproduced, 0 direction only, 0 not reproduced, of 0 claims' "$run/report.md"
+t_summary
