@@ -115,7 +115,7 @@ expect_usage "a run with a document that does not parse" $N report "$tmp/hw"
 # A value of 0 is a measurement (a count that had none): its claim gets a
 # verdict, not "not run".
 mkdir -p "$tmp/zero"
-doc "$tmp/zero" corm-fig13 corm false "[$(e '{"theta":0.99,"threads":2}' '{"direct_read_conflict_rate":0}')]"
-check "a measured 0 is evaluated: CoRM's conflicts under 0.1% reproduced" sh -c \
-	"$N report $tmp/zero > $tmp/zero/out && grep -q '^claim corm-conflicts-rare: reproduced (measured 0, hardware)' $tmp/zero/out"
+doc "$tmp/zero" corm-fig8 corm false "[$(e '{"strategy":"odp","block_size":4096}' '{"first_read_penalty_us":0}')]"
+check "a measured 0 is evaluated: no first-read penalty after an ODP remap is not reproduced" sh -c \
+	"$N report $tmp/zero > $tmp/zero/out && grep -q '^claim corm-first-read-odp: not reproduced (measured 0, hardware)' $tmp/zero/out"
 t_summary
