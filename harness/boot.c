@@ -1,3 +1,4 @@
+#include "clock.h"
 #include "boot.h"
 #include "hosts.h"
 #include "log.h"
@@ -72,12 +73,6 @@ static double now_s(void)
 	struct timespec t;
 	clock_gettime(CLOCK_MONOTONIC, &t);
 	return (double)t.tv_sec + (double)t.tv_nsec * 1e-9;
-}
-
-static void nap(long ns)
-{
-	struct timespec d = {0, ns};
-	nanosleep(&d, NULL);
 }
 
 static void *zalloc(size_t n, size_t size)
@@ -226,7 +221,7 @@ static void stall_check(double t0, double t, const char *coll)
 			int done;
 			MPI_Test(&r, &done, MPI_STATUS_IGNORE);
 			poll_peers();
-			nap(1000000);
+			nm_nap_ns(1000000);
 		}
 	}
 	fprintf(stderr, "%s\n", line);
@@ -270,7 +265,7 @@ static void coll_wait(MPI_Request *req, const char *coll, bool idle)
 		}
 		if (t < spin_until)
 			continue;
-		nap(ns);
+		nm_nap_ns(ns);
 		if (ns < cap)
 			ns = ns * 2 < cap ? ns * 2 : cap;
 	}
@@ -380,7 +375,7 @@ void nm_boot_finalize(void)
 				break;
 			poll_peers();
 			stall_check(t0, now_s(), "finalize");
-			nap(50000);
+			nm_nap_ns(50000);
 		}
 		quiet = true;
 		uint64_t *theirs = zalloc((size_t)b_size, sizeof *theirs);
@@ -396,7 +391,7 @@ void nm_boot_finalize(void)
 			if (all)
 				break;
 			poll_peers();
-			nap(50000);
+			nm_nap_ns(50000);
 		}
 		for (int i = 0; i <= b_size; i++)
 			if (rreq[i] != MPI_REQUEST_NULL) {

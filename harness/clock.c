@@ -188,3 +188,9 @@ const char *nm_clock_warning(void) { return chosen.warn ? chosen.why : NULL; }
 uint64_t nm_ns_to_ticks(uint64_t ns) { return (uint64_t)((double)ns / nm_clock_ns_per_tick_ + 0.5); }
 const char *nm_clock_source(void) { return nm_clock_tsc_ ? "tsc" : "clock_gettime"; }
 double nm_clock_hz(void) { return chosen.ticks_per_ns * 1e9; }
+
+void nm_nap_ns(uint64_t ns)
+{
+	struct timespec d = {(time_t)(ns / 1000000000u), (long)(ns % 1000000000u)};
+	nanosleep(&d, NULL);
+}

@@ -71,6 +71,8 @@ extern double nm_clock_ns_per_tick_;
 /* Convert a tick difference to nanoseconds (inline: once per latency sample). */
 static inline uint64_t nm_ticks_to_ns(uint64_t ticks) { return (uint64_t)((double)ticks * nm_clock_ns_per_tick_ + 0.5); }
 uint64_t nm_ns_to_ticks(uint64_t ns);
+/* Sleeps about ns nanoseconds (waits that must leave the core to others). */
+void nm_nap_ns(uint64_t ns);
 /* "tsc" or "clock_gettime", and the tick rate in Hz, for the metadata. */
 const char *nm_clock_source(void);
 double nm_clock_hz(void);

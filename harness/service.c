@@ -1,4 +1,5 @@
 /* Server processes started and stopped by the suite (service.h). */
+#include "clock.h"
 #include "service.h"
 #include "boot.h"
 #include <arpa/inet.h>
@@ -41,12 +42,6 @@ static double now_s(void)
 	return (double)t.tv_sec + (double)t.tv_nsec * 1e-9;
 }
 
-static void nap_ms(long ms)
-{
-	struct timespec d = {ms / 1000, (ms % 1000) * 1000000};
-	nanosleep(&d, NULL);
-}
-
 /* Removes dir's files, then dir: raw getdents64 and unlinkat, no malloc, so
  * that a signal handler may call it. Subdirectories are not expected. */
 static void rm_dir(const char *dir)
@@ -82,7 +77,7 @@ static void reap_bounded(pid_t pid)
 		pid_t r = waitpid(pid, NULL, WNOHANG);
 		if (r == pid || (r < 0 && errno != EINTR))
 			return;
-		nap_ms(5);
+		nm_nap_ns(5 * 1000000u);
 	}
 }
 
@@ -356,7 +351,7 @@ static int wait_until(nm_service *s, bool (*ready)(const nm_service *, const voi
 			return -1;
 		}
 		nm_boot_alive();
-		nap_ms(20);
+		nm_nap_ns(20 * 1000000u);
 	}
 }
 
@@ -425,7 +420,7 @@ bool nm_service_stop(nm_service *s, double grace)
 			break;
 		}
 		nm_boot_alive();
-		nap_ms(10);
+		nm_nap_ns(10 * 1000000u);
 	}
 	reg_release(s);
 	return clean;

@@ -1,3 +1,4 @@
+#include "clock.h"
 #include "workers.h"
 #include <stdbool.h>
 #include "boot.h"
@@ -8,7 +9,6 @@
 #include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 
 typedef struct {
 	nm_worker w;
@@ -74,12 +74,6 @@ static int first_core(int n)
 	return first;
 }
 
-static void nap(long ns)
-{
-	struct timespec d = {0, ns};
-	nanosleep(&d, NULL);
-}
-
 /* NETMEM_PIN=none leaves worker threads where the kernel puts them (no core
  * pinning, no node binding): a diagnostic, for telling the placement of a
  * thread apart from its code when comparing with a tool that does not pin
@@ -116,7 +110,7 @@ void nm_workers_run(const nm_round *r)
 		if (nm_boot_fatal_pending())
 			nm_boot_abort(nm_boot_fatal_pending());
 		nm_boot_alive();
-		nap(100000);
+		nm_nap_ns(100000);
 	}
 	nm_boot_barrier();
 	atomic_store_explicit(&go, 1, memory_order_release);
@@ -130,7 +124,7 @@ void nm_workers_run(const nm_round *r)
 			nm_boot_abort(nm_boot_fatal_pending());
 		nm_measure_poll(r->measure, n);
 		nm_boot_alive();  /* ranks already done wait for us */
-		nap(r->measure && !r->measure->started ? 50000 : 10000000);
+		nm_nap_ns(r->measure && !r->measure->started ? 50000 : 10000000);
 	}
 	for (int i = 0; i < n; i++) {
 		pthread_join(tid[i], NULL);

@@ -236,12 +236,6 @@ typedef struct bjob {
 	nm_meter *m;           /* this rank's (participants) */
 } bjob;
 
-static void nap(long ns)
-{
-	struct timespec d = {0, ns};
-	nanosleep(&d, NULL);
-}
-
 /* After leaving episode k (unmeasured): every other participant must have
  * entered k and not yet left k + 1. */
 static void epoch_check(bjob *j, uint64_t k, check_phase phase)
@@ -437,7 +431,7 @@ static void sit_out(bjob *j, nm_measure *ms)
 	nm_boot_barrier();
 	nm_measure_sit_out(ms);
 	while (nm_ov_load_u64(&j->release, &j->mr) == 0)
-		nap(1000000);
+		nm_nap_ns(1000000);
 }
 
 /* checks: the epoch check's records and violations, in total and by where

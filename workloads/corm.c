@@ -46,7 +46,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 #include <unistd.h>
 
 static const nm_opt corm_opts[] = {
@@ -185,12 +184,6 @@ static void clients_round(corm_run *r, void (*setup)(nm_worker *), void (*body)(
 	nm_workers_run(&rd);
 }
 
-static void nap_ms(long ms)
-{
-	struct timespec d = {ms / 1000, (ms % 1000) * 1000000L};
-	nanosleep(&d, NULL);
-}
-
 static json_t *stats_json(const cmem_compact_stats *s, int rc, const char *err)
 {
 	json_t *j = json_object();
@@ -300,13 +293,13 @@ static void *leader_main(void *arg)
 {
 	corm_leader *l = arg;
 	while (!atomic_load_explicit(&l->ms->go, memory_order_acquire))
-		nap_ms(1);
+		nm_nap_ns(1000000u);
 	l->active_before = cmem_active_bytes(l->h);
 	l->live_before = l->h->live_objects;
 	if (l->p->bench == CORM_BENCH_COMPACTION) {
 		uint64_t at = l->ms->start + nm_ns_to_ticks((uint64_t)(l->p->compact_at * 1e9));
 		while (nm_ticks() < at)
-			nap_ms(1);
+			nm_nap_ns(1000000u);
 		l->rc = cmem_compact(l->h, cmem_class(l->h, l->p->size), l->p->occupancy, 0, &l->st, l->err, sizeof l->err);
 	}
 	return NULL;
