@@ -102,8 +102,8 @@ typedef struct loco_job {
 	bool emulated;                   /* Soft-RoCE: the idle tracker naps (tracker_idle) */
 } loco_job;
 
-typedef enum { S_IDLE, S_LOCK_FAA, S_LOCK_POLL, S_WRITE, S_HALF, S_LATE_WRITE, S_WITNESS, S_POST_MSG, S_ACKS, S_RELEASE,
-	       S_READ } loco_state;
+typedef enum { S_IDLE, S_LOCK_FAA, S_LOCK_POLL, S_WRITE, S_HALF, S_HALF_LOOK, S_LATE_WRITE, S_WITNESS, S_POST_MSG,
+	       S_ACKS, S_RELEASE, S_READ } loco_state;
 
 typedef struct loco_op {
 	kv_wop w;                        /* first: the window engine's part */
@@ -159,7 +159,7 @@ static size_t loco_layout(loco_job *j)
 	j->lock_off = nm_align64(j->slots * p->slot_bytes);
 	j->tracker_off = nm_align64(j->lock_off + locks_here * LOCK_BYTES);
 	j->scratch_off = j->tracker_off + nm_tracker_bytes(j->N, TRACKER_ENTRIES);
-	j->scratch_per_op = kv_win_scratch(p->slot_bytes);
+	j->scratch_per_op = kv_win_scratch(2 * (size_t)p->slot_bytes);   /* a slot, and a look (half_look) */
 	j->scratch_per_thread = (size_t)p->window * j->scratch_per_op;
 	return j->scratch_off + (size_t)(j->T + 1) * j->scratch_per_thread;
 }
@@ -277,6 +277,33 @@ static bool located(loco_thr *t, loco_op *o)
 	return o->w.found;
 }
 
+/* The injected half-written slot, read back by its own writer as a reader
+ * would (no checksum) while only its first half has landed: the read check
+ * must call it torn. Seen for sure, rather than only when another reader
+ * happens to read inside the window. It reads into the scratch past the
+ * slot, as buf still holds the second half to write. */
+static uint64_t *half_look_buf(const loco_job *j, loco_op *o) { return o->w.buf + j->slot_words; }
+
+static void half_looked(loco_thr *t, loco_op *o)
+{
+	const uint64_t *s = half_look_buf(t->j, o);
+	if (s[0] == o->w.key)
+		kv_check(t->win.kt, o->w.key, s + 1);
+	o->w.state = S_HALF;   /* the second half once the window has passed */
+}
+
+static void half_look(loco_thr *t, loco_op *o)
+{
+	loco_job *j = t->j;
+	o->w.state = S_HALF_LOOK;
+	if (o->loc.node != j->rank) {
+		kv_win_read(&t->win, &o->w, o->loc.node, half_look_buf(j, o), slot_raddr(j, &o->loc), 8 * j->slot_words);
+		return;
+	}
+	memcpy(half_look_buf(j, o), slot_at(j, o->loc.slot), 8 * j->slot_words);
+	half_looked(t, o);
+}
+
 /* Lock held: the update's write. */
 static void update_write(loco_thr *t, loco_op *o)
 {
@@ -303,6 +330,8 @@ static void update_write(loco_thr *t, loco_op *o)
 		memcpy(slot_at(j, o->loc.slot), o->w.buf, 8 * words);
 		if (o->w.state == S_WRITE)
 			lock_release(t, o);
+		else
+			half_look(t, o);
 		return;
 	}
 	uint64_t raddr = slot_raddr(j, &o->loc);
@@ -532,11 +561,17 @@ static void advance(kv_win *w, kv_wop *wo)
 	case S_WITNESS:
 		witness_done(t, o);
 		break;
+	case S_HALF:
+		half_look(t, o);   /* the first half has landed */
+		break;
+	case S_HALF_LOOK:
+		half_looked(t, o);
+		break;
 	case S_RELEASE:
 		op_finish(t, o);
 		break;
 	default:
-		break;   /* S_HALF, S_LATE_WRITE, S_POST_MSG, S_ACKS: stepped by the loop */
+		break;   /* S_LATE_WRITE, S_POST_MSG, S_ACKS: stepped by the loop */
 	}
 }
 

@@ -50,8 +50,8 @@ typedef struct sh_job {
 	size_t leaf_bytes, scratch_off, scratch_per_op, scratch_per_thread;
 } sh_job;
 
-typedef enum { S_IDLE, S_LEAF_READ, S_CAS, S_ENTRY_READ, S_FENCED, S_RELEASE, S_HALF, S_LATE_WRITE,
-	       S_LATE_DONE } sh_state;
+typedef enum { S_IDLE, S_LEAF_READ, S_CAS, S_ENTRY_READ, S_FENCED, S_RELEASE, S_HALF, S_HALF_LOOK,
+	       S_LATE_WRITE, S_LATE_DONE } sh_state;
 
 typedef struct sh_op {
 	kv_wop w;
@@ -108,7 +108,7 @@ static size_t sh_layout(sh_job *j)
 		j->perm_bits++;
 	j->perm_mul = 0x5851f42d4c957f2dull | 1;
 	j->scratch_off = nm_align64(j->leaves_here * j->leaf_bytes);
-	j->scratch_per_op = kv_win_scratch(j->leaf_bytes);
+	j->scratch_per_op = kv_win_scratch(j->leaf_bytes + entry_bytes(j));   /* a leaf, and a look (half_look) */
 	j->scratch_per_thread = (size_t)p->window * j->scratch_per_op;
 	return j->scratch_off + (size_t)j->T * j->scratch_per_thread;
 }
@@ -223,6 +223,29 @@ static void entry_write(sh_thr *t, sh_op *o)
 	}
 }
 
+/* The injected half-written entry, read back by its own writer as a
+ * reader would (no checksum) while only its first half has landed: the
+ * read check must call it torn. Seen for sure, rather than only when
+ * another reader happens to read inside the window. It reads into the
+ * scratch past the leaf, as buf still holds the second half to write. */
+static uint64_t *half_look_buf(const sh_job *j, sh_op *o) { return o->w.buf + j->leaf_bytes / 8; }
+
+static void half_look(sh_thr *t, sh_op *o)
+{
+	sh_job *j = t->j;
+	o->w.state = S_HALF_LOOK;
+	kv_win_read(&t->win, &o->w, o->node, half_look_buf(j, o),
+		    leaf_raddr(j, o->node, o->leaf, entry_off(j, o->pos)), (uint32_t)entry_bytes(j));
+}
+
+static void half_looked(sh_thr *t, sh_op *o)
+{
+	const uint64_t *e = half_look_buf(t->j, o);
+	if (e[0] == o->w.key)
+		kv_check(t->win.kt, o->w.key, e + 1);
+	o->w.state = S_HALF;   /* the second half once the window has passed */
+}
+
 /* An injected fault's second half, once its window has passed. */
 static void inject_step(sh_thr *t, sh_op *o)
 {
@@ -276,6 +299,12 @@ static void advance(kv_win *w, kv_wop *wo)
 	case S_ENTRY_READ:
 		entry_write(t, o);
 		break;
+	case S_HALF:
+		half_look(t, o);   /* the first half has landed */
+		break;
+	case S_HALF_LOOK:
+		half_looked(t, o);
+		break;
 	case S_FENCED:
 		release_post(t, o, S_RELEASE);
 		break;
@@ -284,7 +313,7 @@ static void advance(kv_win *w, kv_wop *wo)
 		sh_finish(t, o, NULL);
 		break;
 	default:
-		break;   /* S_HALF, S_LATE_WRITE: stepped by the loop */
+		break;   /* S_LATE_WRITE: stepped by the loop */
 	}
 }
 
