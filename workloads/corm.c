@@ -11,7 +11,7 @@
  *               (--write-ratio) for --duration, keys uniform or Zipf
  *               (CoRM's rejection-inversion, unscrambled); DirectRead
  *               failures counted.
- *   compaction  Figs. 13, 15, 16: load, free --free-ratio of the objects,
+ *   compaction  Figs. 15, 16: load, free --free-ratio of the objects,
  *               then every client reads its objects in order while the
  *               server compacts --compact-at seconds in; reads per
  *               --interval as a time series; then every survivor is read
@@ -26,9 +26,12 @@
  * in-page offset (rxe) is named, and the DirectRead misses it explains are
  * counted apart from those the compaction causes.
  *
- * Decisions where the paper is silent: each client thread reads and writes
- * only objects it allocated (so it knows every object's version and can
- * check reads exactly); the server's main thread is the compaction leader
+ * Decisions where the paper is silent: with --keys own each client thread
+ * reads and writes only objects it allocated (so it knows every object's
+ * version and can check reads exactly); with --keys shared (Figs. 12-14)
+ * every thread draws from every client's objects, their pointers exchanged
+ * once after the load, and a read is checked for its object and content
+ * but not its version; the server's main thread is the compaction leader
  * and collects blocks itself, under the owners' list locks, instead of
  * messaging the workers; DirectRead retries a locked or torn copy up to
  * 1000 times, then falls back to ScanRead, then to an RPC read. */
@@ -50,7 +53,7 @@
 
 static const nm_opt corm_opts[] = {
 	{"bench", 0, NM_OPT_ENUM, "compaction", 0, 0, "latency,throughput,compaction,remap,local", NM_OPT_LIST,
-	 "latency (Figs. 9/10), throughput (Figs. 11-14), compaction (Figs. 13, 15, 16), remap (Fig. 8: one "
+	 "latency (Figs. 9/10), throughput (Figs. 11-14), compaction (Figs. 15, 16), remap (Fig. 8: one "
 	 "block remapped per strategy, the first READ after it), local (Fig. 11's local side: the server's "
 	 "threads read its memory)"},
 	{"strategy", 0, NM_OPT_ENUM, "auto", 0, 0, "auto,rereg,odp,odp-prefetch,defer", NM_OPT_LIST,
@@ -64,6 +67,10 @@ static const nm_opt corm_opts[] = {
 	{"read", 0, NM_OPT_ENUM, "direct", 0, 0, "direct,farm,raw,rpc", NM_OPT_LIST,
 	 "how reads go: CoRM's DirectRead, FaRM's read (line versions, no object ID), a raw READ (no check: the "
 	 "ideal Mesh-style system) or RPC; with --bench local: CoRM's check, FaRM's, or a plain memcpy (raw)"},
+	{"keys", 0, NM_OPT_ENUM, "own", 0, 0, "own,shared", NM_OPT_LIST,
+	 "throughput and compaction: which objects a client thread reads and writes: own (those it allocated; "
+	 "every read's version checked) or shared (every client's, as the paper's YCSB clients: Fig. 13's "
+	 "conflicts; a read's object and content checked, not its version)"},
 	{"write-ratio", 0, NM_OPT_DOUBLE, "0", 0, 1, NULL, NM_OPT_LIST, "throughput: share of RPC writes"},
 	{"dist", 0, NM_OPT_ENUM, "uniform", 0, 0, "uniform,zipfian", NM_OPT_LIST,
 	 "key choice (zipfian: CoRM's unscrambled rejection-inversion)"},
@@ -96,6 +103,7 @@ static int corm_decode(const json_t *pt, const nm_base *b, void *out, char *err,
 		.bench = (corm_bench)enum_of(nm_cfg_str(pt, "bench"), corm_bench_names, CORM_NBENCH),
 		.strategy = (corm_remap)enum_of(nm_cfg_str(pt, "strategy"), corm_remap_names, CORM_NSTRATS),
 		.read = (corm_read_path)enum_of(nm_cfg_str(pt, "read"), corm_read_names, CORM_NREAD),
+		.keys = (corm_keys)enum_of(nm_cfg_str(pt, "keys"), corm_keys_names, CORM_NKEYS),
 		.dist = strcmp(nm_cfg_str(pt, "dist"), "zipfian") ? YCSB_UNIFORM : YCSB_ZIPFIAN_RI,
 		.free_ratio = nm_cfg_double(pt, "free_ratio"),
 		.write_ratio = nm_cfg_double(pt, "write_ratio"),
@@ -132,8 +140,14 @@ static int corm_decode(const json_t *pt, const nm_base *b, void *out, char *err,
 		return nm_errf(err, len, "netmem corm needs a server rank and at least one client rank (-np >= 2)");
 	if (p->bench == CORM_BENCH_LOCAL && p->read == CORM_READ_RPC)
 		return nm_errf(err, len, "--bench local --read rpc: a local read has no RPC (direct, farm or raw)");
-	if ((p->bench == CORM_BENCH_THROUGHPUT || p->bench == CORM_BENCH_COMPACTION) && !(b->measure.duration > 0))
+	bool readers = p->bench == CORM_BENCH_THROUGHPUT || p->bench == CORM_BENCH_COMPACTION;
+	if (readers && !(b->measure.duration > 0))
 		return nm_errf(err, len, "--bench %s needs --duration", corm_bench_names[p->bench]);
+	if (!readers && p->keys == CORM_KEYS_SHARED)
+		return nm_errf(err, len, "--keys shared: only the throughput and compaction benches share objects, not %s",
+			       corm_bench_names[p->bench]);
+	if (p->keys == CORM_KEYS_SHARED && (uint64_t)(b->nranks - 1) * (uint64_t)b->threads * p->objects > UINT32_MAX)
+		return nm_errf(err, len, "--keys shared: more than 2^32 objects in all (-K x -T x client ranks)");
 	return 0;
 }
 
@@ -330,6 +344,26 @@ static json_t *heap_effective(const nm_ctx *ctx, const corm_srv *sv, const corm_
 	return eff;
 }
 
+/* --keys shared: after the load every client thread gets every client's
+ * pointers (one allgather, unmeasured; the server's share is empty), its
+ * own copy to correct as it reads. Slice of rank k, thread t, object i is
+ * at ((k * T) + t) * objects + i, so rank 1's slice starts at key 0. A
+ * freed object goes as address 0. r is NULL on the server. */
+static void share_pointers(nm_ctx *ctx, const corm_point *p, corm_run *r)
+{
+	size_t per = (size_t)ctx->base.threads * p->objects, ranks = (size_t)nm_boot_size();
+	corm_ptr *mine = nm_calloc(per, sizeof *mine), *all = nm_calloc(per * ranks, sizeof *all);
+	for (int t = 0; r && t < r->T; t++)
+		for (uint32_t i = 0; i < p->objects; i++)
+			if (r->th[t].live[i])
+				mine[(size_t)t * p->objects + i] = r->th[t].ptr[i];
+	nm_boot_allgather(mine, all, per * sizeof *mine);
+	for (int t = 0; r && t < r->T; t++)
+		corm_thread_share(&r->th[t], all + per, (uint32_t)(per * (ranks - 1)));
+	free(mine);
+	free(all);
+}
+
 /* Server side of a point: the heap, the RPC workers, the compaction. The
  * clients' rounds are load + measured phase, verify, unload. */
 static void server_point(nm_ctx *ctx, const corm_point *p, nm_measure *ms, json_t *out)
@@ -346,7 +380,11 @@ static void server_point(nm_ctx *ctx, const corm_point *p, nm_measure *ms, json_
 	pthread_t lt;
 	if (pthread_create(&lt, NULL, leader_main, &l))
 		nm_fatal("corm: cannot start the compaction leader");
-	nm_workers_sit_out(ms);     /* clients load, then the measured phase */
+	if (p->keys == CORM_KEYS_SHARED) {
+		nm_workers_sit_out(NULL);   /* clients load */
+		share_pointers(ctx, p, NULL);
+	}
+	nm_workers_sit_out(ms);     /* clients load (own keys), then the measured phase */
 	pthread_join(lt, NULL);
 	uint64_t active_after = cmem_active_bytes(h), retired_after = h->retired_blocks * p->block_size;
 	nm_workers_sit_out(NULL);   /* clients verify */
@@ -392,7 +430,13 @@ static void client_point(nm_ctx *ctx, const corm_point *p, corm_run *r)
 		for (int k = 0; k < CORM_NLAT; k++)
 			nm_hist_init(&th->lat[k]);
 	}
-	clients_round(r, w_load, w_phase, r->ms);
+	if (p->keys == CORM_KEYS_SHARED) {
+		clients_round(r, NULL, w_load, NULL);
+		share_pointers(ctx, p, r);
+		clients_round(r, NULL, w_phase, r->ms);
+	} else {
+		clients_round(r, w_load, w_phase, r->ms);
+	}
 	clients_round(r, NULL, w_verify, NULL);
 	clients_round(r, NULL, w_unload, NULL);
 	free(cls);
@@ -473,6 +517,11 @@ static void corm_metrics(const corm_point *p, const nm_measure *ms, const uint64
 	uint64_t tries = attempts + c[CORM_C_DIRECT_RETRY];
 	json_object_set_new(m, "direct_read_conflict_rate",
 			    json_real(tries ? (double)c[CORM_C_DIRECT_RETRY] / (double)tries : 0));
+	/* ... and per request (reads and writes), the paper's "less than 0.1%
+	 * of the total request rate" */
+	uint64_t ops = c[CORM_C_READS] + c[CORM_C_WRITES];
+	json_object_set_new(m, "direct_read_conflicts_per_op",
+			    json_real(ops ? (double)c[CORM_C_DIRECT_RETRY] / (double)ops : 0));
 	double secs = ms->seconds;
 	if (p->bench != CORM_BENCH_LATENCY && secs > 0) {
 		json_object_set_new(m, "direct_read_failures_per_sec", json_real((double)c[CORM_C_DIRECT_MISS] / secs));
@@ -554,6 +603,7 @@ static void corm_run_point(nm_ctx *ctx, const void *point, json_t *out)
 		free(r.th[t].orig);
 		free(r.th[t].live);
 		free(r.th[t].version);
+		free(r.th[t].all);
 	}
 	if (r.cli)
 		corm_client_free(r.cli);

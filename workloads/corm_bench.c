@@ -1,8 +1,10 @@
 /* netmem corm's client threads (corm_bench.h). Every object's payload
  * checks itself (corm_payload_fill: its key, a stamp, bytes derived from
- * both), and each thread knows the version of each of its objects, so every
- * read is checked: another object's bytes or an older version is `stale`,
- * an object that was never freed but cannot be found is `lost`.
+ * both), and with --keys own each thread knows the version of each of its
+ * objects, so every read is checked: another object's bytes or an older
+ * version is `stale`, an object that was never freed but cannot be found is
+ * `lost`. With --keys shared other clients write an object too, so a read
+ * is checked for its object and content, not its version.
  *
  * What is timed is the read path and nothing after it: the check of whose
  * bytes a read returned (key and version, a few loads) runs on every read
@@ -19,6 +21,7 @@
 
 const char *const corm_bench_names[CORM_NBENCH] = {"latency", "throughput", "compaction", "remap", "local"};
 const char *const corm_read_names[CORM_NREAD] = {"direct", "farm", "raw", "rpc"};
+const char *const corm_keys_names[CORM_NKEYS] = {"own", "shared"};
 const char *const corm_lat_names[CORM_NLAT] = {"raw_read", "raw_rpc", "alloc", "free", "read_rpc", "write_rpc",
 					       "direct_read", "scan_read", "indirect_read_rpc", "release_ptr"};
 const nm_counter corm_counters[CORM_C_N] = {
@@ -27,6 +30,7 @@ const nm_counter corm_counters[CORM_C_N] = {
 	[CORM_C_ALLOC_FAIL] = {"alloc_fail", NM_COUNT_METRIC},
 	[CORM_C_READS] = {"reads", NM_COUNT_METRIC},
 	[CORM_C_WRITES] = {"writes", NM_COUNT_METRIC},
+	[CORM_C_SHARED_OPS] = {"shared_ops", NM_COUNT_METRIC},
 	[CORM_C_DIRECT_OK] = {"direct_ok", NM_COUNT_METRIC},
 	[CORM_C_DIRECT_MISS] = {"direct_miss", NM_COUNT_METRIC},
 	[CORM_C_DIRECT_RETRY] = {"direct_retry", NM_COUNT_METRIC},
@@ -61,17 +65,29 @@ static inline uint32_t payload_len(const corm_thread *th) { return th->p->size; 
 
 typedef enum { JUDGE_GOOD, JUDGE_TORN, JUDGE_STALE } corm_judge;
 
-/* Checks an accepted copy of object i: whose bytes (key) and which version
- * always, every content byte when `content`. A stale copy is counted. */
-static corm_judge judge(corm_thread *th, uint32_t i, const uint8_t *buf, uint8_t version, bool content)
+/* What a read must return: the object's key, and its version where the
+ * reader knows it (version < 0: written by other clients too). */
+typedef struct corm_want {
+	uint32_t key;
+	int version;
+} corm_want;
+
+static corm_want want_own(const corm_thread *th, uint32_t i)
+{
+	return (corm_want){key_of(th, i), th->p->keys == CORM_KEYS_SHARED ? -1 : th->version[i]};
+}
+
+/* Checks an accepted copy: whose bytes (key) and which version always,
+ * every content byte when `content`. A stale copy is counted. */
+static corm_judge judge(corm_thread *th, corm_want w, const uint8_t *buf, uint8_t version, bool content)
 {
 	uint32_t key;
 	memcpy(&key, buf, sizeof key);
-	if (key != key_of(th, i) || version != th->version[i]) {
+	if (key != w.key || (w.version >= 0 && version != w.version)) {
 		corm_count(th, CORM_C_STALE);
 		return JUDGE_STALE;
 	}
-	if (content && corm_payload_check(buf, payload_len(th), key_of(th, i)) != CORM_PAY_OK) {
+	if (content && corm_payload_check(buf, payload_len(th), w.key) != CORM_PAY_OK) {
 		corm_count(th, CORM_C_TORN_CONTENT);
 		return JUDGE_TORN;
 	}
@@ -120,7 +136,7 @@ static void count_miss(corm_thread *th, const corm_ptr *p)
  * tried again): 1 a good copy, 0 none there (fall back), -1 a stale one. */
 typedef enum { WAY_ONE_SIDED, WAY_SCAN } corm_way;
 
-static int attempts(corm_thread *th, corm_way way, corm_check ck, uint32_t i, corm_ptr *p, uint8_t *buf, bool content,
+static int attempts(corm_thread *th, corm_way way, corm_check ck, corm_want w, corm_ptr *p, uint8_t *buf, bool content,
 		    uint64_t *t1)
 {
 	for (int tries = 0; tries < DIRECT_TRIES; tries++) {
@@ -130,25 +146,25 @@ static int attempts(corm_thread *th, corm_way way, corm_check ck, uint32_t i, co
 		if (r == TRY_AGAIN)
 			continue;
 		*t1 = nm_ticks();
-		corm_judge j = judge(th, i, buf, p->version, content);
+		corm_judge j = judge(th, w, buf, p->version, content);
 		if (j != JUDGE_TORN)
 			return j == JUDGE_GOOD ? 1 : -1;
 	}
 	return 0;
 }
 
-/* The client's read of object i through pointer p on `path`: one-sided
+/* The client's read of object w through pointer p on `path`: one-sided
  * (CoRM's DirectRead then falls back to ScanRead), then an RPC read; p is
  * corrected on the way. *t1 is when the accepted copy was in hand, before
  * it is judged. */
-static corm_got read_obj(corm_thread *th, uint32_t i, corm_ptr *p, uint8_t *buf, corm_read_path path, bool content,
+static corm_got read_obj(corm_thread *th, corm_want w, corm_ptr *p, uint8_t *buf, corm_read_path path, bool content,
 			 uint64_t *t1)
 {
 	static const corm_check chk[CORM_NREAD] = {[CORM_READ_DIRECT] = CORM_CHECK_ID, [CORM_READ_FARM] = CORM_CHECK_FARM,
 						   [CORM_READ_RAW] = CORM_CHECK_NONE};
 	corm_check ck = path == CORM_READ_DIRECT && th->p->inject_no_id_check ? CORM_CHECK_FARM : chk[path];
 	if (path != CORM_READ_RPC) {
-		int got = attempts(th, WAY_ONE_SIDED, ck, i, p, buf, content, t1);
+		int got = attempts(th, WAY_ONE_SIDED, ck, w, p, buf, content, t1);
 		if (got < 0)
 			return GOT_LOST;
 		if (got > 0) {
@@ -158,7 +174,7 @@ static corm_got read_obj(corm_thread *th, uint32_t i, corm_ptr *p, uint8_t *buf,
 		count_miss(th, p);
 	}
 	if (path == CORM_READ_DIRECT) {
-		int got = attempts(th, WAY_SCAN, ck, i, p, buf, content, t1);
+		int got = attempts(th, WAY_SCAN, ck, w, p, buf, content, t1);
 		if (got < 0)
 			return GOT_LOST;
 		if (got > 0) {
@@ -175,7 +191,7 @@ static corm_got read_obj(corm_thread *th, uint32_t i, corm_ptr *p, uint8_t *buf,
 			corm_count(th, CORM_C_LOST);
 			return GOT_LOST;
 		}
-		corm_judge j = judge(th, i, buf, p->version, content);
+		corm_judge j = judge(th, w, buf, p->version, content);
 		if (j == JUDGE_GOOD) {
 			corm_count(th, CORM_C_RPC_OK);
 			return GOT_RPC;
@@ -219,6 +235,15 @@ void corm_thread_load(corm_thread *th)
 	free(buf);
 }
 
+void corm_thread_share(corm_thread *th, const corm_ptr *table, uint32_t n)
+{
+	th->all = malloc((size_t)n * sizeof *th->all);
+	if (!th->all)
+		nm_fatal("corm: out of memory for %u shared pointers", n);
+	memcpy(th->all, table, (size_t)n * sizeof *th->all);
+	th->nall = n;
+}
+
 /* A measured operation, for the time series (Fig. 16): intervals from the
  * common start of the measured phase, shared by every rank. */
 static void count_series(corm_thread *th, uint64_t t1)
@@ -233,7 +258,7 @@ static void keys_init(corm_thread *th, ycsb_gen *g)
 {
 	ycsb_config yc;
 	ycsb_config_default(&yc);
-	yc.records = th->p->objects;
+	yc.records = th->all ? th->nall : th->p->objects;
 	yc.dist = th->p->dist;
 	yc.theta = th->p->theta;
 	yc.seed = th->seed;
@@ -245,16 +270,41 @@ static void keys_init(corm_thread *th, ycsb_gen *g)
 		nm_fatal("corm: key generator: %s", err);
 }
 
+/* The objects the measured loop draws from: the thread's own, or with
+ * --keys shared every client's, where an object's index is its key. */
+static bool drawn_live(const corm_thread *th, uint32_t i) { return th->all ? th->all[i].addr != 0 : th->live[i]; }
+static corm_ptr *drawn_ptr(corm_thread *th, uint32_t i) { return th->all ? &th->all[i] : &th->ptr[i]; }
+static corm_want drawn_want(const corm_thread *th, uint32_t i)
+{
+	return th->all ? (corm_want){i, -1} : want_own(th, i);
+}
+
+/* An RPC write of drawn object i with a fresh stamp; *t0 and *t1 bracket
+ * the RPC alone. */
+static void write_obj(corm_thread *th, uint32_t i, uint8_t *buf, uint32_t stamp, uint64_t *t0, uint64_t *t1)
+{
+	uint32_t len = payload_len(th);
+	corm_payload_fill(buf, len, drawn_want(th, i).key, stamp);
+	*t0 = nm_ticks();
+	corm_status s = corm_rpc(th->c, CORM_RPC_WRITE, drawn_ptr(th, i), 0, buf, len, NULL, 0);
+	*t1 = nm_ticks();
+	if (s != CORM_OK)
+		corm_count(th, CORM_C_LOST);
+	else if (!th->all)
+		th->version[i] = th->ptr[i].version;
+	corm_count(th, CORM_C_WRITES);
+}
+
 void corm_thread_readers(corm_thread *th)
 {
-	uint32_t n = th->p->objects, len = payload_len(th), seq = 0, stamp = 1;
-	uint8_t *buf = malloc(len);
+	uint32_t n = th->all ? th->nall : th->p->objects, seq = 0, stamp = 1;
+	uint8_t *buf = malloc(payload_len(th));
 	ycsb_gen g;
 	keys_init(th, &g);
 	uint64_t rng = nm_mix64(th->seed ^ 0x5eed) | 1;
 	bool sequential = th->p->bench == CORM_BENCH_COMPACTION, any = false;
 	for (uint32_t i = 0; i < n && !any; i++)
-		any = th->live[i];
+		any = drawn_live(th, i);
 	nm_loop lp;
 	nm_loop_init(&lp, th->m);
 	while (any && nm_loop_next(&lp)) {
@@ -262,24 +312,18 @@ void corm_thread_readers(corm_thread *th)
 		uint32_t i;
 		do
 			i = sequential ? seq++ % n : (uint32_t)ycsb_next_key(&g);
-		while (!th->live[i]);
+		while (!drawn_live(th, i));
 		bool write = th->p->write_ratio > 0 && (double)(nm_xorshift(&rng) >> 11) * 0x1.0p-53 < th->p->write_ratio;
 		uint64_t t0, t1;
 		if (write) {
-			corm_payload_fill(buf, len, key_of(th, i), stamp++);
-			t0 = nm_ticks();
-			corm_status s = corm_rpc(th->c, CORM_RPC_WRITE, &th->ptr[i], 0, buf, len, NULL, 0);
-			t1 = nm_ticks();
-			if (s == CORM_OK)
-				th->version[i] = th->ptr[i].version;
-			else
-				corm_count(th, CORM_C_LOST);
-			corm_count(th, CORM_C_WRITES);
+			write_obj(th, i, buf, stamp++, &t0, &t1);
 		} else {
 			t0 = nm_ticks();
-			read_obj(th, i, &th->ptr[i], buf, th->p->read, lp.i % CONTENT_EVERY == 0, &t1);
+			read_obj(th, drawn_want(th, i), drawn_ptr(th, i), buf, th->p->read, lp.i % CONTENT_EVERY == 0, &t1);
 			corm_count(th, CORM_C_READS);
 		}
+		if (th->all && i / th->p->objects != key_of(th, 0) / th->p->objects)
+			corm_count(th, CORM_C_SHARED_OPS);
 		if (nm_loop_done(&lp, t0, t1))
 			count_series(th, t1);
 	}
@@ -296,7 +340,7 @@ void corm_thread_verify(corm_thread *th)
 		if (!th->live[i])
 			continue;
 		corm_ptr q = th->orig[i]; /* the pointer from before any compaction */
-		corm_got got = read_obj(th, i, &q, buf, CORM_READ_DIRECT, true, &t1);
+		corm_got got = read_obj(th, want_own(th, i), &q, buf, CORM_READ_DIRECT, true, &t1);
 		corm_count(th, CORM_C_VERIFIED);
 		static const corm_counter via[] = {[GOT_DIRECT] = CORM_C_VERIFY_DIRECT, [GOT_SCAN] = CORM_C_VERIFY_SCAN,
 						   [GOT_RPC] = CORM_C_VERIFY_RPC};
@@ -354,7 +398,7 @@ static void lat_object(corm_thread *th, bool on, uint32_t i, uint8_t *buf, uint8
 	corm_ptr *p = &th->ptr[i];
 	uint32_t len = payload_len(th), ss = c->cls->size[p->cls];
 	uint64_t t0 = nm_ticks(), t1;
-	read_obj(th, i, p, buf, CORM_READ_RPC, true, &t1);
+	read_obj(th, want_own(th, i), p, buf, CORM_READ_RPC, true, &t1);
 	lat_add(th, on, CORM_LAT_READ_RPC, t0, t1);
 	corm_payload_fill(wbuf, len, key_of(th, i), stamp);
 	t0 = nm_ticks();
@@ -363,20 +407,20 @@ static void lat_object(corm_thread *th, bool on, uint32_t i, uint8_t *buf, uint8
 	if (s == CORM_OK)
 		th->version[i] = p->version;
 	t0 = nm_ticks();
-	read_obj(th, i, p, buf, CORM_READ_DIRECT, true, &t1);
+	read_obj(th, want_own(th, i), p, buf, CORM_READ_DIRECT, true, &t1);
 	lat_add(th, on, CORM_LAT_DIRECT, t0, t1);
 	t0 = nm_ticks();
 	corm_slot_state st = corm_scan_read(c, p, buf, len);
 	t1 = nm_ticks();
 	if (st == CORM_SLOT_OK)
-		judge(th, i, buf, p->version, true);
+		judge(th, want_own(th, i), buf, p->version, true);
 	lat_add(th, on, CORM_LAT_SCAN, t0, t1);
 	/* An indirect pointer as the authors measure it: the right block, a
 	 * wrong offset; the RPC read corrects it. */
 	corm_ptr ind = *p;
 	ind.addr = corm_ptr_base(p, c->block_size) + (corm_ptr_off(p, c->block_size) ? 0 : ss);
 	t0 = nm_ticks();
-	read_obj(th, i, &ind, buf, CORM_READ_RPC, true, &t1);
+	read_obj(th, want_own(th, i), &ind, buf, CORM_READ_RPC, true, &t1);
 	lat_add(th, on, CORM_LAT_INDIRECT_RPC, t0, t1);
 	t0 = nm_ticks();
 	corm_rpc(c, CORM_RPC_RELEASE, p, 0, NULL, 0, NULL, 0);

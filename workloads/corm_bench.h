@@ -16,11 +16,18 @@ extern const char *const corm_bench_names[CORM_NBENCH];
  * RPC), FaRM's read and a raw READ (Fig. 11's baselines), or an RPC read. */
 typedef enum { CORM_READ_DIRECT, CORM_READ_FARM, CORM_READ_RAW, CORM_READ_RPC, CORM_NREAD } corm_read_path;
 extern const char *const corm_read_names[CORM_NREAD];
+/* Which objects a client thread reads and writes: only those it allocated
+ * (every read's version checked exactly), or every client's (the paper's
+ * YCSB clients share the key space: Fig. 13's conflicts need it; a read's
+ * object and content are checked, not its version). */
+typedef enum { CORM_KEYS_OWN, CORM_KEYS_SHARED, CORM_NKEYS } corm_keys;
+extern const char *const corm_keys_names[CORM_NKEYS];
 
 typedef struct corm_point {
 	corm_bench bench;
 	corm_remap strategy;
 	corm_read_path read;
+	corm_keys keys;
 	uint32_t block_size, size, objects;
 	double free_ratio, write_ratio, theta, compact_at, occupancy, interval;
 	ycsb_dist dist;
@@ -36,6 +43,7 @@ typedef enum {
 	CORM_C_ALLOC_FAIL,
 	CORM_C_READS,
 	CORM_C_WRITES,
+	CORM_C_SHARED_OPS,         /* reads and writes of another client thread's object (--keys shared) */
 	CORM_C_DIRECT_OK,          /* one-sided reads at the pointer accepted */
 	CORM_C_DIRECT_MISS,        /* ... not found there (moved, freed) */
 	CORM_C_DIRECT_RETRY,       /* ... found locked or torn: retried */
@@ -86,11 +94,16 @@ typedef struct corm_thread {
 	corm_ptr *ptr, *orig;                /* current (corrected) and original pointers */
 	uint8_t *live;
 	uint8_t *version;
+	corm_ptr *all;                       /* --keys shared: every client's objects by key (0: freed) */
+	uint32_t nall;
 } corm_thread;
 
 static inline void corm_count(corm_thread *th, corm_counter k) { th->m->c[k]++; }
 
 void corm_thread_load(corm_thread *th);       /* allocate, then free free_ratio of them */
+/* --keys shared: the client's own copy of every client's pointers, by key,
+ * which it corrects as it reads (table: n pointers, address 0 if freed). */
+void corm_thread_share(corm_thread *th, const corm_ptr *table, uint32_t n);
 void corm_thread_readers(corm_thread *th);    /* the measured read loop (throughput, compaction) */
 void corm_thread_verify(corm_thread *th);     /* every survivor through its original pointer */
 void corm_thread_latency(corm_thread *th);    /* the measured latency loop */

@@ -13,4 +13,6 @@ expect_usage "an object larger than a block" $M --size 5000
 expect_usage "an unknown bench" $M --bench nosuch
 expect_usage "throughput without --duration" $M --bench throughput
 expect_usage "one rank only" bin/netmem corm
+expect_usage "--keys shared with the latency bench" $M --bench latency --keys shared
+expect_usage "--keys with an unknown value" $M --bench throughput -D 1 --keys some
 t_summary

@@ -17,7 +17,7 @@ dev=${NETMEM_RDMA_DEVICE:-$(nm_rdma_device)}
 if ! ibv_devinfo -v -d "$dev" 2>/dev/null | sed -n '/rc_odp_caps/,/_odp_caps/p' | grep -q SUPPORT_READ; then
 	why="$dev has no ODP for RC READ (kernel $(uname -r)); run tests/integration/odp/run.sh (a newer Debian kernel in the VM)"
 	for what in "ODP compaction while clients read" "deferred reclamation" "empty heap" \
-		"--inject no-id-check caught" "remap bench" "Fig. 11 read paths" "bad input"; do
+		"--inject no-id-check caught" "remap bench" "Fig. 11 read paths" "shared objects" "bad input"; do
 		skip "$what" "$why"
 	done
 	t_summary
@@ -99,7 +99,19 @@ check "Figs. 9/10: every operation kind timed, one sample per measured round" \
 	nm_rc_jq lat 0 '.points[0] | .valid and .metrics.rounds == 20 and (.metrics.lat_by_op | length) == 10 and
 		all(.metrics.lat_by_op[]; .count == 20)'
 
-# 7. Bad input on a verbs host: one line, exit 2.
+# 7. Fig. 13's clients share objects (--keys shared): two threads read and
+#    write every object by a Zipf draw, so each meets the other's writes;
+#    with --keys own neither touches the other's objects.
+nm_run shared 2 --bench throughput --strategy defer --keys own,shared --write-ratio 0.5 --dist zipfian -T 2 -K 200 \
+	-s 24 --free-ratio 0 -D 0.3
+check "--keys shared: valid, both threads read and wrote each other's objects, none stale or lost; own: none shared" \
+	nm_rc_jq shared 0 '(.points | length) == 2 and all(.points[]; .valid and .metrics.stale == 0 and .metrics.lost == 0 and
+		.metrics.writes > 0 and .metrics.verified == 400) and
+		all(.points[] | select(.params.keys == "shared"); .metrics.shared_ops > 0 and
+			(.metrics.direct_read_conflict_rate | type) == "number") and
+		all(.points[] | select(.params.keys == "own"); .metrics.shared_ops == 0)'
+
+# 8. Bad input on a verbs host: one line, exit 2.
 M="$MPI -np 2 $N corm $Q"
 expect_usage "block size not a power of two" $M --block-size 5000
 expect_usage "an object larger than a block" $M --size 5000
