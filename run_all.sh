@@ -77,32 +77,29 @@ done
 # "ranks" (else --np), params.ranks_per_node (placement on a cluster), "numa"
 # (needs two NUMA nodes), "odp" (needs on-demand paging: on Soft-RoCE a VM
 # with a newer kernel) and "plots" (its figures).
-declare -A ranks rpn
+declare -A ranks rpn npoints
 jobs="" plain="" numa="" odp=""
-for cfg in configs/"$scale"/*.json; do
-	name=$(basename "$cfg" .json)
+# One jq over every config (a jq start costs about a second in an emulated
+# guest): NAME RANKS RANKS_PER_NODE NUMA ODP POINTS, where POINTS is the
+# product of its sweep axes times its repetitions (for the progress line).
+info=$(jq -r '[(input_filename | sub(".*/"; "") | sub("\\.json$"; "")), .ranks // "-", .params.ranks_per_node // "-",
+	.numa // false, .odp // false,
+	(((.params.reps // 1) | if type == "number" then . else 1 end) as $r | [.params[] | arrays | length] | reduce .[] as $n ($r; . * $n))]
+	| map(tostring) | join(" ")' configs/"$scale"/*.json) ||
+	{ echo "run_all.sh: cannot read configs/$scale (see jq's message above)" >&2; exit 2; }
+total_points=0 total_configs=0
+while read -r name r p n o pts; do
 	[ -z "$only" ] || case ",$only," in *",$name,"*) ;; *) continue ;; esac
-	v=$(jq -r '[.ranks // "-", .params.ranks_per_node // "-", .numa // false, .odp // false] | map(tostring) | join(" ")' "$cfg") ||
-		{ echo "run_all.sh: cannot read $cfg (see jq's message above)" >&2; exit 2; }
-	read -r r p n o <<<"$v"
 	if [ "$n" = true ]; then class=numa; elif [ "$o" = true ]; then class=odp; else class=plain; fi
 	has_class "$class" || continue
 	ranks[$name]=$([ "$r" = - ] && echo "$np" || echo "$r")
 	rpn[$name]=$p
+	npoints[$name]=$pts
+	total_points=$((total_points + pts)); total_configs=$((total_configs + 1))
 	jobs="$jobs $name"
 	case $class in numa) numa="$numa $name" ;; odp) odp="$odp $name" ;; *) plain="$plain $name" ;; esac
-done
+done <<<"$info"
 [ -n "$jobs$tools" ] || { echo "run_all.sh: no config matches" >&2; exit 2; }
-
-# Points per config (the product of its sweep axes, times its repetitions),
-# for the progress line after each config.
-declare -A npoints
-total_points=0 total_configs=0
-for name in $jobs; do
-	npoints[$name]=$(jq '((.params.reps // 1) | if type == "number" then . else 1 end) as $r | [.params[] | arrays | length] | reduce .[] as $n ($r; . * $n)' \
-		"configs/$scale/$name.json" 2>/dev/null || echo 1)
-	total_points=$((total_points + npoints[$name])); total_configs=$((total_configs + 1))
-done
 
 # On a cluster, a config with params.ranks_per_node P puts P ranks on each of
 # ranks/P hosts: say so before anything starts, rather than leave it to
