@@ -14,7 +14,8 @@ dest=results/gallery
 rm -rf "$dest"
 mkdir -p "$dest"
 doc=$(ls "$run"/*.json | head -1)
-hw=$(bin/netmem table "$doc" --describe)
+# the device and host line, without the first document's experiment and rank count
+hw=$(bin/netmem table "$doc" --describe | sed 's/^[a-z0-9-]*: //; s/, [0-9]* rank(s)//')
 section=$(mktemp)
 trap 'rm -f "$section"' EXIT
 {
