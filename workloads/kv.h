@@ -161,6 +161,12 @@ kv_opkind kv_next(kv_thread *t, uint64_t *rank);
 /* Checks a value the thread read for key (a get's, or one a writer read
  * under its lock) and counts a failure; false when it failed. */
 bool kv_check(kv_thread *t, uint64_t key, const uint64_t *val);
+/* An injected half-written entry or slot [key | value ...], read back by
+ * its own writer as a reader would (no checksum) while only its first half
+ * has landed: checked as key's value when it holds key, so the read check
+ * calls it torn on every run, not only when another reader happens to read
+ * inside the window (--inject no-checksum). */
+void kv_check_half_written(kv_thread *t, uint64_t key, const uint64_t *entry);
 /* An operation completed: t0/t1 in ticks (nm_ticks). For KV_GET, val (words)
  * is the value read and is checked; found says whether the key existed
  * (a get or update of a missing key counts as a miss, nothing to check).

@@ -173,6 +173,12 @@ bool kv_check(kv_thread *t, uint64_t key, const uint64_t *val)
 	return false;
 }
 
+void kv_check_half_written(kv_thread *t, uint64_t key, const uint64_t *entry)
+{
+	if (entry[0] == key)
+		kv_check(t, key, entry + 1);
+}
+
 bool kv_done(kv_thread *t, kv_opkind op, uint64_t key, const uint64_t *val, bool found, uint64_t t0,
 	     uint64_t t1)
 {

@@ -277,18 +277,13 @@ static bool located(loco_thr *t, loco_op *o)
 	return o->w.found;
 }
 
-/* The injected half-written slot, read back by its own writer as a reader
- * would (no checksum) while only its first half has landed: the read check
- * must call it torn. Seen for sure, rather than only when another reader
- * happens to read inside the window. It reads into the scratch past the
- * slot, as buf still holds the second half to write. */
+/* The injected half-written slot, read back (kv_check_half_written) into
+ * the scratch past the slot, as buf still holds the second half to write. */
 static uint64_t *half_look_buf(const loco_job *j, loco_op *o) { return o->w.buf + j->slot_words; }
 
 static void half_looked(loco_thr *t, loco_op *o)
 {
-	const uint64_t *s = half_look_buf(t->j, o);
-	if (s[0] == o->w.key)
-		kv_check(t->win.kt, o->w.key, s + 1);
+	kv_check_half_written(t->win.kt, o->w.key, half_look_buf(t->j, o));
 	o->w.state = S_HALF;   /* the second half once the window has passed */
 }
 

@@ -223,11 +223,8 @@ static void entry_write(sh_thr *t, sh_op *o)
 	}
 }
 
-/* The injected half-written entry, read back by its own writer as a
- * reader would (no checksum) while only its first half has landed: the
- * read check must call it torn. Seen for sure, rather than only when
- * another reader happens to read inside the window. It reads into the
- * scratch past the leaf, as buf still holds the second half to write. */
+/* The injected half-written entry, read back (kv_check_half_written) into
+ * the scratch past the leaf, as buf still holds the second half to write. */
 static uint64_t *half_look_buf(const sh_job *j, sh_op *o) { return o->w.buf + j->leaf_bytes / 8; }
 
 static void half_look(sh_thr *t, sh_op *o)
@@ -240,9 +237,7 @@ static void half_look(sh_thr *t, sh_op *o)
 
 static void half_looked(sh_thr *t, sh_op *o)
 {
-	const uint64_t *e = half_look_buf(t->j, o);
-	if (e[0] == o->w.key)
-		kv_check(t->win.kt, o->w.key, e + 1);
+	kv_check_half_written(t->win.kt, o->w.key, half_look_buf(t->j, o));
 	o->w.state = S_HALF;   /* the second half once the window has passed */
 }
 
