@@ -104,7 +104,7 @@ unit: $(UNIT_BINS)
 # The sanitizer builds of the unit tests take minutes one at a time: build
 # them in parallel even under a plain `make check` (CI's command), unless a
 # -j was given already.
-CHECK_J := $(if $(filter -j%,$(MAKEFLAGS)),,-j$(shell nproc 2>/dev/null || echo 2))
+CHECK_J = $(if $(filter -j%,$(MAKEFLAGS)),,-j$(shell nproc 2>/dev/null || echo 2))
 check: all
 	@$(MAKE) --no-print-directory $(CHECK_J) $(UNIT_BINS) build/tests/netmem-otherbuild
 	@tests/check.sh $(UNIT_BINS)

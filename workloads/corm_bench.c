@@ -12,6 +12,7 @@
  * than a small READ (a pattern hash per word), so the measured loops run it
  * on one read in CONTENT_EVERY, and the verify phase on every survivor. */
 #include "corm_bench.h"
+#include "alloc.h"
 #include "clock.h"
 #include "log.h"
 #include "rng.h"
@@ -74,7 +75,7 @@ typedef struct corm_want {
 
 static corm_want want_own(const corm_thread *th, uint32_t i)
 {
-	return (corm_want){key_of(th, i), th->p->keys == CORM_KEYS_SHARED ? -1 : th->version[i]};
+	return (corm_want){key_of(th, i), th->all ? -1 : th->version[i]};
 }
 
 /* Checks an accepted copy: whose bytes (key) and which version always,
@@ -237,9 +238,7 @@ void corm_thread_load(corm_thread *th)
 
 void corm_thread_share(corm_thread *th, const corm_ptr *table, uint32_t n)
 {
-	th->all = malloc((size_t)n * sizeof *th->all);
-	if (!th->all)
-		nm_fatal("corm: out of memory for %u shared pointers", n);
+	th->all = nm_malloc((size_t)n * sizeof *th->all);
 	memcpy(th->all, table, (size_t)n * sizeof *th->all);
 	th->nall = n;
 }
@@ -298,6 +297,7 @@ static void write_obj(corm_thread *th, uint32_t i, uint8_t *buf, uint32_t stamp,
 void corm_thread_readers(corm_thread *th)
 {
 	uint32_t n = th->all ? th->nall : th->p->objects, seq = 0, stamp = 1;
+	uint32_t own = key_of(th, 0) / th->p->objects;   /* the slice of the shared table this thread loaded */
 	uint8_t *buf = malloc(payload_len(th));
 	ycsb_gen g;
 	keys_init(th, &g);
@@ -322,7 +322,7 @@ void corm_thread_readers(corm_thread *th)
 			read_obj(th, drawn_want(th, i), drawn_ptr(th, i), buf, th->p->read, lp.i % CONTENT_EVERY == 0, &t1);
 			corm_count(th, CORM_C_READS);
 		}
-		if (th->all && i / th->p->objects != key_of(th, 0) / th->p->objects)
+		if (th->all && i / th->p->objects != own)
 			corm_count(th, CORM_C_SHARED_OPS);
 		if (nm_loop_done(&lp, t0, t1))
 			count_series(th, t1);

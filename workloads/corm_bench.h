@@ -94,7 +94,7 @@ typedef struct corm_thread {
 	corm_ptr *ptr, *orig;                /* current (corrected) and original pointers */
 	uint8_t *live;
 	uint8_t *version;
-	corm_ptr *all;                       /* --keys shared: every client's objects by key (0: freed) */
+	corm_ptr *all;                       /* NULL unless --keys shared: every client's objects by key (0: freed) */
 	uint32_t nall;
 } corm_thread;
 
