@@ -246,6 +246,22 @@ void nm_dev_close(nm_dev *d)
 	memset(d, 0, sizeof *d);
 }
 
+/* RESET -> INIT, every access a peer may use. */
+static int qp_init(nm_dev *d, struct ibv_qp *qp, char *err, size_t errlen)
+{
+	struct ibv_qp_attr qa = {
+		.qp_state = IBV_QPS_INIT,
+		.pkey_index = 0,
+		.port_num = (uint8_t)d->port,
+		.qp_access_flags = NM_ACCESS_ALL,
+	};
+	if (ibv_modify_qp(qp, &qa, IBV_QP_STATE | IBV_QP_PKEY_INDEX | IBV_QP_PORT | IBV_QP_ACCESS_FLAGS)) {
+		snprintf(err, errlen, "ibv_modify_qp(INIT) on %s: %s", d->name, strerror(errno));
+		return -1;
+	}
+	return 0;
+}
+
 struct ibv_qp *nm_qp_create(nm_dev *d, struct ibv_cq *cq, const nm_qp_attr *a,
 			    uint32_t *inline_out, char *err, size_t errlen)
 {
@@ -278,19 +294,24 @@ struct ibv_qp *nm_qp_create(nm_dev *d, struct ibv_cq *cq, const nm_qp_attr *a,
 	 * bytes for 0): -I 0 must still mean no inline sends. */
 	if (inline_out)
 		*inline_out = a->max_inline > 0 ? ia.cap.max_inline_data : 0;
-	struct ibv_qp_attr qa = {
-		.qp_state = IBV_QPS_INIT,
-		.pkey_index = 0,
-		.port_num = (uint8_t)d->port,
-		.qp_access_flags = NM_ACCESS_ALL,
-	};
-	if (ibv_modify_qp(qp, &qa, IBV_QP_STATE | IBV_QP_PKEY_INDEX | IBV_QP_PORT |
-			  IBV_QP_ACCESS_FLAGS)) {
-		snprintf(err, errlen, "ibv_modify_qp(INIT) on %s: %s", d->name, strerror(errno));
+	if (qp_init(d, qp, err, errlen)) {
 		ibv_destroy_qp(qp);
 		return NULL;
 	}
 	return qp;
+}
+
+int nm_qp_reconnect(nm_dev *d, struct ibv_qp *qp, const nm_qp_attr *a, const nm_ep *local,
+		    const nm_ep *remote, char *err, size_t errlen)
+{
+	struct ibv_qp_attr qa = {.qp_state = IBV_QPS_RESET};
+	if (ibv_modify_qp(qp, &qa, IBV_QP_STATE)) {
+		snprintf(err, errlen, "ibv_modify_qp(RESET) of QP %u on %s: %s", qp->qp_num, d->name, strerror(errno));
+		return -1;
+	}
+	if (qp_init(d, qp, err, errlen))
+		return -1;
+	return nm_qp_connect(d, qp, a, local, remote, err, errlen);
 }
 
 void nm_qp_local_ep(nm_dev *d, struct ibv_qp *qp, nm_ep *ep)

@@ -62,6 +62,11 @@ void nm_qp_local_ep(nm_dev *d, struct ibv_qp *qp, nm_ep *ep);
 /* INIT -> RTR -> RTS towards the remote endpoint. */
 int nm_qp_connect(nm_dev *d, struct ibv_qp *qp, const nm_qp_attr *a, const nm_ep *local,
 		  const nm_ep *remote, char *err, size_t errlen);
+/* A QP in the error state (after a failed completion) back to RTS towards
+ * the same endpoint: RESET -> INIT -> RTR -> RTS, with the PSNs of the first
+ * connection. Both ends must do it before either posts again. */
+int nm_qp_reconnect(nm_dev *d, struct ibv_qp *qp, const nm_qp_attr *a, const nm_ep *local,
+		    const nm_ep *remote, char *err, size_t errlen);
 
 /* Registered memory: buffer placed by numa/mem.c (huge pages, NUMA node). */
 typedef struct nm_mr {

@@ -3,7 +3,7 @@
 #include "rng.h"
 #include <string.h>
 
-const char *const corm_slot_state_names[CORM_SLOT_NSTATES] = {"ok", "not_found", "locked", "torn"};
+const char *const corm_slot_state_names[CORM_SLOT_NSTATES] = {"ok", "not_found", "locked", "torn", "refused"};
 
 uint32_t corm_slot_capacity(uint32_t slot)
 {

@@ -73,6 +73,7 @@ typedef enum {
 	CORM_SLOT_NOT_FOUND,  /* another ID (moved, freed, stale offset hint) */
 	CORM_SLOT_LOCKED,     /* a writer or the compactor holds it: retry */
 	CORM_SLOT_TORN,       /* line versions disagree: retry */
+	CORM_SLOT_REFUSED,    /* the device refused the READ: no image (corm.h) */
 	CORM_SLOT_NSTATES
 } corm_slot_state;
 extern const char *const corm_slot_state_names[CORM_SLOT_NSTATES];

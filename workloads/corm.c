@@ -79,9 +79,11 @@ static const nm_opt corm_opts[] = {
 	{"occupancy", 0, NM_OPT_DOUBLE, "0.9", 0, 1, NULL, NM_OPT_LIST,
 	 "compaction: blocks at most this full are collected"},
 	{"interval", 0, NM_OPT_DOUBLE, "0.05", 0.001, 60, NULL, 0, "time-series interval (s)"},
-	{"inject", 0, NM_OPT_ENUM, "none", 0, 0, "none,no-id-check", 0,
+	{"inject", 0, NM_OPT_ENUM, "none", 0, 0, "none,no-id-check,read-refused", 0,
 	 "a fault that the checks must catch: no-id-check makes DirectRead accept whatever object sits at the "
-	 "pointer's address (stale reads, the point invalid)"},
+	 "pointer's address (stale reads, the point invalid); read-refused sends one DirectRead in 50 with a "
+	 "wrong key, which the device refuses (the READ QP recovered, the read falls back, counted as "
+	 "direct_read_refused)"},
 	{"va-blocks", 0, NM_OPT_SIZE, "65536", 16, 1ll << 24, NULL, 0, "server address space, in blocks"},
 	NM_OPT_ITERS("1000", "operations of each kind (latency)"),
 	NM_OPT_DURATION,
@@ -113,7 +115,7 @@ static int corm_decode(const json_t *pt, const nm_base *b, void *out, char *err,
 		.interval = nm_cfg_double(pt, "interval"),
 		.va_blocks = (uint32_t)nm_cfg_int(pt, "va_blocks"),
 		.objects = (uint32_t)nm_cfg_int(pt, "objects"),
-		.inject_no_id_check = !strcmp(nm_cfg_str(pt, "inject"), "no-id-check"),
+		.inject = (corm_inject)enum_of(nm_cfg_str(pt, "inject"), corm_inject_names, CORM_NINJECT),
 	};
 	int64_t bs = nm_cfg_int(pt, "block_size"), size = nm_cfg_int(pt, "size");
 	corm_classes *cls = nm_malloc(sizeof *cls);
@@ -257,6 +259,7 @@ static const char *probe_point(nm_ctx *ctx, const corm_point *p, corm_caps *caps
 		fail = corm_probe(ctx->dev, &ctx->base.qp, caps, p->strategy, strat, err, errlen) ? err : NULL;
 		bool odp = *strat == CORM_STRAT_ODP || *strat == CORM_STRAT_ODP_PREFETCH;
 		lim->odp_offset_bug = odp && caps->odp_read_checked && !caps->odp_read_offset_ok;
+		lim->remap_refusals = *strat != CORM_STRAT_DEFER;
 		lim->page = (uint32_t)sysconf(_SC_PAGESIZE);
 	}
 	nm_boot_bcast(lim, sizeof *lim, 0);
@@ -427,6 +430,7 @@ static void client_point(nm_ctx *ctx, const corm_point *p, corm_run *r)
 		th->nthreads = r->T;
 		th->seed = ctx->base.seed * 1000003u + (uint64_t)ctx->rank * 131u + (uint64_t)t;
 		th->lim = sv.lim;
+		th->c->refusal_ok = sv.lim.remap_refusals || p->inject == CORM_INJECT_READ_REFUSED;
 		for (int k = 0; k < CORM_NLAT; k++)
 			nm_hist_init(&th->lat[k]);
 	}

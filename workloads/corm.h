@@ -1,8 +1,10 @@
 /* netmem corm: CoRM's server and clients over raw verbs (workloads/corm.c
  * drives them). Rank 0 is the server: CoRM's memory (primitives/corm_heap.h)
  * and -T worker threads answering RPCs over SEND/RECV; the other ranks are
- * clients, -T threads each with one RC QP to the server. MPI only carries
- * the QP endpoints. */
+ * clients, -T threads each with two RC QPs to the server: one for the RPCs,
+ * one for the one-sided READs, so a READ the device refuses (which breaks
+ * its QP at both ends) is recovered without losing an RPC in flight. MPI
+ * only carries the QP endpoints. */
 #ifndef NM_CORM_H
 #define NM_CORM_H
 #include "corm_heap.h"
@@ -64,8 +66,10 @@ typedef struct corm_nicctx {
 cmem_nic corm_nic_hooks(corm_nicctx *n);
 
 /* ---- RPC over SEND/RECV ---- */
+/* RECONNECT: the server takes its end of the caller's READ QP back to RTS
+ * (after a refused READ broke it). */
 typedef enum { CORM_RPC_ALLOC, CORM_RPC_READ, CORM_RPC_WRITE, CORM_RPC_FREE, CORM_RPC_RELEASE, CORM_RPC_NOP,
-	       CORM_NRPC } corm_rpc_op;
+	       CORM_RPC_RECONNECT, CORM_NRPC } corm_rpc_op;
 extern const char *const corm_rpc_names[CORM_NRPC];
 
 typedef struct corm_msg {
@@ -91,7 +95,16 @@ void corm_server_free(corm_server *s);
 
 /* One client thread's connection. */
 typedef struct corm_conn {
-	struct ibv_qp *qp;
+	struct ibv_qp *qp;   /* RPCs (SEND/RECV) */
+	struct ibv_qp *rqp;  /* one-sided READs; completions on cq too */
+	nm_ep rlocal, rremote;
+	nm_dev *dev;
+	nm_qp_attr qa;
+	/* A READ refused with a remote access error is a device limit, not a
+	 * failure of the job, while the server remaps blocks under its MRs
+	 * (rereg, ODP: corm_devlimit) or a fault is injected; otherwise the
+	 * job ends naming the READ. */
+	bool refusal_ok;
 	struct ibv_cq *cq;
 	struct ibv_mr *mr;
 	uint8_t *buf;        /* [send msg | recv msg | read area (a block)] */
@@ -119,6 +132,9 @@ corm_slot_state corm_direct_read(corm_conn *c, corm_ptr *p, corm_check chk, void
 /* Reads the pointer's whole block and finds the object by ID; on success
  * the pointer's offset hint is corrected (it becomes direct). */
 corm_slot_state corm_scan_read(corm_conn *c, corm_ptr *p, void *out, size_t n);
-/* A plain RDMA READ of len bytes (a raw-read baseline). */
-void corm_raw_read(corm_conn *c, uint64_t addr, uint32_t rkey, uint32_t len);
+/* A plain RDMA READ of len bytes into c->rd (a raw-read baseline): 0, or
+ * CORM_READ_REFUSED when the device refused it and refusal_ok (the READ
+ * QP is back in RTS at both ends when this returns). */
+#define CORM_READ_REFUSED 1
+int corm_raw_read(corm_conn *c, uint64_t addr, uint32_t rkey, uint32_t len);
 #endif

@@ -23,6 +23,7 @@
 const char *const corm_bench_names[CORM_NBENCH] = {"latency", "throughput", "compaction", "remap", "local"};
 const char *const corm_read_names[CORM_NREAD] = {"direct", "farm", "raw", "rpc"};
 const char *const corm_keys_names[CORM_NKEYS] = {"own", "shared"};
+const char *const corm_inject_names[CORM_NINJECT] = {"none", "no-id-check", "read-refused"};
 const char *const corm_lat_names[CORM_NLAT] = {"raw_read", "raw_rpc", "alloc", "free", "read_rpc", "write_rpc",
 					       "direct_read", "scan_read", "indirect_read_rpc", "release_ptr"};
 const nm_counter corm_counters[CORM_C_N] = {
@@ -36,6 +37,7 @@ const nm_counter corm_counters[CORM_C_N] = {
 	[CORM_C_DIRECT_MISS] = {"direct_miss", NM_COUNT_METRIC},
 	[CORM_C_DIRECT_RETRY] = {"direct_retry", NM_COUNT_METRIC},
 	[CORM_C_DIRECT_MISS_DEVICE] = {"direct_miss_device", NM_COUNT_METRIC},
+	[CORM_C_READ_REFUSED] = {"direct_read_refused", NM_COUNT_METRIC},
 	[CORM_C_SCAN_OK] = {"scan_ok", NM_COUNT_METRIC},
 	[CORM_C_SCAN_MISS] = {"scan_miss", NM_COUNT_METRIC},
 	[CORM_C_SCAN_MISS_DEVICE] = {"scan_miss_device", NM_COUNT_METRIC},
@@ -97,13 +99,37 @@ static corm_judge judge(corm_thread *th, corm_want w, const uint8_t *buf, uint8_
 
 typedef enum { GOT_DIRECT, GOT_SCAN, GOT_RPC, GOT_LOST } corm_got;
 
+typedef enum { TRY_ACCEPTED, TRY_NEXT, TRY_AGAIN, TRY_REFUSED } corm_try;
+
 /* One attempt's result: a copy accepted (judge it), try the next way, or
- * try this way again. */
-typedef enum { TRY_ACCEPTED, TRY_NEXT, TRY_AGAIN } corm_try;
+ * try this way again; refused: the device refused the READ (counted), try
+ * the next way. */
+static corm_try refused(corm_thread *th)
+{
+	corm_count(th, CORM_C_READ_REFUSED);
+	return TRY_REFUSED;
+}
+
+/* --inject read-refused: this DirectRead goes out with a wrong key (the
+ * low byte, which an rkey's owner varies between registrations). */
+static bool refuse_now(corm_thread *th)
+{
+	return th->p->inject == CORM_INJECT_READ_REFUSED && ++th->refuse_tick % CORM_REFUSE_EVERY == 0;
+}
 
 static corm_try one_sided(corm_thread *th, corm_ptr *p, corm_check chk, uint8_t *buf)
 {
-	corm_slot_state st = corm_direct_read(th->c, p, chk, buf, payload_len(th));
+	corm_ptr wrong;
+	corm_ptr *at = p;
+	if (refuse_now(th)) {
+		wrong = *p;
+		wrong.rkey ^= 0x80;
+		at = &wrong;
+	}
+	corm_slot_state st = corm_direct_read(th->c, at, chk, buf, payload_len(th));
+	if (st == CORM_SLOT_REFUSED)
+		return refused(th);
+	p->version = at->version;
 	if (st == CORM_SLOT_OK)
 		return TRY_ACCEPTED;
 	if (st == CORM_SLOT_NOT_FOUND)
@@ -116,6 +142,8 @@ static corm_try one_sided(corm_thread *th, corm_ptr *p, corm_check chk, uint8_t 
 static corm_try scan(corm_thread *th, corm_ptr *p, uint8_t *buf)
 {
 	corm_slot_state st = corm_scan_read(th->c, p, buf, payload_len(th));
+	if (st == CORM_SLOT_REFUSED)
+		return refused(th);
 	if (st == CORM_SLOT_OK)
 		return TRY_ACCEPTED;
 	if (st == CORM_SLOT_NOT_FOUND)
@@ -134,24 +162,27 @@ static void count_miss(corm_thread *th, const corm_ptr *p)
 }
 
 /* Up to DIRECT_TRIES attempts one way (a copy found locked or torn is
- * tried again): 1 a good copy, 0 none there (fall back), -1 a stale one. */
+ * tried again). */
 typedef enum { WAY_ONE_SIDED, WAY_SCAN } corm_way;
+typedef enum { WAY_GOOD, WAY_NONE, WAY_STALE, WAY_REFUSED } corm_way_result;
 
-static int attempts(corm_thread *th, corm_way way, corm_check ck, corm_want w, corm_ptr *p, uint8_t *buf, bool content,
-		    uint64_t *t1)
+static corm_way_result attempts(corm_thread *th, corm_way way, corm_check ck, corm_want w, corm_ptr *p, uint8_t *buf,
+				bool content, uint64_t *t1)
 {
 	for (int tries = 0; tries < DIRECT_TRIES; tries++) {
 		corm_try r = way == WAY_SCAN ? scan(th, p, buf) : one_sided(th, p, ck, buf);
 		if (r == TRY_NEXT)
-			return 0;
+			return WAY_NONE;
+		if (r == TRY_REFUSED)
+			return WAY_REFUSED;
 		if (r == TRY_AGAIN)
 			continue;
 		*t1 = nm_ticks();
 		corm_judge j = judge(th, w, buf, p->version, content);
 		if (j != JUDGE_TORN)
-			return j == JUDGE_GOOD ? 1 : -1;
+			return j == JUDGE_GOOD ? WAY_GOOD : WAY_STALE;
 	}
-	return 0;
+	return WAY_NONE;
 }
 
 /* The client's read of object w through pointer p on `path`: one-sided
@@ -163,27 +194,29 @@ static corm_got read_obj(corm_thread *th, corm_want w, corm_ptr *p, uint8_t *buf
 {
 	static const corm_check chk[CORM_NREAD] = {[CORM_READ_DIRECT] = CORM_CHECK_ID, [CORM_READ_FARM] = CORM_CHECK_FARM,
 						   [CORM_READ_RAW] = CORM_CHECK_NONE};
-	corm_check ck = path == CORM_READ_DIRECT && th->p->inject_no_id_check ? CORM_CHECK_FARM : chk[path];
+	corm_check ck = path == CORM_READ_DIRECT && th->p->inject == CORM_INJECT_NO_ID_CHECK ? CORM_CHECK_FARM : chk[path];
 	if (path != CORM_READ_RPC) {
-		int got = attempts(th, WAY_ONE_SIDED, ck, w, p, buf, content, t1);
-		if (got < 0)
+		corm_way_result got = attempts(th, WAY_ONE_SIDED, ck, w, p, buf, content, t1);
+		if (got == WAY_STALE)
 			return GOT_LOST;
-		if (got > 0) {
+		if (got == WAY_GOOD) {
 			corm_count(th, CORM_C_DIRECT_OK);
 			return GOT_DIRECT;
 		}
-		count_miss(th, p);
+		if (got == WAY_NONE)
+			count_miss(th, p);
 	}
 	if (path == CORM_READ_DIRECT) {
-		int got = attempts(th, WAY_SCAN, ck, w, p, buf, content, t1);
-		if (got < 0)
+		corm_way_result got = attempts(th, WAY_SCAN, ck, w, p, buf, content, t1);
+		if (got == WAY_STALE)
 			return GOT_LOST;
-		if (got > 0) {
+		if (got == WAY_GOOD) {
 			corm_count(th, CORM_C_SCAN_OK);
 			return GOT_SCAN;
 		}
 		/* under the device limit a block is read in several packets */
-		corm_count(th, th->lim.odp_offset_bug ? CORM_C_SCAN_MISS_DEVICE : CORM_C_SCAN_MISS);
+		if (got == WAY_NONE)
+			corm_count(th, th->lim.odp_offset_bug ? CORM_C_SCAN_MISS_DEVICE : CORM_C_SCAN_MISS);
 	}
 	for (;;) {
 		corm_status s = corm_rpc(th->c, CORM_RPC_READ, p, 0, NULL, 0, buf, payload_len(th));
@@ -372,8 +405,10 @@ static void lat_raw_alloc(corm_thread *th, bool on, const corm_ptr *p, uint8_t *
 	corm_conn *c = th->c;
 	uint32_t len = payload_len(th);
 	uint64_t t0 = nm_ticks();
-	corm_raw_read(c, p->addr, p->rkey, c->cls->size[p->cls]);
-	lat_add(th, on, CORM_LAT_RAW_READ, t0, nm_ticks());
+	if (corm_raw_read(c, p->addr, p->rkey, c->cls->size[p->cls]))
+		corm_count(th, CORM_C_READ_REFUSED); /* no sample: a refusal is not a read's latency */
+	else
+		lat_add(th, on, CORM_LAT_RAW_READ, t0, nm_ticks());
 	t0 = nm_ticks();
 	corm_rpc(c, CORM_RPC_NOP, NULL, 0, NULL, 0, NULL, 0);
 	lat_add(th, on, CORM_LAT_RAW_RPC, t0, nm_ticks());

@@ -23,6 +23,15 @@ extern const char *const corm_read_names[CORM_NREAD];
 typedef enum { CORM_KEYS_OWN, CORM_KEYS_SHARED, CORM_NKEYS } corm_keys;
 extern const char *const corm_keys_names[CORM_NKEYS];
 
+/* Faults a run injects to show its checks catch them: DirectRead without
+ * its ID check (stale bytes accepted: the point must be invalid), or one
+ * DirectRead in CORM_REFUSE_EVERY through a wrong key (the device refuses
+ * it, the READ QP is recovered and the read falls back: the point stays
+ * valid and counts direct_read_refused). */
+typedef enum { CORM_INJECT_NONE, CORM_INJECT_NO_ID_CHECK, CORM_INJECT_READ_REFUSED, CORM_NINJECT } corm_inject;
+extern const char *const corm_inject_names[CORM_NINJECT];
+#define CORM_REFUSE_EVERY 50
+
 typedef struct corm_point {
 	corm_bench bench;
 	corm_remap strategy;
@@ -32,7 +41,7 @@ typedef struct corm_point {
 	double free_ratio, write_ratio, theta, compact_at, occupancy, interval;
 	ycsb_dist dist;
 	uint32_t va_blocks;
-	bool inject_no_id_check;
+	corm_inject inject;
 } corm_point;
 
 /* Counts every run reports (summed over threads and ranks by the measure;
@@ -48,6 +57,7 @@ typedef enum {
 	CORM_C_DIRECT_MISS,        /* ... not found there (moved, freed) */
 	CORM_C_DIRECT_RETRY,       /* ... found locked or torn: retried */
 	CORM_C_DIRECT_MISS_DEVICE, /* misses the device limit explains (corm_devlimit) */
+	CORM_C_READ_REFUSED,       /* one-sided READs the device refused (a remap met, rereg or ODP): fell back */
 	CORM_C_SCAN_OK,
 	CORM_C_SCAN_MISS,
 	CORM_C_SCAN_MISS_DEVICE,
@@ -72,6 +82,10 @@ extern const nm_counter corm_counters[CORM_C_N];
 typedef struct corm_devlimit {
 	uint32_t odp_offset_bug;
 	uint32_t page;
+	/* The server remaps blocks under registered MRs (rereg, ODP): a READ
+	 * that meets a remap may be refused (rxe's ODP gives up on a fault
+	 * that races an invalidation; a rereg'd MR is briefly invalid). */
+	uint32_t remap_refusals;
 } corm_devlimit;
 
 /* Latency kinds of the latency bench. */
@@ -96,6 +110,7 @@ typedef struct corm_thread {
 	uint8_t *version;
 	corm_ptr *all;                       /* NULL unless --keys shared: every client's objects by key (0: freed) */
 	uint32_t nall;
+	uint32_t refuse_tick;                /* --inject read-refused: DirectReads until the next wrong key */
 } corm_thread;
 
 static inline void corm_count(corm_thread *th, corm_counter k) { th->m->c[k]++; }

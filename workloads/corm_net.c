@@ -7,13 +7,14 @@
 #include "clock.h"
 #include "log.h"
 #include <errno.h>
+#include <inttypes.h>
 #include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
 #include <unistd.h>
 
-const char *const corm_rpc_names[CORM_NRPC] = {"alloc", "read", "write", "free", "release", "nop"};
+const char *const corm_rpc_names[CORM_NRPC] = {"alloc", "read", "write", "free", "release", "nop", "reconnect"};
 
 #define ACCESS CORM_ACCESS
 
@@ -60,21 +61,17 @@ cmem_nic corm_nic_hooks(corm_nicctx *n)
 
 /* ---- completions ---- */
 
-/* Waits for one completion on cq; a failed one or none within `timeout`
- * seconds ends the job. */
-static void wait_wc(struct ibv_cq *cq, struct ibv_wc *wc, double timeout, const char *what)
+/* Waits for one completion on cq, whatever its status; none within
+ * `timeout` seconds ends the job. */
+static void poll_wc(struct ibv_cq *cq, struct ibv_wc *wc, double timeout, const char *what)
 {
 	uint64_t deadline = 0;
 	for (uint32_t spins = 0;; spins++) {
 		int n = ibv_poll_cq(cq, 1, wc);
 		if (n < 0)
 			nm_fatal("corm: ibv_poll_cq failed (%s)", what);
-		if (n == 1) {
-			if (wc->status != IBV_WC_SUCCESS)
-				nm_fatal("corm: %s failed: %s (status %d, QP %u)", what, ibv_wc_status_str(wc->status),
-					 wc->status, wc->qp_num);
+		if (n == 1)
 			return;
-		}
 		if ((spins & 4095) == 4095) {
 			uint64_t now = nm_ticks();
 			if (!deadline)
@@ -83,6 +80,15 @@ static void wait_wc(struct ibv_cq *cq, struct ibv_wc *wc, double timeout, const 
 				nm_fatal("corm: no completion for %s within %.0f s", what, timeout);
 		}
 	}
+}
+
+/* One completion; a failed one ends the job. */
+static void wait_wc(struct ibv_cq *cq, struct ibv_wc *wc, double timeout, const char *what)
+{
+	poll_wc(cq, wc, timeout, what);
+	if (wc->status != IBV_WC_SUCCESS)
+		nm_fatal("corm: %s to the server (rank 0) failed: %s (status %d, QP %u)", what,
+			 ibv_wc_status_str(wc->status), wc->status, wc->qp_num);
 }
 
 static void post_recv(struct ibv_qp *qp, void *buf, uint32_t len, uint32_t lkey, uint64_t id)
@@ -109,6 +115,8 @@ static void post_send(struct ibv_qp *qp, enum ibv_wr_opcode op, void *buf, uint3
 
 typedef struct srv_conn {
 	struct ibv_qp *qp;
+	struct ibv_qp *rqp;            /* the client's READs arrive here */
+	nm_ep rlocal, rremote;
 	uint8_t *send, *recv;
 } srv_conn;
 
@@ -128,10 +136,24 @@ struct corm_server {
 	struct ibv_mr *mr;
 	uint8_t *buf;
 	uint32_t msg_bytes;
+	nm_qp_attr qa;
 	atomic_bool stop;
 };
 
-static uint32_t serve(corm_server *s, int worker, const corm_msg *q, corm_msg *r)
+/* The server's end of connection i's READ QP back to RTS; the client asks
+ * before it resets its own end, so no READ reaches a QP in error. */
+static corm_status reconnect_read_qp(corm_server *s, int i)
+{
+	char err[256];
+	srv_conn *c = &s->c[i];
+	if (nm_qp_reconnect(s->dev, c->rqp, &s->qa, &c->rlocal, &c->rremote, err, sizeof err)) {
+		nm_warn("corm server: connection %d: %s", i, err);
+		return CORM_E_NIC;
+	}
+	return CORM_OK;
+}
+
+static uint32_t serve(corm_server *s, int worker, int conn, const corm_msg *q, corm_msg *r)
 {
 	cmem_heap *h = s->heap;
 	uint32_t max = s->msg_bytes - (uint32_t)sizeof(corm_msg);
@@ -160,6 +182,9 @@ static uint32_t serve(corm_server *s, int worker, const corm_msg *q, corm_msg *r
 	case CORM_RPC_RELEASE:
 		st = cmem_release(h, &r->ptr);
 		break;
+	case CORM_RPC_RECONNECT:
+		st = reconnect_read_qp(s, conn);
+		break;
 	default:
 		break;
 	}
@@ -185,7 +210,7 @@ static void *srv_main(void *arg)
 			if (wc[i].opcode != IBV_WC_RECV)
 				continue;
 			srv_conn *c = &s->c[wc[i].wr_id];
-			uint32_t len = serve(s, w->index, (corm_msg *)c->recv, (corm_msg *)c->send);
+			uint32_t len = serve(s, w->index, (int)wc[i].wr_id, (corm_msg *)c->recv, (corm_msg *)c->send);
 			/* The client sends its next request only after this reply:
 			 * one receive per connection is enough if it is posted
 			 * before the reply. */
@@ -213,8 +238,10 @@ void corm_server_stop(corm_server *s)
 
 void corm_server_free(corm_server *s)
 {
-	for (int i = 0; i < s->nconn; i++)
+	for (int i = 0; i < s->nconn; i++) {
 		ibv_destroy_qp(s->c[i].qp);
+		ibv_destroy_qp(s->c[i].rqp);
+	}
 	for (int i = 0; i < s->nworkers; i++)
 		ibv_destroy_cq(s->w[i].cq);
 	ibv_dereg_mr(s->mr);
@@ -228,6 +255,7 @@ void corm_client_free(corm_client *cl)
 {
 	for (int i = 0; i < cl->n; i++) {
 		ibv_destroy_qp(cl->c[i].qp);
+		ibv_destroy_qp(cl->c[i].rqp);
 		ibv_destroy_cq(cl->c[i].cq);
 		ibv_dereg_mr(cl->c[i].mr);
 		free(cl->c[i].buf);
@@ -247,6 +275,10 @@ static struct ibv_qp *make_qp(nm_dev *d, struct ibv_cq *cq, const nm_qp_attr *qa
 	return qp;
 }
 
+/* Where thread t's endpoint of kind q (0 RPC, 1 READ) sits in the
+ * alltoall arrays, in the block of rank pair `peer`. */
+static size_t ep_index(int T, int peer, int q, int t) { return ((size_t)peer * 2 + (size_t)q) * (size_t)T + (size_t)t; }
+
 void corm_net_setup(nm_dev *d, const nm_qp_attr *qa_in, int T, uint32_t msg_max, uint32_t block_size,
 		    cmem_heap *heap, const corm_classes *cls, corm_server **srv, corm_client **cli)
 {
@@ -258,7 +290,8 @@ void corm_net_setup(nm_dev *d, const nm_qp_attr *qa_in, int T, uint32_t msg_max,
 	qa.max_inline = 0;
 	qa.rnr_retry = 7;
 	uint32_t msg = (uint32_t)nm_align64(sizeof(corm_msg) + msg_max);
-	size_t blk = (size_t)T * sizeof(nm_ep);
+	/* Per rank pair, T RPC endpoints then T READ endpoints. */
+	size_t blk = 2 * (size_t)T * sizeof(nm_ep);
 	nm_ep *send = nm_calloc((size_t)R, blk), *recv = nm_calloc((size_t)R, blk);
 	*srv = NULL;
 	*cli = NULL;
@@ -269,6 +302,7 @@ void corm_net_setup(nm_dev *d, const nm_qp_attr *qa_in, int T, uint32_t msg_max,
 		s->nworkers = T;
 		s->nconn = (R - 1) * T;
 		s->msg_bytes = msg;
+		s->qa = qa;
 		s->w = nm_calloc((size_t)T, sizeof *s->w);
 		s->c = nm_calloc((size_t)(s->nconn ? s->nconn : 1), sizeof *s->c);
 		s->buf = nm_calloc((size_t)(s->nconn ? s->nconn : 1) * 2, msg);
@@ -287,7 +321,11 @@ void corm_net_setup(nm_dev *d, const nm_qp_attr *qa_in, int T, uint32_t msg_max,
 			srv_conn *c = &s->c[i];
 			c->send = s->buf + (size_t)i * 2 * msg;
 			c->recv = c->send + msg;
-			c->qp = make_qp(d, s->w[i % T].cq, &qa, &send[(size_t)(1 + i / T) * T + i % T], &fail, err, sizeof err);
+			c->qp = make_qp(d, s->w[i % T].cq, &qa, &send[ep_index(T, 1 + i / T, 0, i % T)], &fail, err, sizeof err);
+			/* nothing is posted on the READ QP's server end: no completions */
+			if (!fail)
+				c->rqp = make_qp(d, s->w[i % T].cq, &qa, &c->rlocal, &fail, err, sizeof err);
+			send[ep_index(T, 1 + i / T, 1, i % T)] = c->rlocal;
 		}
 		*srv = s;
 	} else {
@@ -304,13 +342,18 @@ void corm_net_setup(nm_dev *d, const nm_qp_attr *qa_in, int T, uint32_t msg_max,
 			c->msg_bytes = msg;
 			c->block_size = block_size;
 			c->cls = cls;
+			c->dev = d;
+			c->qa = qa;
 			c->mr = ibv_reg_mr(d->pd, c->buf, len, ACCESS);
 			c->cq = ibv_create_cq(d->ctx, 32, NULL, NULL, 0);
 			if (!c->mr || !c->cq) {
 				fail = "client buffers or CQ";
 				break;
 			}
-			c->qp = make_qp(d, c->cq, &qa, &send[t], &fail, err, sizeof err);
+			c->qp = make_qp(d, c->cq, &qa, &send[ep_index(T, 0, 0, t)], &fail, err, sizeof err);
+			if (!fail)
+				c->rqp = make_qp(d, c->cq, &qa, &c->rlocal, &fail, err, sizeof err);
+			send[ep_index(T, 0, 1, t)] = c->rlocal;
 		}
 		*cli = cl;
 	}
@@ -319,16 +362,24 @@ void corm_net_setup(nm_dev *d, const nm_qp_attr *qa_in, int T, uint32_t msg_max,
 	if (me == 0) {
 		corm_server *s = *srv;
 		for (int i = 0; i < s->nconn && !fail; i++) {
-			const nm_ep *l = &send[(size_t)(1 + i / T) * T + i % T], *r = &recv[(size_t)(1 + i / T) * T + i % T];
-			if (nm_qp_connect(d, s->c[i].qp, &qa, l, r, err, sizeof err))
+			size_t k = ep_index(T, 1 + i / T, 0, i % T);
+			srv_conn *c = &s->c[i];
+			c->rremote = recv[ep_index(T, 1 + i / T, 1, i % T)];
+			if (nm_qp_connect(d, c->qp, &qa, &send[k], &recv[k], err, sizeof err) ||
+			    nm_qp_connect(d, c->rqp, &qa, &c->rlocal, &c->rremote, err, sizeof err))
 				fail = err;
 			else
-				post_recv(s->c[i].qp, s->c[i].recv, msg, s->mr->lkey, (uint64_t)i);
+				post_recv(c->qp, c->recv, msg, s->mr->lkey, (uint64_t)i);
 		}
 	} else {
-		for (int t = 0; t < T && !fail; t++)
-			if (nm_qp_connect(d, (*cli)->c[t].qp, &qa, &send[t], &recv[t], err, sizeof err))
+		for (int t = 0; t < T && !fail; t++) {
+			corm_conn *c = &(*cli)->c[t];
+			size_t k = ep_index(T, 0, 0, t);
+			c->rremote = recv[ep_index(T, 0, 1, t)];
+			if (nm_qp_connect(d, c->qp, &qa, &send[k], &recv[k], err, sizeof err) ||
+			    nm_qp_connect(d, c->rqp, &qa, &c->rlocal, &c->rremote, err, sizeof err))
 				fail = err;
+		}
 	}
 	free(send);
 	free(recv);
@@ -362,17 +413,39 @@ corm_status corm_rpc(corm_conn *c, corm_rpc_op op, corm_ptr *p, uint32_t user, c
 	return (corm_status)c->rep->status;
 }
 
-void corm_raw_read(corm_conn *c, uint64_t addr, uint32_t rkey, uint32_t len)
+/* After a refused READ both ends of the READ QP are in error (the
+ * responder NAKed it): the server resets its end first, over the RPC QP,
+ * then this end, so the next READ meets two QPs in RTS. */
+static void recover_read_qp(corm_conn *c)
+{
+	char err[256];
+	if (corm_rpc(c, CORM_RPC_RECONNECT, NULL, 0, NULL, 0, NULL, 0) != CORM_OK)
+		nm_fatal("corm: the server (rank 0) could not reset its end of READ QP %u (see its warning)",
+			 c->rremote.qpn);
+	if (nm_qp_reconnect(c->dev, c->rqp, &c->qa, &c->rlocal, &c->rremote, err, sizeof err))
+		nm_fatal("corm: recovering the READ QP after a refused READ: %s", err);
+}
+
+int corm_raw_read(corm_conn *c, uint64_t addr, uint32_t rkey, uint32_t len)
 {
 	struct ibv_wc wc;
-	post_send(c->qp, IBV_WR_RDMA_READ, c->rd, len, c->mr->lkey, addr, rkey, 2);
-	wait_wc(c->cq, &wc, c->timeout, "RDMA READ");
+	post_send(c->rqp, IBV_WR_RDMA_READ, c->rd, len, c->mr->lkey, addr, rkey, 2);
+	poll_wc(c->cq, &wc, c->timeout, "RDMA READ");
+	if (wc.status == IBV_WC_SUCCESS)
+		return 0;
+	if (wc.status == IBV_WC_REM_ACCESS_ERR && c->refusal_ok) {
+		recover_read_qp(c);
+		return CORM_READ_REFUSED;
+	}
+	nm_fatal("corm: RDMA READ of %u bytes at 0x%" PRIx64 " (rkey 0x%x) from the server (rank 0) failed: %s (status %d)",
+		 len, addr, rkey, ibv_wc_status_str(wc.status), wc.status);
 }
 
 corm_slot_state corm_direct_read(corm_conn *c, corm_ptr *p, corm_check chk, void *out, size_t n)
 {
 	uint32_t ss = c->cls->size[p->cls];
-	corm_raw_read(c, p->addr, p->rkey, ss);
+	if (corm_raw_read(c, p->addr, p->rkey, ss))
+		return CORM_SLOT_REFUSED;
 	uint8_t v;
 	corm_slot_state st;
 	if (chk == CORM_CHECK_ID) {
@@ -396,7 +469,8 @@ corm_slot_state corm_scan_read(corm_conn *c, corm_ptr *p, void *out, size_t n)
 {
 	uint64_t base = corm_ptr_base(p, c->block_size);
 	uint32_t ss = c->cls->size[p->cls];
-	corm_raw_read(c, base, p->rkey, c->block_size);
+	if (corm_raw_read(c, base, p->rkey, c->block_size))
+		return CORM_SLOT_REFUSED;
 	int64_t off = corm_block_find(c->rd, ss, c->cls->slots[p->cls], p->id);
 	if (off < 0)
 		return CORM_SLOT_NOT_FOUND;
