@@ -9,7 +9,11 @@
 # host (simulator, figures, report) and checks. Ends with "N passed,
 # N failed".
 cd "$(dirname "$0")/.." || exit 1
-pass=0; fail=0
+pass=0; fail=0; skipped=0
+skipped_of() { n=$(echo "$1" | sed -n 's/.*, \([0-9]*\) skipped.*/\1/p'); echo "${n:-0}"; }
+# A lane's summary line is "N passed, N failed" with ", N skipped" when a
+# check could not be made on this host; skips are shown and added up, never
+# counted as passes.
 tally() { # tally NAME LOGFILE [PREFIX]
 	line=$(grep -E "^${3:-}[0-9]+ passed, [0-9]+ failed" "$2" | tail -1 | sed "s/^${3:-}//")
 	if [ -z "$line" ]; then
@@ -17,7 +21,8 @@ tally() { # tally NAME LOGFILE [PREFIX]
 		fail=$((fail + 1))
 	else
 		pass=$((pass + $(echo "$line" | cut -d' ' -f1)))
-		fail=$((fail + $(echo "$line" | cut -d' ' -f3)))
+		fail=$((fail + $(echo "$line" | cut -d' ' -f3 | tr -d ,)))
+		skipped=$((skipped + $(skipped_of "$line")))
 		echo "== $1: $line ($(( $(date +%s) - lane_start )) s)"
 	fi
 }
@@ -66,5 +71,5 @@ else
 		grep -E '^(not ok|[0-9]+ passed)|netmem-(vm|cluster)|^cluster:'
 	tally cluster "$log"
 fi
-echo "$pass passed, $fail failed"
+echo "$pass passed, $fail failed, $skipped skipped"
 [ "$fail" -eq 0 ]

@@ -5,7 +5,8 @@
 # N failed" over all of them.
 cd "$(dirname "$0")/../.." || exit 1
 [ $# -gt 0 ] || set -- tests/integration/test_*.sh
-pass=0; fail=0
+pass=0; fail=0; skipped=0
+skipped_of() { n=$(echo "$1" | sed -n 's/.*, \([0-9]*\) skipped.*/\1/p'); echo "${n:-0}"; }
 for t in "$@"; do
 	echo "# $t"
 	out=$(mktemp)
@@ -17,6 +18,7 @@ for t in "$@"; do
 	else
 		pass=$((pass + $(echo "$line" | cut -d' ' -f1)))
 		fail=$((fail + $(echo "$line" | cut -d' ' -f3)))
+		skipped=$((skipped + $(skipped_of "$line")))
 	fi
 	# Per-file times show where the lane's minutes go (README, "Tests").
 	echo "# $t: ${line:-no summary} ($(( $(date +%s) - start )) s)"
@@ -24,5 +26,5 @@ for t in "$@"; do
 done
 # A distinct closing line: a run cut short (VM timeout) must not be mistaken
 # for the last test file's summary.
-echo "integration: $pass passed, $fail failed"
+echo "integration: $pass passed, $fail failed, $skipped skipped"
 [ "$fail" -eq 0 ]

@@ -17,7 +17,6 @@ nm_setup ops
 
 nodes=$(ls -d /sys/devices/system/node/node[0-9]* 2>/dev/null | wc -l)
 [ "$nodes" -ge 1 ] || nodes=1
-skip() { T_N=$((T_N + 1)); echo "ok $T_N - # SKIP $*"; }
 # expect_refused "what" PATTERN NAME ARGS...: a placement this guest cannot
 # honour, found when the point runs: exit 2 and one error line matching
 # PATTERN from rank 0 (the Soft-RoCE note before it is not an error).
@@ -73,9 +72,9 @@ if [ "$nodes" -eq 1 ]; then
 		"sweep nic,other resolves other to node 1" "initiator memory follows --cpu-node" \
 		"loopback rank: buffer and threads on different nodes" "misplaced page marks the point invalid" \
 		"server workers and load on node 1" "numa-kv client-local and both-remote"; do
-		skip "two-node check ($what): this guest has one NUMA node; run tests/integration/numa/run.sh"
+		skip "two-node check ($what)" "this guest has one NUMA node; run tests/integration/numa/run.sh"
 	done
-	skip "checks that hold on any node count (no placement, bad input, a missing node, server workers, load, numa-kv, cache, per-QP latency, numa-matrix, plots, MTU sweep, metadata): the NUMA lane runs them on two nodes"
+	skip "checks that hold on any node count (no placement, bad input, a missing node, server workers, load, numa-kv, cache, per-QP latency, numa-matrix, plots, MTU sweep, metadata)" "the NUMA lane runs them on two nodes"
 	t_summary
 	exit
 fi
@@ -154,7 +153,7 @@ if command -v gnuplot >/dev/null; then
 	check "plots/numa_cache.gp draws warm and flush" plot_ok numa_cache cache
 	check "plots/numa_fig3c.gp draws per_qp" plot_ok numa_fig3c qp2
 else
-	for gp in numa_matrix numa_cache numa_fig3c; do skip "plots/$gp.gp: no gnuplot"; done
+	for gp in numa_matrix numa_cache numa_fig3c; do skip "plots/$gp.gp draws" "no gnuplot"; done
 fi
 
 # --mtu sweeps inside one job; an MTU above the port's (rxe on dummy0: 1024) is a skipped point
@@ -168,7 +167,7 @@ if [ "$nodes" -ge 2 ]; then
 	for what in "--buf-node other refused" "--cpu-node other refused" "sweep nic,other skips other" \
 		"--inject misplace refused" "one node named in not_numa_real" "--load-node other refused" \
 		"load sweep skips other" "numa-kv sweep skips client-local" "numa-kv value size"; do
-		skip "one-node check ($what): this guest has $nodes NUMA nodes"
+		skip "one-node check ($what)" "this guest has $nodes NUMA nodes"
 	done
 	# 9. node 1: buffer pages and threads where asked, before and after the run
 	nm_run n1 2 --op read,write -n 50 --buf-node 1 --cpu-node 1
