@@ -1,4 +1,5 @@
-/* Computing the papers' claims from a run's documents (harness/claims.h). */
+/* Computing the papers' claims from a run's documents
+ * (harness/analysis/claims.h). */
 #include "claims.h"
 #include "alloc.h"
 #include "log.h"

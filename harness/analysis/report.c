@@ -2,9 +2,9 @@
  * RUN_DIR/report.md and RUN_DIR/index.html (self-contained): per paper, each
  * figure of the run beside the paper figure it regenerates, the document it
  * was drawn from (sweep, command, hardware, point validity), and the claims
- * table (harness/claims.h) with a verdict per claim. Emulated (Soft-RoCE),
- * "NUMA not real" and simulated numbers are marked and never counted as
- * hardware reproductions. */
+ * table (harness/analysis/claims.h) with a verdict per claim. Emulated
+ * (Soft-RoCE), "NUMA not real" and simulated numbers are marked and never
+ * counted as hardware reproductions. */
 #include "alloc.h"
 #include "claims.h"
 #include "experiment.h"

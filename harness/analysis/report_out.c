@@ -1,4 +1,4 @@
-/* Markdown and HTML rendering of the report (harness/report_out.h). */
+/* Markdown and HTML rendering of the report (harness/analysis/report_out.h). */
 #include "report_out.h"
 #include "alloc.h"
 #include <stdint.h>

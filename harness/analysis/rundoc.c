@@ -1,4 +1,4 @@
-/* Reading a run directory back (harness/rundoc.h). */
+/* Reading a run directory back (harness/analysis/rundoc.h). */
 #include "rundoc.h"
 #include "alloc.h"
 #include "log.h"

@@ -8,7 +8,7 @@
  *
  * The NIC is not part of this module: registering a new block VA, and
  * restoring one-sided access after a VA was remapped, go through cmem_nic
- * hooks (workloads/cmem_nic.c), so the heap is unit-tested on a host
+ * hooks (workloads/corm/corm_net.c), so the heap is unit-tested on a host
  * without RDMA.
  *
  * Decisions where the paper is silent (digest section 5):

@@ -10,8 +10,8 @@
 
 /* ------------------------------------------------------------- rng ---- */
 
-/* The suite's xoshiro256** (primitives/ycsb.h), seeded from splitmix64(seed)
- * as one stream: reproducible across platforms. */
+/* The suite's xoshiro256** (primitives/gen/ycsb.h), seeded from
+ * splitmix64(seed) as one stream: reproducible across platforms. */
 static void rng_seed(ycsb_rng *r, uint64_t seed) { ycsb_rng_seed(r, seed, 0, 0); }
 
 /* ------------------------------------------------------------ Fig. 7 ---- */

@@ -2,8 +2,8 @@
  * 7.1): n accounts striped over the homes (account i lives on home i mod H,
  * at index i / H there), each home's accounts split into `locks_per_home`
  * blocks of consecutive indexes, one lock per block. Lock keys follow the
- * lock table's contiguous ranges (primitives/lock.h): block s of home h is
- * key h * P + s, homed with its accounts.
+ * lock table's contiguous ranges (primitives/locks/lock.h): block s of home
+ * h is key h * P + s, homed with its accounts.
  *
  * A balance is a signed 48-bit integer stored with a 16-bit tag computed
  * from the account number and the balance, so a word that was torn, written

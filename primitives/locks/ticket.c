@@ -46,7 +46,7 @@
  *   waits for its completion, like every lock helper.
  * - Release fence: none of the lock's own. LOCO lets the caller choose the
  *   fence scope of a release; in this interface the caller fences its
- *   critical-section data itself (workloads/lock.c fences towards the
+ *   critical-section data itself (workloads/locks/lock.c fences towards the
  *   counter's home before calling release). Our WRITE of now_serving travels
  *   on the same QP as anything the caller wrote to the home, and WRITEs on
  *   one RC QP are placed in order. A local hand-over needs no RDMA at all:

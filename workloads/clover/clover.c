@@ -2,7 +2,8 @@
  * ATC'20, as the in-network contention paper of Grant and Snoeren describes
  * it; digest clover.md 3.1 and 3.2) over raw verbs, with that paper's
  * contention resolution in the packet path (--resolve; the path itself is
- * workloads/clover_path.c, its algorithm primitives/clover_resolve.h).
+ * workloads/clover/clover_path.c, its algorithm
+ * primitives/packet/clover_resolve.h).
  *
  * Roles, from the rank layout: rank 0 is the metadata server, the last
  * --memory-nodes ranks are memory nodes, the ranks in between are clients
@@ -39,8 +40,8 @@
  * linked only by the CAS that acknowledges its write).
  *
  * Decisions the paper leaves open, taken here:
- * - Allocation: the metadata server (rank 0, workloads/clover_ms.c) hands
- *   out free version slots in batches of 16 by RPC over SEND/RECV, as
+ * - Allocation: the metadata server (rank 0, workloads/clover/clover_ms.c)
+ *   hands out free version slots in batches of 16 by RPC over SEND/RECV, as
  *   Clover's does; a thread keeps what is left of a batch for its next
  *   updates to that memory node. The RPC is one of the update's round trips.
  * - No garbage collection: versions are never reused, so chains grow for
@@ -108,7 +109,7 @@ static void cl_counters_init(void)
 }
 
 /* Where the clients' packets go: straight to the memory node, or through
- * the packet path (workloads/clover_path.c) with rewriting off or on. */
+ * the packet path (workloads/clover/clover_path.c) with rewriting off or on. */
 typedef enum { CL_RESOLVE_NONE, CL_RESOLVE_OFF, CL_RESOLVE_ON } cl_resolve;
 static const char *const cl_resolve_names[] = {"none", "off", "on"};
 

@@ -2,8 +2,8 @@
  * digest clover.md 3.3) where RoCEv2 packets really pass. There is no
  * programmable switch here; netfilter's NFQUEUE hands every RoCEv2 packet
  * (UDP port 4791) of this host to this process, which runs it through the
- * pure rewrite module (primitives/clover_resolve.h) and sends it on, edited
- * or not. Nothing is dropped by choice.
+ * pure rewrite module (primitives/packet/clover_resolve.h) and sends it on,
+ * edited or not. Nothing is dropped by choice.
  *
  * Where it must run (see the README, "netmem clover"):
  * - Soft-RoCE: on the memory node's host, hook `local` (input: the clients'
@@ -248,7 +248,7 @@ static int state_table(const json_t *spec)
 	const json_t *v = json_object_get(spec, "state_table");
 	size_t conns = (size_t)nm_cfg_int(spec, "conns"), i;
 	const json_t *k;
-	printf("# keys_tracked state_bytes (connections: %zu; netmem clover-path's tables, primitives/clover_resolve.h)\n",
+	printf("# keys_tracked state_bytes (connections: %zu; netmem clover-path's tables, primitives/packet/clover_resolve.h)\n",
 	       conns);
 	if (!json_is_array(v)) {
 		printf("%" PRId64 " %zu\n", (int64_t)json_integer_value(v), nm_rw_state_bytes((size_t)json_integer_value(v), conns));

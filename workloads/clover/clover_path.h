@@ -1,7 +1,7 @@
 /* The packet path of netmem clover's contention resolution: a process that
  * sits where the clients' RoCEv2 packets really pass (netfilter's NFQUEUE on
  * the memory node's host, or on a Linux host routing between clients and
- * memory nodes) and hands each packet to primitives/clover_resolve.h.
+ * memory nodes) and hands each packet to primitives/packet/clover_resolve.h.
  *
  * `netmem clover-path` is that process (see its --help); netmem clover starts
  * and stops one per point through these calls, with rewriting off or on, so

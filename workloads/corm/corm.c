@@ -1,9 +1,9 @@
 /* netmem corm: CoRM, compactable remote memory whose one-sided reads
  * survive compaction (CoRM paper, SIGMOD '21; digest corm.md).
  *
- * Rank 0 is the server (CoRM's memory, primitives/corm_heap.h, and -T RPC
+ * Rank 0 is the server (CoRM's memory, primitives/corm/corm_heap.h, and -T RPC
  * worker threads); ranks 1.. are clients with -T threads, one RC QP each
- * (workloads/corm_net.c). Benches (--bench):
+ * (workloads/corm/corm_net.c). Benches (--bench):
  *   latency     Figs. 9/10: raw READ and raw RPC, Alloc, Free, RPC Read and
  *               Write, DirectRead, ScanRead, an RPC read through an indirect
  *               pointer, ReleasePtr; one at a time, --iters each.
@@ -17,12 +17,12 @@
  *               --interval as a time series; then every survivor is read
  *               through its pointer from before the compaction.
  *   remap       Fig. 8: one block remapped per strategy on the server, and
- *               the first READ after each remap (workloads/corm_remap.c).
+ *               the first READ after each remap (workloads/corm/corm_remap.c).
  * Every bench loads --objects objects of --size bytes per client thread and
  * checks every read (corm_bench.c): a lost object or stale bytes make the
  * point invalid. The remap strategy (--strategy) is probed on the device and
  * recorded with what the device supports, including real READs through an
- * ODP MR (workloads/corm_probe.c): a device whose ODP READs ignore the
+ * ODP MR (workloads/corm/corm_probe.c): a device whose ODP READs ignore the
  * in-page offset (rxe) is named, and the DirectRead misses it explains are
  * counted apart from those the compaction causes.
  *

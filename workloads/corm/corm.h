@@ -1,5 +1,5 @@
-/* netmem corm: CoRM's server and clients over raw verbs (workloads/corm.c
- * drives them). Rank 0 is the server: CoRM's memory (primitives/corm_heap.h)
+/* netmem corm: CoRM's server and clients over raw verbs (workloads/corm/corm.c
+ * drives them). Rank 0 is the server: CoRM's memory (primitives/corm/corm_heap.h)
  * and -T worker threads answering RPCs over SEND/RECV; the other ranks are
  * clients, -T threads each with one RC QP to the server. MPI only carries
  * the QP endpoints. */
@@ -23,7 +23,7 @@ extern const char *const corm_remap_names[CORM_NSTRATS];
 
 #define CORM_ACCESS (IBV_ACCESS_LOCAL_WRITE | IBV_ACCESS_REMOTE_READ | IBV_ACCESS_REMOTE_WRITE)
 
-/* What the device can do, probed once (workloads/corm_probe.c). */
+/* What the device can do, probed once (workloads/corm/corm_probe.c). */
 typedef struct corm_caps {
 	bool odp_rc_read;        /* explicit ODP MRs readable over RC */
 	int rereg_errno;         /* 0: rereg with a new translation worked */

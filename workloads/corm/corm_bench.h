@@ -1,5 +1,5 @@
-/* netmem corm's client threads (workloads/corm_bench.c) and the server's
- * local reads (workloads/corm_local.c): what each bench does, and the
+/* netmem corm's client threads (workloads/corm/corm_bench.c) and the server's
+ * local reads (workloads/corm/corm_local.c): what each bench does, and the
  * counters they keep in the harness's measure (harness/measure.h). */
 #ifndef NM_CORM_BENCH_H
 #define NM_CORM_BENCH_H
@@ -113,6 +113,6 @@ void corm_thread_unload(corm_thread *th);     /* free every survivor */
  * objects of its own heap with CoRM's check, FaRM's or a plain memcpy. */
 void corm_local_bench(nm_ctx *ctx, const corm_point *p, cmem_heap *h, nm_measure *ms);
 
-/* --bench remap (Fig. 8), on the server (workloads/corm_remap.c). */
+/* --bench remap (Fig. 8), on the server (workloads/corm/corm_remap.c). */
 void corm_remap_bench(nm_ctx *ctx, const corm_point *p, corm_remap strat, json_t *out);
 #endif

@@ -1,6 +1,6 @@
 /* netmem corm's verbs: the heap's registration hooks, the RC QPs between
  * server and clients, the server's RPC workers and the client's operations
- * (corm.h). The device probe is workloads/corm_probe.c. */
+ * (corm.h). The device probe is workloads/corm/corm_probe.c. */
 #include "corm.h"
 #include "alloc.h"
 #include "boot.h"

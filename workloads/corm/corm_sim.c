@@ -2,7 +2,7 @@
  * NIC (CoRM Fig. 7 and Figs. 17-19), on the host.
  *
  * A tool, not a measured job (no MPI, no RDMA device): it drives the model of
- * primitives/corm_model.h, where the decisions the paper leaves open are
+ * primitives/corm/corm_model.h, where the decisions the paper leaves open are
  * stated. Three modes:
  *   prob       Fig. 7: the probability that two blocks of a size class and an
  *              occupancy can be merged, for Mesh (offsets) and CoRM-n (IDs),
@@ -76,7 +76,7 @@ static const char sim_details[] =
 	"\n"
 	"The document's summary entries are what netmem table reads, e.g.\n"
 	"  netmem table out.json --x free_pct --y active_mib --series strategy --where size=256\n"
-	"Decisions the paper leaves open: primitives/corm_model.h.\n"
+	"Decisions the paper leaves open: primitives/corm/corm_model.h.\n"
 	"\n"
 	"Examples:\n"
 	"  netmem corm-sim --mode prob --mc 20000 -o fig7.json\n"

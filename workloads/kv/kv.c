@@ -2,23 +2,23 @@
  * 7.2, Fig. 5), against a Sherman-style variant and a real Redis.
  *
  * Systems (--system, sweepable):
- *   loco     LOCO's kvstore (primitives/kvstore.h): slots in every node's
+ *   loco     LOCO's kvstore (workloads/kv/kv_loco.c): slots in every node's
  *            registered memory, a local index per node, ticket locks k mod
  *            --locks, a tracker thread per node for index updates; lookups
  *            are one READ, validated by checksum and counter.
  *   sherman  a variant of this suite in the style of Sherman (not Sherman
- *            itself, workloads/kv_sherman.c): lock word with the data,
+ *            itself, workloads/kv/kv_sherman.c): lock word with the data,
  *            taken by RDMA CAS, write and release posted together,
  *            lookups READ a whole leaf of --leaf entries.
  *   redis    Debian's redis-server, started by the ranks on their own nodes
  *            (ceil(threads/4) instances per node, no replication, no
  *            persistence), driven through hiredis with --window commands in
  *            flight per thread, keys placed by Redis Cluster's hash slots
- *            (workloads/kv_redis.c).
+ *            (workloads/kv/kv_redis.c).
  *
  * One rank per node, -T application threads per rank; each keeps up to
  * --window operations in flight, each started and completed on its own
- * (kv.h). Keys are ranks of YCSB's generator (primitives/ycsb.h), hashed
+ * (kv.h). Keys are ranks of YCSB's generator (primitives/gen/ycsb.h), hashed
  * by XXH64; the store is prefilled with ranks 0 .. prefill-1 (not timed);
  * inserts (YCSB's D, or --mix with insert) take new ranks up to --keys.
  *

@@ -1,6 +1,7 @@
-/* netmem kv: what the key-value systems of LOCO's Fig. 5 share (workloads/kv.c
- * runs them): the decoded point, the key and value encodings, the checks
- * every read goes through, the tally, and the per-operation history.
+/* netmem kv: what the key-value systems of LOCO's Fig. 5 share
+ * (workloads/kv/kv.c runs them): the decoded point, the key and value
+ * encodings, the checks every read goes through, the tally, and the
+ * per-operation history.
  *
  * A system (LOCO kvstore, the Sherman-style variant, the Redis baseline) is
  * one kv_system: it sets up its store, prefills it, and runs its client

@@ -6,8 +6,8 @@
  * ticket locks, and the tracker's rings. A slot is
  *   [key | value (value-size bytes) | counter << 1 | valid | checksum]
  * with the checksum XXH64 of the words before it. Per node in process
- * memory: the local index (key -> node, slot, counter; primitives/kvindex.h)
- * and the free slots of the node.
+ * memory: the local index (key -> node, slot, counter;
+ * primitives/loco/kvindex.h) and the free slots of the node.
  *
  * Operations (the digest's steps; linearization points as Appendix C):
  *   get     index lookup under the read lock; one RDMA READ of the slot (a

@@ -170,7 +170,7 @@ static void cas_post(sh_thr *t, sh_op *o)
  * On Soft-RoCE an RDMA CAS of our id back to 0 instead: rxe stores a failed
  * CAS's loaded word back, so a waiter's failing test-and-set can undo a
  * release WRITE that lands in between and leave the leaf locked by nobody
- * (the spinlock met the same, primitives/spinlock.c). */
+ * (the spinlock met the same, primitives/locks/spinlock.c). */
 static void release_post(sh_thr *t, sh_op *o, sh_state next)
 {
 	sh_job *j = t->j;

@@ -1,12 +1,13 @@
 /* netmem barrier: barrier latency vs node count, LOCO's Fig. 1b program
  * (TEST_ITERS times: t0 = now; barrier; t1 = now; record t1 - t0), for
- *   sst  LOCO's SST barrier of Fig. 1a over raw verbs (primitives/barrier.h)
+ *   sst  LOCO's SST barrier of Fig. 1a over raw verbs
+ *        (primitives/loco/barrier.h)
  *   mpi  MPI_Barrier on a communicator of the same ranks (the baseline; the
  *        only place MPI runs inside a measured loop in this file)
  * with the first --nodes K ranks of the job taking part; the others sit the
  * point out. One process per node as in LOCO; every participant measures.
  *
- * The fence (sst), issued before each episode's push (primitives/barrier.h
+ * The fence (sst), issued before each episode's push (primitives/loco/barrier.h
  * says what each guarantees): --fence read, the default and LOCO's, its
  * global fence: a zero-length RDMA READ on each QP with WRITEs since the
  * last fence (in back-to-back barriers one per peer, behind the previous

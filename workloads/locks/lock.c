@@ -30,8 +30,8 @@
  * iteration count per thread, warm-up excluded, one measured interval for
  * every thread (harness/measure.h); one RC QP per
  * (thread, rank), loopback to the own rank included, unless --qp-layout
- * thread-pair asks for the paper's layout (primitives/lock.h; the QPs on the
- * busiest NIC go into effective.qps_per_nic); keys drawn with a
+ * thread-pair asks for the paper's layout (primitives/locks/lock.h; the QPs on
+ * the busiest NIC go into effective.qps_per_nic); keys drawn with a
  * per-thread xorshift generator seeded from (seed, rank, thread). */
 #include "alloc.h"
 #include "boot.h"

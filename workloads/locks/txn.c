@@ -2,7 +2,7 @@
  * 7.1, Fig. 4b): transfers between accounts under two locks.
  *
  * A bank of --accounts accounts is striped over the workers' homes
- * (primitives/accounts.h); each home's accounts are cut into blocks, one
+ * (primitives/gen/accounts.h); each home's accounts are cut into blocks, one
  * lock per block, --locks-per-thread locks per worker. A transaction picks
  * two distinct accounts uniformly, takes their locks in key order (one lock
  * when both share it), reads both balances, moves a random amount

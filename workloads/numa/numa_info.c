@@ -5,8 +5,8 @@
  * and one sentence that says it plainly (also on a single-node machine). */
 #include "experiment.h"
 #include "log.h"
-#include "../numa/nodes.h"
-#include "../numa/placement.h"
+#include "../../numa/nodes.h"
+#include "../../numa/placement.h"
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>

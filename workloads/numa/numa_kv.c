@@ -58,7 +58,7 @@
 #include "mesh.h"
 #include "rdma.h"
 #include "workers.h"
-#include "../numa/point.h"
+#include "../../numa/point.h"
 #include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>

@@ -16,10 +16,10 @@
 #include "experiment.h"
 #include "log.h"
 #include "opt.h"
-#include "../numa/hammer.h"
-#include "../numa/mem.h"
-#include "../numa/nodes.h"
-#include "../numa/pages.h"
+#include "../../numa/hammer.h"
+#include "../../numa/mem.h"
+#include "../../numa/nodes.h"
+#include "../../numa/pages.h"
 #include <errno.h>
 #include <poll.h>
 #include <stdio.h>

@@ -29,9 +29,9 @@
 #include "clock.h"
 #include "experiment.h"
 #include "rng.h"
-#include "../numa/mem.h"
-#include "../numa/nodes.h"
-#include "../numa/pages.h"
+#include "../../numa/mem.h"
+#include "../../numa/nodes.h"
+#include "../../numa/pages.h"
 #include <inttypes.h>
 #include <numa.h>
 #include <sched.h>

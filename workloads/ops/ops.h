@@ -8,7 +8,7 @@
 #include "rng.h"
 #include "stats.h"
 #include "workers.h"
-#include "../numa/point.h"
+#include "../../numa/point.h"
 
 #define SERIES_CAP 4096
 #define CAS_BASE 64

@@ -1,11 +1,11 @@
 /* netmem ycsb: YCSB request traces and their statistics, on the host.
  *
  * A tool, not a measured job (no MPI, no RDMA device): it drives the
- * generator of primitives/ycsb.h, which the key-value experiments use on
+ * generator of primitives/gen/ycsb.h, which the key-value experiments use on
  * their hot path, and writes what it draws as a trace, or checks the draws
  * against the exact probabilities (--stats), or reads a trace back (--replay).
  *
- * Trace format (primitives/ycsb.h has the full statement): one request per
+ * Trace format (primitives/gen/ycsb.h has the full statement): one request per
  * line, `OP KEY`, or `scan KEY LEN`; OP is read, update, insert, scan or rmw,
  * or Clover's number (0 = read, anything else = write, read back as update).
  * --format clover writes 0/1, the form Clover's harness replays.
@@ -82,7 +82,7 @@ static const char ycsb_details[] =
 	"Streams are deterministic for (seed, rank, thread) and disjoint across\n"
 	"ranks and threads. Inserts (workloads d, e) take keys records, records+1,\n"
 	"...; 'latest' follows them. Definitions and deviations from YCSB:\n"
-	"primitives/ycsb.h.\n"
+	"primitives/gen/ycsb.h.\n"
 	"\n"
 	"Examples:\n"
 	"  netmem ycsb -w a -r 100000 -n 1000000 -o a.trace\n"
