@@ -9,20 +9,27 @@ MPICC   ?= mpicc
 CSTD    := -std=c17 -D_GNU_SOURCE
 WARN    := -Wall -Wextra -Werror -Wshadow -Wno-unused-parameter -Wno-missing-field-initializers
 OPT     ?= -O2 -g
-CPPFLAGS+= -Iharness -Inuma -Iprimitives -Iworkloads \
+# Sources one folder deep: an experiment family per folder under workloads/,
+# primitives by kind under primitives/, harness/analysis/ beside the harness.
+SRC_GLOBS := harness/* harness/*/* numa/* primitives/* primitives/*/* workloads/*/*
+SRCS    := $(wildcard $(SRC_GLOBS:%=%.c))
+HDRS    := $(wildcard $(SRC_GLOBS:%=%.h))
+OBJS    := $(SRCS:%.c=build/%.o) build/build_id.o
+# One -I per folder that holds a source or header, so #include "x.h" finds x.h
+# wherever its family keeps it.
+SRC_DIRS := $(patsubst %/,%,$(sort $(dir $(SRCS) $(HDRS))))
+
+CPPFLAGS+= $(addprefix -I,$(SRC_DIRS)) \
            -DNM_VERSION='"$(VERSION)"' -DNM_GIT='"$(GIT)"'
 CFLAGS  += $(CSTD) $(WARN) $(OPT) -pthread
 LDLIBS  := -libverbs -lnuma -lhwloc -ljansson -lhiredis -lxxhash -lnetfilter_queue -lnfnetlink -lz -lm -pthread
 
-SRCS    := $(wildcard harness/*.c numa/*.c primitives/*.c workloads/*.c)
-HDRS    := $(wildcard harness/*.h numa/*.h primitives/*.h workloads/*.h)
-OBJS    := $(SRCS:%.c=build/%.o) build/build_id.o
-
 # Modules the unit tests link without MPI or an RDMA device.
 UNIT_MODS := harness/stats.c harness/opt.c harness/result.c harness/durable.c harness/points.c \
              harness/clock.c harness/log.c harness/hosts.c harness/nic_counters.c harness/stall.c \
-             primitives/ycsb.c primitives/accounts.c harness/measure.c harness/alloc.c primitives/corm_model.c \
-             primitives/roce_pkt.c primitives/clover_resolve.c primitives/corm_slot.c primitives/corm_heap.c \
+             primitives/gen/ycsb.c primitives/gen/accounts.c harness/measure.c harness/alloc.c \
+             primitives/corm/corm_model.c primitives/packet/roce_pkt.c primitives/packet/clover_resolve.c \
+             primitives/corm/corm_slot.c primitives/corm/corm_heap.c \
              tests/unit/boot_single.c
 UNIT_SRCS := $(wildcard tests/unit/test_*.c)
 UNIT_BINS := $(UNIT_SRCS:tests/unit/%.c=build/tests/%)
@@ -61,7 +68,7 @@ build/tests/netmem-otherbuild: $(filter-out build/build_id.o,$(OBJS))
 	@printf 'const char nm_build_id[] = "other-build";\n' >build/tests/otherbuild_id.c
 	@$(MPICC) $(CFLAGS) -o $@ $^ build/tests/otherbuild_id.c $(LDLIBS)
 
-build/tests/%: tests/unit/%.c tests/unit/tap.h $(UNIT_MODS) $(wildcard harness/*.h primitives/*.h)
+build/tests/%: tests/unit/%.c tests/unit/tap.h $(UNIT_MODS) $(filter harness/% primitives/%,$(HDRS))
 	@mkdir -p $(@D)
 	@echo "  CC+SAN  $<"
 	@$(CC) $(CPPFLAGS) $(CSTD) $(WARN) -O1 -g $(SAN) -pthread -Itests/unit -o $@ $< $(UNIT_MODS) -ljansson -lz -lm
@@ -69,16 +76,16 @@ build/tests/%: tests/unit/%.c tests/unit/tap.h $(UNIT_MODS) $(wildcard harness/*
 # ALock's Fig. 2 trace on real verbs, run by tests/integration/test_alock_trace.sh:
 # alock_trace.c against the harness, primitives and NUMA objects (no netmem main).
 TRACE_OBJS := $(filter-out build/harness/main.o,$(filter build/harness/% build/primitives/% build/numa/% build/build_id.o,$(OBJS)))
-build/tests/alock_trace: tests/integration/alock_trace.c $(TRACE_OBJS) $(wildcard harness/*.h numa/*.h primitives/*.h)
+build/tests/alock_trace: tests/integration/alock_trace.c $(TRACE_OBJS) $(filter harness/% numa/% primitives/%,$(HDRS))
 	@mkdir -p $(@D)
 	@echo "  CC+LD   $@"
 	@$(MPICC) $(CPPFLAGS) $(CFLAGS) -o $@ $< $(TRACE_OBJS) $(LDLIBS)
 
 # ns per draw of the YCSB generator (-O2, no sanitizers); not a test.
 .PHONY: bench-ycsb
-bench-ycsb: tests/bench/ycsb-bench.c primitives/ycsb.c primitives/ycsb.h harness/log.c
+bench-ycsb: tests/bench/ycsb-bench.c primitives/gen/ycsb.c primitives/gen/ycsb.h harness/log.c
 	@mkdir -p build/bench
-	$(CC) $(CPPFLAGS) $(CSTD) $(WARN) -O2 -g -o build/bench/ycsb-bench tests/bench/ycsb-bench.c primitives/ycsb.c harness/log.c -lm
+	$(CC) $(CPPFLAGS) $(CSTD) $(WARN) -O2 -g -o build/bench/ycsb-bench tests/bench/ycsb-bench.c primitives/gen/ycsb.c harness/log.c -lm
 	build/bench/ycsb-bench
 
 # Per-point cost of the result journal (-O2, no sanitizers); not a test:
@@ -92,8 +99,8 @@ build/bench/journal-bench: tests/bench/journal-bench.c $(JOURNAL_MODS) harness/r
 # (tests/bench/ops-hotpath.sh); not a test.
 HOTPATH_MODS := harness/measure.c harness/stats.c harness/clock.c harness/log.c harness/alloc.c \
                 harness/rdma.c tests/unit/boot_single.c
-build/bench/ops-hotpath: tests/bench/ops-hotpath.c workloads/ops_loop.c workloads/ops.h $(HOTPATH_MODS) \
-                         $(wildcard harness/*.h)
+build/bench/ops-hotpath: tests/bench/ops-hotpath.c workloads/ops/ops_loop.c workloads/ops/ops.h \
+                         $(HOTPATH_MODS) $(filter harness/%,$(HDRS))
 	@mkdir -p $(@D)
 	$(CC) $(CPPFLAGS) $(CSTD) $(WARN) $(OPT) $(shell $(MPICC) --showme:compile) -pthread -o $@ $< \
 		$(HOTPATH_MODS) -libverbs -ljansson -lm

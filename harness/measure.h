@@ -19,8 +19,8 @@
  * away.
  *
  * A tally. A workload names its counters once, as an enum and a table of
- * nm_counter indexed by it (workloads/txn.c); every thread counts into its
- * own nm_meter, the rank may add its own totals, and nm_measure_gather
+ * nm_counter indexed by it (workloads/locks/txn.c); every thread counts into
+ * its own nm_meter, the rank may add its own totals, and nm_measure_gather
  * folds everything at rank 0 together with the latency histograms, the
  * per-thread rates and the first error any thread or rank recorded.
  *

@@ -1,5 +1,5 @@
 /* The independent load of the paper's section V-C as a separate process:
- * `netmem numa-load` (workloads/numa_load.c) started with posix_spawn (no
+ * `netmem numa-load` (workloads/numa/numa_load.c) started with posix_spawn (no
  * fork of a process holding registered memory), talking over two pipes:
  * it prints one JSON line once its buffer is placed and its threads run,
  * and stops when its stdin closes, printing a final JSON line with its

@@ -4,7 +4,7 @@
 # redis-server is the kv experiment's baseline (started by the ranks, never as a
 # service); openssh-server is for the cluster lane's guests (tests/vm/netmem-cluster):
 # they run its sshd with a configuration of their own; the host's needs none.
-# zlib1g-dev: crc32() for the RoCEv2 ICRC (primitives/roce_pkt.c); libnetfilter-queue-dev and
+# zlib1g-dev: crc32() for the RoCEv2 ICRC (primitives/packet/roce_pkt.c); libnetfilter-queue-dev and
 # nftables: netmem clover-path, Clover's contention resolution in the packet path (NFQUEUE).
 PKGS="build-essential make pkg-config git ca-certificates
       rdma-core ibverbs-providers ibverbs-utils libibverbs-dev librdmacm-dev perftest

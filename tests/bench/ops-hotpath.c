@@ -11,7 +11,7 @@
  * latency, one clock read, post and spin on the CQ per iteration; bandwidth,
  * a clock read per post into an array, the signaled flag toggled by a
  * modulo of the post count, completions polled 16 at a time. */
-#include "../../workloads/ops_loop.c"
+#include "../../workloads/ops/ops_loop.c"
 #include <stdio.h>
 #include <stdlib.h>
 

@@ -1,4 +1,4 @@
-/* CoRM's server memory (primitives/cmem_heap.h, corm_slot.h) on the host:
+/* CoRM's server memory (primitives/corm/corm_heap.h, corm_slot.h) on the host:
  * the slot layout and reader check, allocation with unique IDs, pointer
  * correction, and compaction: every live object stays readable through its
  * old pointer, both by the server and by a one-sided read of the old

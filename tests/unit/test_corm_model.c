@@ -1,7 +1,7 @@
-/* CoRM's memory model (primitives/corm_model.h): the compaction probability
- * against the digest's reference values and against Monte Carlo, the size
- * classes, the merge rules of Mesh and CoRM, and conservation and the ideal
- * bound under compaction of simulated heaps. */
+/* CoRM's memory model (primitives/corm/corm_model.h): the compaction
+ * probability against the digest's reference values and against Monte Carlo,
+ * the size classes, the merge rules of Mesh and CoRM, and conservation and the
+ * ideal bound under compaction of simulated heaps. */
 #include "corm_model.h"
 #include "tap.h"
 #include <math.h>

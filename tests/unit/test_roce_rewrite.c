@@ -1,5 +1,6 @@
-/* RoCEv2 parsing, ICRC and Clover's in-path CAS redirection (primitives/
- * roce_pkt.c, primitives/clover_resolve.c) on crafted packets.
+/* RoCEv2 parsing, ICRC and Clover's in-path CAS redirection
+ * (primitives/packet/roce_pkt.c, primitives/packet/clover_resolve.c) on
+ * crafted packets.
  *
  * The ICRC is checked three ways: against packets whose ICRC a third party
  * computed (a CNP captured from a ConnectX-4 Lx, and scapy's RoCE test

@@ -1,5 +1,5 @@
 /* The transfer benchmark's pure parts: account layout and lock mapping
- * (primitives/accounts.h), balance words and their tags, the weighted-sum
+ * (primitives/gen/accounts.h), balance words and their tags, the weighted-sum
  * identity the run checks, and grouping ranks into nodes (harness/hosts.h). */
 #include "accounts.h"
 #include "hosts.h"

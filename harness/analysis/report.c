@@ -1,0 +1,350 @@
+/* netmem report RUN_DIR: one page that says what a run reproduced. Writes
+ * RUN_DIR/report.md and RUN_DIR/index.html (self-contained): per paper, each
+ * figure of the run beside the paper figure it regenerates, the document it
+ * was drawn from (sweep, command, hardware, point validity), and the claims
+ * table (harness/analysis/claims.h) with a verdict per claim. Emulated
+ * (Soft-RoCE), "NUMA not real" and simulated numbers are marked and never
+ * counted as hardware reproductions. */
+#include "alloc.h"
+#include "claims.h"
+#include "experiment.h"
+#include "log.h"
+#include "report_out.h"
+#include "rundoc.h"
+#include <jansson.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#define CLAIM_COLS 8
+
+static void usage(FILE *out)
+{
+	fprintf(out,
+		"Usage: netmem report RUN_DIR [--claims FILE]\n\n"
+		"Writes RUN_DIR/report.md and RUN_DIR/index.html (self-contained: figures embedded,\n"
+		"no network, no script): per paper, every figure of the run (FIGURE.svg, else\n"
+		"FIGURE.png) beside the paper figure and caption it regenerates, the document it\n"
+		"was drawn from (sweep, command line, NIC and host, valid points), and the claims\n"
+		"table: each claim of --claims (default plots/claims.json) computed from the run's\n"
+		"result documents, with the measured and the paper's value and a verdict\n"
+		"(reproduced, direction only, not reproduced, not run). Claims computed from\n"
+		"Soft-RoCE, \"NUMA not real\" or simulator documents are marked and never count\n"
+		"as hardware reproductions.\n");
+}
+
+static bool file_in(const char *dir, const char *name)
+{
+	char path[4096];
+	snprintf(path, sizeof path, "%s/%s", dir, name);
+	return access(path, R_OK) == 0;
+}
+
+/* The document a figure was drawn from: the one named like the figure, else
+ * the longest document name the figure's name starts with (numa-fig3a from
+ * numa-fig3). */
+static const nm_rundoc *figure_doc(const nm_run *run, const char *figure)
+{
+	const nm_rundoc *best = NULL;
+	for (size_t i = 0; i < run->ndocs; i++) {
+		const char *n = run->docs[i].name;
+		size_t k = strlen(n);
+		if (!strncmp(figure, n, k) && (figure[k] == '\0' || figure[k] == '-' || figure[k] == '_' ||
+					       (figure[k] >= 'a' && figure[k] <= 'z' && figure[k + 1] == '\0')) &&
+		    (!best || k > strlen(best->name)))
+			best = &run->docs[i];
+	}
+	return best;
+}
+
+static void claim_row(nm_out *o, const nm_claim_result *r)
+{
+	const json_t *c = r->claim;
+	const char *unit = json_string_value(json_object_get(c, "unit"));
+	char measured[64], paper[64], verdict[96], basis[96], cls[64], where[600];
+	if (r->verdict == NM_VERDICT_NOT_RUN)
+		snprintf(measured, sizeof measured, "-");
+	else
+		snprintf(measured, sizeof measured, "%.3g%s (%s of %zu)", r->measured, unit ? unit : "",
+			 json_string_value(json_object_get(c, "reduce")), r->used);
+	json_t *pv = json_object_get(c, "paper_value");
+	if (json_is_number(pv))
+		snprintf(paper, sizeof paper, "%.3g%s", json_number_value(pv), unit ? unit : "");
+	else
+		snprintf(paper, sizeof paper, "(ordering)");
+	bool hw = nm_claim_on_hardware(r);
+	snprintf(verdict, sizeof verdict, "%s%s", nm_verdict_names[r->verdict],
+		 r->verdict == NM_VERDICT_NOT_RUN || hw ? "" :
+		 r->basis.simulated ? " (simulation)" : " (not a hardware reproduction)");
+	if (r->verdict == NM_VERDICT_NOT_RUN)
+		snprintf(basis, sizeof basis, "-");
+	else
+		nm_basis_describe(&r->basis, basis, sizeof basis);
+	snprintf(where, sizeof where, "%s%s%s", r->documents, r->documents[0] && r->note[0] ? "; " : "", r->note);
+	snprintf(cls, sizeof cls, "%s%s", r->verdict == NM_VERDICT_NOT_RUN ? "not-run" :
+		 r->verdict == NM_VERDICT_REPRODUCED ? "reproduced" :
+		 r->verdict == NM_VERDICT_DIRECTION_ONLY ? "direction-only" : "not-reproduced",
+		 r->verdict != NM_VERDICT_NOT_RUN && !hw ? " emulated" : "");
+	char claim[512];
+	snprintf(claim, sizeof claim, "%s [%s]", json_string_value(json_object_get(c, "claim")),
+		 json_string_value(json_object_get(c, "id")));
+	const char *cells[CLAIM_COLS] = {r->paper, json_string_value(json_object_get(c, "figure")) ?
+		json_string_value(json_object_get(c, "figure")) : "", claim, measured, paper, verdict, basis, where};
+	nm_out_row(o, cls, cells, CLAIM_COLS);
+}
+
+static void claims_section(nm_out *o, const nm_claim_result *res, size_t n)
+{
+	size_t hw[NM_VERDICT_COUNT] = {0}, marked = 0, sim = 0, not_run = 0;
+	for (size_t i = 0; i < n; i++) {
+		if (res[i].verdict == NM_VERDICT_NOT_RUN)
+			not_run++;
+		else if (nm_claim_on_hardware(&res[i]))
+			hw[res[i].verdict]++;
+		else if (res[i].basis.simulated && !res[i].basis.emulated)
+			sim++;
+		else
+			marked++;
+	}
+	nm_out_heading(o, 2, "Claims");
+	char line[512];
+	size_t on_hw = hw[NM_VERDICT_REPRODUCED] + hw[NM_VERDICT_DIRECTION_ONLY] + hw[NM_VERDICT_NOT_REPRODUCED];
+	snprintf(line, sizeof line,
+		 "Hardware reproductions: %zu reproduced, %zu direction only, %zu not reproduced, of %zu claims "
+		 "computed on hardware. %zu claims computed from Soft-RoCE or NUMA-not-real documents "
+		 "(not hardware reproductions); %zu by a simulator (no NIC involved); %zu not run.",
+		 hw[NM_VERDICT_REPRODUCED], hw[NM_VERDICT_DIRECTION_ONLY], hw[NM_VERDICT_NOT_REPRODUCED], on_hw, marked,
+		 sim, not_run);
+	nm_out_para(o, line);
+	static const char *const head[CLAIM_COLS] = {"paper", "figure", "claim", "measured", "paper value",
+						      "verdict", "basis", "documents"};
+	nm_out_table(o, head, CLAIM_COLS);
+	for (size_t i = 0; i < n; i++)
+		claim_row(o, &res[i]);
+	nm_out_table_end(o);
+}
+
+/* The sweep of a document: its array-valued options. */
+static void sweep_text(const nm_rundoc *d, char *buf, size_t len)
+{
+	buf[0] = '\0';
+	const char *key;
+	json_t *v;
+	json_object_foreach(json_object_get(d->doc, "spec"), key, v) {
+		if (!json_is_array(v))
+			continue;
+		char *s = json_dumps(v, JSON_COMPACT | JSON_ENCODE_ANY);
+		size_t used = strlen(buf);
+		snprintf(buf + used, len - used, "%s%s = %s", used ? "; " : "", key, s ? s : "?");
+		free(s);
+	}
+	json_t *params = json_object_get(d->doc, "params");  /* a tool's document */
+	if (!buf[0] && json_is_object(params)) {
+		char *s = json_dumps(params, JSON_COMPACT);
+		snprintf(buf, len, "%s", s ? s : "");
+		free(s);
+	}
+}
+
+static void document_block(nm_out *o, const nm_rundoc *d)
+{
+	char text[4096], hw[1024], sweep[2048];
+	nm_point_tally t = nm_rundoc_tally(d);
+	nm_rundoc_hardware(d, hw, sizeof hw);
+	sweep_text(d, sweep, sizeof sweep);
+	const json_t *meta = nm_rundoc_meta(d);
+	const char *cmd = json_string_value(json_object_get(meta, "command_line"));
+	snprintf(text, sizeof text, "Document %s.json (experiment %s, config %s). Points: %zu, valid %zu, invalid %zu, "
+		 "skipped %zu%s. Hardware: %s.", d->name, d->experiment, d->name, t.points, t.valid, t.invalid, t.skipped,
+		 t.invalid ? " (INVALID POINTS: left out of the figure)" : "", hw);
+	nm_out_para(o, text);
+	snprintf(text, sizeof text, "sweep: %s%s%s", sweep[0] ? sweep : "(one point)", cmd ? "\ncommand: " : "",
+		 cmd ? cmd : "");
+	nm_out_pre(o, text);
+}
+
+/* FIGURE.svg, else FIGURE.png, when the run has one (name into buf). */
+static const char *figure_file(const char *dir, const char *figure, char *buf, size_t len, bool prefer_svg)
+{
+	static const char *const ext[2] = {".svg", ".png"};
+	for (int k = 0; k < 2; k++) {
+		snprintf(buf, len, "%s%s", figure, ext[prefer_svg ? k : 1 - k]);
+		if (file_in(dir, buf))
+			return buf;
+	}
+	return NULL;
+}
+
+static void paper_section(nm_out *o, const nm_run *run, const json_t *paper, json_t *drawn, json_t *shown_docs)
+{
+	nm_out_heading(o, 2, json_string_value(json_object_get(paper, "title")));
+	size_t i;
+	json_t *fig;
+	char missing[1024] = "";
+	json_array_foreach(json_object_get(paper, "figures"), i, fig) {
+		const char *name = json_string_value(json_object_get(fig, "figure"));
+		char file[512], head[1024];
+		if (!name || !figure_file(run->dir, name, file, sizeof file, o->kind == NM_OUT_HTML)) {
+			size_t used = strlen(missing);
+			snprintf(missing + used, sizeof missing - used, "%s%s", used ? ", " : "", name ? name : "?");
+			continue;
+		}
+		json_object_set_new(drawn, name, json_true());
+		snprintf(head, sizeof head, "%s (paper %s): %s", name, json_string_value(json_object_get(fig, "paper_figure")),
+			 json_string_value(json_object_get(fig, "caption")));
+		nm_out_heading(o, 3, head);
+		nm_out_figure(o, file, name);
+		const nm_rundoc *d = figure_doc(run, name);
+		if (d) {
+			document_block(o, d);
+			json_object_set_new(shown_docs, d->name, json_true());
+		} else
+			nm_out_para(o, "No document of this run is named after this figure.");
+	}
+	if (missing[0]) {
+		char line[1200];
+		snprintf(line, sizeof line, "Not in this run: %s.", missing);
+		nm_out_para(o, line);
+	}
+}
+
+/* Figures and documents of the run that no paper lists. */
+static void others_section(nm_out *o, const nm_run *run, json_t *drawn, json_t *shown_docs)
+{
+	bool heading = false;
+	for (size_t i = 0; i < run->ndocs; i++) {
+		const nm_rundoc *d = &run->docs[i];
+		if (json_object_get(shown_docs, d->name))
+			continue;
+		if (!heading) {
+			nm_out_heading(o, 2, "Other documents and figures");
+			heading = true;
+		}
+		char file[512];
+		nm_out_heading(o, 3, d->name);
+		if (!json_object_get(drawn, d->name) && figure_file(run->dir, d->name, file, sizeof file, o->kind == NM_OUT_HTML))
+			nm_out_figure(o, file, d->name);
+		document_block(o, d);
+	}
+}
+
+static void header(nm_out *o, const nm_run *run)
+{
+	char line[2048], stamp[64];
+	time_t now = time(NULL);
+	strftime(stamp, sizeof stamp, "%Y-%m-%dT%H:%M:%SZ", gmtime(&now));
+	size_t emulated = 0, numa = 0, sim = 0;
+	for (size_t i = 0; i < run->ndocs; i++) {
+		emulated += run->docs[i].emulated;
+		numa += run->docs[i].numa_not_real;
+		sim += run->docs[i].simulated;
+	}
+	snprintf(line, sizeof line, "Run directory %s: %zu result documents; report written %s by netmem %s.", run->dir,
+		 run->ndocs, stamp, NM_VERSION);
+	nm_out_para(o, line);
+	if (emulated) {
+		snprintf(line, sizeof line, "SOFT-ROCE (EMULATED): %zu of the documents were measured on Soft-RoCE, software "
+			 "emulation of RDMA. Their timings are not hardware numbers; claims computed from them are "
+			 "marked and do not count as reproductions.", emulated);
+		nm_out_para(o, line);
+	}
+	if (numa) {
+		snprintf(line, sizeof line, "NUMA NOT REAL: %zu documents ran where placement is verified but timings are "
+			 "no NUMA effect (emulated nodes, one node, or an emulated NIC).", numa);
+		nm_out_para(o, line);
+	}
+	if (sim) {
+		snprintf(line, sizeof line, "%zu documents come from a simulator (no NIC).", sim);
+		nm_out_para(o, line);
+	}
+}
+
+static void write_report(nm_out *o, const nm_run *run, const json_t *claims, const nm_claim_result *res, size_t n)
+{
+	nm_out_begin(o, "netmem-bench reproduction report");
+	header(o, run);
+	claims_section(o, res, n);
+	json_t *drawn = json_object(), *shown = json_object();
+	size_t i;
+	json_t *paper;
+	json_array_foreach(json_object_get(claims, "papers"), i, paper)
+		paper_section(o, run, paper, drawn, shown);
+	others_section(o, run, drawn, shown);
+	json_decref(drawn);
+	json_decref(shown);
+	nm_out_end(o);
+}
+
+static void write_file(const nm_run *run, const char *name, nm_out_kind kind, const json_t *claims,
+		       const nm_claim_result *res, size_t n)
+{
+	char path[4096], tmp[4200];
+	snprintf(path, sizeof path, "%s/%s", run->dir, name);
+	snprintf(tmp, sizeof tmp, "%s.tmp", path);
+	FILE *f = fopen(tmp, "w");
+	if (!f)
+		nm_usage_error("report: cannot write %s", tmp);
+	nm_out o = {.f = f, .kind = kind, .dir = run->dir};
+	write_report(&o, run, claims, res, n);
+	if (fclose(f) != 0 || rename(tmp, path) != 0)
+		nm_usage_error("report: cannot write %s", path);
+	printf("%s\n", path);
+}
+
+static int report_main(int argc, char **argv)
+{
+	const char *dir = NULL, *claims_path = NULL;
+	char buf[PATH_MAX + 32], err[512];
+	for (int i = 1; i < argc; i++) {
+		if (!strcmp(argv[i], "--help") || !strcmp(argv[i], "-h")) {
+			usage(stdout);
+			return 0;
+		}
+		if (!strcmp(argv[i], "--claims")) {
+			if (i + 1 >= argc)
+				nm_usage_error("report: --claims needs a file");
+			claims_path = argv[++i];
+		} else if (argv[i][0] == '-')
+			nm_usage_error("report: unknown option '%s' (see netmem report --help)", argv[i]);
+		else if (dir)
+			nm_usage_error("report: one run directory, not '%s' and '%s'", dir, argv[i]);
+		else
+			dir = argv[i];
+	}
+	if (!dir)
+		nm_usage_error("report: needs a run directory (see netmem report --help)");
+	json_t *claims = nm_claims_load(claims_path ? claims_path : nm_suite_file("plots/claims.json", buf, sizeof buf), err, sizeof err);
+	if (!claims)
+		nm_usage_error("report: %s", err);
+	nm_run run;
+	if (nm_run_load(dir, &run, err, sizeof err) != 0)
+		nm_usage_error("report: %s", err);
+	size_t n;
+	nm_claim_result *res = nm_claims_evaluate(claims, &run, &n);
+	write_file(&run, "report.md", NM_OUT_MARKDOWN, claims, res, n);
+	write_file(&run, "index.html", NM_OUT_HTML, claims, res, n);
+	for (size_t i = 0; i < n; i++) {
+		char basis[96] = "-";
+		if (res[i].verdict != NM_VERDICT_NOT_RUN)
+			nm_basis_describe(&res[i].basis, basis, sizeof basis);
+		printf("claim %s: %s", json_string_value(json_object_get(res[i].claim, "id")), nm_verdict_names[res[i].verdict]);
+		if (res[i].verdict != NM_VERDICT_NOT_RUN)
+			printf(" (measured %.4g, %s%s)", res[i].measured, basis,
+			       nm_claim_on_hardware(&res[i]) || res[i].basis.simulated ? "" : ", not a hardware reproduction");
+		printf("\n");
+	}
+	free(res);
+	nm_run_free(&run);
+	json_decref(claims);
+	return 0;
+}
+
+static const nm_experiment report_tool = {
+	.name = "report",
+	.summary = "write a run directory's reproduction report (report.md, index.html)",
+	.tool_main = report_main,
+};
+NM_EXPERIMENT(report_tool)

@@ -1,0 +1,676 @@
+/* netmem corm: CoRM, compactable remote memory whose one-sided reads
+ * survive compaction (CoRM paper, SIGMOD '21; digest corm.md).
+ *
+ * Rank 0 is the server (CoRM's memory, primitives/corm/corm_heap.h, and -T RPC
+ * worker threads); ranks 1.. are clients with -T threads, one RC QP each
+ * (workloads/corm/corm_net.c). Benches (--bench):
+ *   latency     Figs. 9/10: raw READ and raw RPC, Alloc, Free, RPC Read and
+ *               Write, DirectRead, ScanRead, an RPC read through an indirect
+ *               pointer, ReleasePtr; one at a time, --iters each.
+ *   throughput  Figs. 11-14: reads (--read direct|rpc) and RPC writes
+ *               (--write-ratio) for --duration, keys uniform or Zipf
+ *               (CoRM's rejection-inversion, unscrambled); DirectRead
+ *               failures counted.
+ *   compaction  Figs. 15, 16: load, free --free-ratio of the objects,
+ *               then every client reads its objects in order while the
+ *               server compacts --compact-at seconds in; reads per
+ *               --interval as a time series; then every survivor is read
+ *               through its pointer from before the compaction.
+ *   remap       Fig. 8: one block remapped per strategy on the server, and
+ *               the first READ after each remap (workloads/corm/corm_remap.c).
+ * Every bench loads --objects objects of --size bytes per client thread and
+ * checks every read (corm_bench.c): a lost object or stale bytes make the
+ * point invalid. The remap strategy (--strategy) is probed on the device and
+ * recorded with what the device supports, including real READs through an
+ * ODP MR (workloads/corm/corm_probe.c): a device whose ODP READs ignore the
+ * in-page offset (rxe) is named, and the DirectRead misses it explains are
+ * counted apart from those the compaction causes.
+ *
+ * Decisions where the paper is silent: with --keys own each client thread
+ * reads and writes only objects it allocated (so it knows every object's
+ * version and can check reads exactly); with --keys shared (Figs. 12-14)
+ * every thread draws from every client's objects, their pointers exchanged
+ * once after the load, and a read is checked for its object and content
+ * but not its version; the server's main thread is the compaction leader
+ * and collects blocks itself, under the owners' list locks, instead of
+ * messaging the workers; DirectRead retries a locked or torn copy up to
+ * 1000 times, then falls back to ScanRead, then to an RPC read. */
+#include "corm.h"
+#include "corm_bench.h"
+#include "alloc.h"
+#include "boot.h"
+#include "clock.h"
+#include "experiment.h"
+#include "log.h"
+#include "workers.h"
+#include <inttypes.h>
+#include <math.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+static const nm_opt corm_opts[] = {
+	{"bench", 0, NM_OPT_ENUM, "compaction", 0, 0, "latency,throughput,compaction,remap,local", NM_OPT_LIST,
+	 "latency (Figs. 9/10), throughput (Figs. 11-14), compaction (Figs. 15, 16), remap (Fig. 8: one "
+	 "block remapped per strategy, the first READ after it), local (Fig. 11's local side: the server's "
+	 "threads read its memory)"},
+	{"strategy", 0, NM_OPT_ENUM, "auto", 0, 0, "auto,rereg,odp,odp-prefetch,defer", NM_OPT_LIST,
+	 "how one-sided access survives a remap: auto picks odp-prefetch, odp, rereg, then defer (deferred "
+	 "reclamation: breaks the paper's no-disruption property)"},
+	{"block-size", 'B', NM_OPT_SIZE, "4k", 1, 1ll << 30, NULL, NM_OPT_LIST, "block size (a power of two, 4k .. 64M)"},
+	{"size", 's', NM_OPT_SIZE, "24", 8, 1ll << 30, NULL, NM_OPT_LIST, "object payload bytes (>= 8)"},
+	{"objects", 'K', NM_OPT_SIZE, "2000", 1, 1ll << 26, NULL, NM_OPT_LIST, "objects allocated per client thread"},
+	{"free-ratio", 0, NM_OPT_DOUBLE, "0.8", 0, 1, NULL, NM_OPT_LIST,
+	 "fraction of the objects freed after the load (fragmentation; the paper's Fig. 16: 0.75)"},
+	{"read", 0, NM_OPT_ENUM, "direct", 0, 0, "direct,farm,raw,rpc", NM_OPT_LIST,
+	 "how reads go: CoRM's DirectRead, FaRM's read (line versions, no object ID), a raw READ (no check: the "
+	 "ideal Mesh-style system) or RPC; with --bench local: CoRM's check, FaRM's, or a plain memcpy (raw)"},
+	{"keys", 0, NM_OPT_ENUM, "own", 0, 0, "own,shared", NM_OPT_LIST,
+	 "throughput and compaction: which objects a client thread reads and writes: own (those it allocated; "
+	 "every read's version checked) or shared (every client's, as the paper's YCSB clients: Fig. 13's "
+	 "conflicts; a read's object and content checked, not its version)"},
+	{"write-ratio", 0, NM_OPT_DOUBLE, "0", 0, 1, NULL, NM_OPT_LIST, "throughput: share of RPC writes"},
+	{"dist", 0, NM_OPT_ENUM, "uniform", 0, 0, "uniform,zipfian", NM_OPT_LIST,
+	 "key choice (zipfian: CoRM's unscrambled rejection-inversion)"},
+	{"theta", 0, NM_OPT_DOUBLE, "0.99", 0.01, 10, NULL, NM_OPT_LIST, "Zipf exponent"},
+	{"compact-at", 0, NM_OPT_DOUBLE, "0.5", 0, 3600, NULL, NM_OPT_LIST, "compaction: seconds into the read phase"},
+	{"occupancy", 0, NM_OPT_DOUBLE, "0.9", 0, 1, NULL, NM_OPT_LIST,
+	 "compaction: blocks at most this full are collected"},
+	{"interval", 0, NM_OPT_DOUBLE, "0.05", 0.001, 60, NULL, 0, "time-series interval (s)"},
+	{"inject", 0, NM_OPT_ENUM, "none", 0, 0, "none,no-id-check,read-refused", 0,
+	 "a fault that the checks must catch: no-id-check makes DirectRead accept whatever object sits at the "
+	 "pointer's address (stale reads, the point invalid); read-refused sends one DirectRead in 50 with a "
+	 "wrong key, which the device refuses (the READ QP recovered, the read falls back, counted as "
+	 "direct_read_refused)"},
+	{"va-blocks", 0, NM_OPT_SIZE, "65536", 16, 1ll << 24, NULL, 0, "server address space, in blocks"},
+	NM_OPT_ITERS("1000", "operations of each kind (latency)"),
+	NM_OPT_DURATION,
+	NM_OPT_END,
+};
+
+static int enum_of(const char *s, const char *const *names, int n)
+{
+	for (int i = 0; i < n; i++)
+		if (!strcmp(s, names[i]))
+			return i;
+	return 0;
+}
+
+static int corm_decode(const json_t *pt, const nm_base *b, void *out, char *err, size_t len)
+{
+	corm_point *p = out;
+	*p = (corm_point){
+		.bench = (corm_bench)enum_of(nm_cfg_str(pt, "bench"), corm_bench_names, CORM_NBENCH),
+		.strategy = (corm_remap)enum_of(nm_cfg_str(pt, "strategy"), corm_remap_names, CORM_NSTRATS),
+		.read = (corm_read_path)enum_of(nm_cfg_str(pt, "read"), corm_read_names, CORM_NREAD),
+		.keys = (corm_keys)enum_of(nm_cfg_str(pt, "keys"), corm_keys_names, CORM_NKEYS),
+		.dist = strcmp(nm_cfg_str(pt, "dist"), "zipfian") ? YCSB_UNIFORM : YCSB_ZIPFIAN_RI,
+		.free_ratio = nm_cfg_double(pt, "free_ratio"),
+		.write_ratio = nm_cfg_double(pt, "write_ratio"),
+		.theta = nm_cfg_double(pt, "theta"),
+		.compact_at = nm_cfg_double(pt, "compact_at"),
+		.occupancy = nm_cfg_double(pt, "occupancy"),
+		.interval = nm_cfg_double(pt, "interval"),
+		.va_blocks = (uint32_t)nm_cfg_int(pt, "va_blocks"),
+		.objects = (uint32_t)nm_cfg_int(pt, "objects"),
+		.inject = (corm_inject)enum_of(nm_cfg_str(pt, "inject"), corm_inject_names, CORM_NINJECT),
+	};
+	int64_t bs = nm_cfg_int(pt, "block_size"), size = nm_cfg_int(pt, "size");
+	corm_classes *cls = nm_malloc(sizeof *cls);
+	int rc = corm_classes_init(cls, (uint64_t)bs, err, len);
+	if (rc == 0) {
+		int c = -1;
+		for (int i = 0; i < cls->n && c < 0; i++)
+			if (corm_slot_capacity(cls->size[i]) >= size)
+				c = i;
+		if (c < 0)
+			rc = nm_errf(err, len, "--size %" PRId64 ": larger than a block of %" PRId64 " bytes holds (%u)",
+				     size, bs, corm_slot_capacity(cls->size[cls->n - 1]));
+	} else {
+		char tmp[256];
+		snprintf(tmp, sizeof tmp, "--block-size: %s", err);
+		snprintf(err, len, "%s", tmp);
+	}
+	free(cls);
+	if (rc)
+		return -1;
+	p->block_size = (uint32_t)bs;
+	p->size = (uint32_t)size;
+	if (b->nranks < 2)
+		return nm_errf(err, len, "netmem corm needs a server rank and at least one client rank (-np >= 2)");
+	if (p->bench == CORM_BENCH_LOCAL && p->read == CORM_READ_RPC)
+		return nm_errf(err, len, "--bench local --read rpc: a local read has no RPC (direct, farm or raw)");
+	bool readers = p->bench == CORM_BENCH_THROUGHPUT || p->bench == CORM_BENCH_COMPACTION;
+	if (readers && !(b->measure.duration > 0))
+		return nm_errf(err, len, "--bench %s needs --duration", corm_bench_names[p->bench]);
+	if (!readers && p->keys == CORM_KEYS_SHARED)
+		return nm_errf(err, len, "--keys shared: only the throughput and compaction benches share objects, not %s",
+			       corm_bench_names[p->bench]);
+	if (p->keys == CORM_KEYS_SHARED && (uint64_t)(b->nranks - 1) * (uint64_t)b->threads * p->objects > UINT32_MAX)
+		return nm_errf(err, len, "--keys shared: more than 2^32 objects in all (-K x -T x client ranks)");
+	return 0;
+}
+
+/* ---- one point ---- */
+
+typedef struct corm_run {
+	nm_ctx *ctx;
+	const corm_point *p;
+	nm_measure *ms;
+	corm_client *cli;
+	corm_thread *th;
+	int T;
+} corm_run;
+
+static void w_load(nm_worker *w)
+{
+	corm_run *r = w->arg;
+	corm_thread_load(&r->th[w->index]);
+}
+
+static void w_phase(nm_worker *w)
+{
+	corm_run *r = w->arg;
+	if (r->p->bench == CORM_BENCH_LATENCY)
+		corm_thread_latency(&r->th[w->index]);
+	else
+		corm_thread_readers(&r->th[w->index]);
+}
+
+static void w_verify(nm_worker *w)
+{
+	corm_run *r = w->arg;
+	corm_thread_verify(&r->th[w->index]);
+}
+
+static void w_unload(nm_worker *w)
+{
+	corm_run *r = w->arg;
+	corm_thread_unload(&r->th[w->index]);
+}
+
+/* One round of the client threads (harness/workers.h): setup before the
+ * job-wide start, body after it; measured when ms is given. */
+static void clients_round(corm_run *r, void (*setup)(nm_worker *), void (*body)(nm_worker *), nm_measure *ms)
+{
+	nm_round rd = {.workers = r->T, .numa_node = r->ctx->base.mem_node, .setup = setup, .body = body, .arg = r,
+		       .measure = ms};
+	nm_workers_run(&rd);
+}
+
+static json_t *stats_json(const cmem_compact_stats *s, int rc, const char *err)
+{
+	json_t *j = json_object();
+	json_object_set_new(j, "ok", json_boolean(rc == 0));
+	if (rc)
+		json_object_set_new(j, "error", json_string(err));
+	json_object_set_new(j, "collected_blocks", json_integer((json_int_t)s->collected));
+	json_object_set_new(j, "merged_blocks", json_integer((json_int_t)s->merges));
+	json_object_set_new(j, "moved_objects", json_integer((json_int_t)s->moved));
+	json_object_set_new(j, "moved_to_other_offset", json_integer((json_int_t)s->moved_offset));
+	json_object_set_new(j, "blocks_without_partner", json_integer((json_int_t)s->no_partner));
+	json_object_set_new(j, "remapped_vas", json_integer((json_int_t)s->remaps));
+	json_object_set_new(j, "collect_us", json_real((double)s->collect_ns / 1e3));
+	json_object_set_new(j, "compact_us", json_real((double)s->compact_ns / 1e3));
+	json_object_set_new(j, "mmap_us_per_remap", json_real(s->remaps ? (double)s->mmap_ns / 1e3 / (double)s->remaps : 0));
+	json_object_set_new(j, "compact_us_per_merge",
+			    json_real(s->merges ? (double)s->compact_ns / 1e3 / (double)s->merges : 0));
+	json_object_set_new(j, "nic_us_per_remap", json_real(s->remaps ? (double)s->nic_ns / 1e3 / (double)s->remaps : 0));
+	return j;
+}
+
+/* What the probe found and which strategy runs, for every bench. */
+static json_t *effective_json(const nm_ctx *ctx, const corm_caps *cp, corm_remap strat, const corm_devlimit *lim)
+{
+	json_t *eff = json_object();
+	json_object_set_new(eff, "strategy", json_string(corm_remap_names[strat]));
+	json_object_set_new(eff, "strategy_breaks_no_disruption", json_boolean(strat == CORM_STRAT_DEFER));
+	json_object_set_new(eff, "device", json_string(ctx->dev->name));
+	json_object_set_new(eff, "emulated", json_boolean(ctx->dev->emulated));
+	json_object_set_new(eff, "odp_rc_read", json_boolean(cp->odp_rc_read));
+	json_object_set_new(eff, "rereg", json_string(cp->rereg_errno ? strerror(cp->rereg_errno) : "ok"));
+	json_object_set_new(eff, "advise_mr", json_string(cp->advise_errno ? strerror(cp->advise_errno) : "ok"));
+	if (cp->odp_rc_read) {
+		json_object_set_new(eff, "odp_read_probed", json_boolean(cp->odp_read_checked));
+		json_object_set_new(eff, "odp_read_offset_ok", json_boolean(cp->odp_read_offset_ok));
+		json_object_set_new(eff, "odp_read_follows_remap", json_boolean(cp->odp_follows_remap));
+	}
+	/* The limit the client tallies separate (corm_probe.c): such misses are
+	 * the device's, not the compaction's. */
+	json_object_set_new(eff, "device_limit",
+			    lim->odp_offset_bug ? json_string("ODP READs ignore the in-page offset: a read not at a page "
+							     "start returns that page's first bytes")
+					       : json_null());
+	return eff;
+}
+
+/* The probe on the server, its verdict for the clients (collective). NULL,
+ * or why `p->strategy` cannot run here. */
+static const char *probe_point(nm_ctx *ctx, const corm_point *p, corm_caps *caps, corm_remap *strat,
+			       corm_devlimit *lim, char *err, size_t errlen)
+{
+	const char *fail = NULL;
+	memset(lim, 0, sizeof *lim);
+	memset(caps, 0, sizeof *caps);
+	*strat = p->strategy;
+	if (ctx->rank == 0) {
+		fail = corm_probe(ctx->dev, &ctx->base.qp, caps, p->strategy, strat, err, errlen) ? err : NULL;
+		bool odp = *strat == CORM_STRAT_ODP || *strat == CORM_STRAT_ODP_PREFETCH;
+		lim->odp_offset_bug = odp && caps->odp_read_checked && !caps->odp_read_offset_ok;
+		lim->remap_refusals = *strat != CORM_STRAT_DEFER;
+		lim->page = (uint32_t)sysconf(_SC_PAGESIZE);
+	}
+	nm_boot_bcast(lim, sizeof *lim, 0);
+	return fail;
+}
+
+/* The server's side of the collective set-up every bench with a heap
+ * shares: the probe's verdict, then the heap's (rank 0 builds it; the
+ * others only take part in the checks). */
+typedef struct corm_srv {
+	corm_caps caps;
+	corm_remap strat;
+	corm_devlimit lim;
+	corm_nicctx nic;
+	cmem_heap *h;   /* rank 0 */
+} corm_srv;
+
+static void heap_up(nm_ctx *ctx, const corm_point *p, corm_srv *sv)
+{
+	char err[512] = "";
+	const char *fail = probe_point(ctx, p, &sv->caps, &sv->strat, &sv->lim, err, sizeof err);
+	nm_boot_check(fail, NM_EXIT_USAGE);
+	if (ctx->rank == 0) {
+		sv->nic = (corm_nicctx){.dev = ctx->dev, .strat = sv->strat};
+		sv->h = nm_calloc(1, sizeof *sv->h);
+		cmem_heap_cfg hc = {.block_size = p->block_size, .va_blocks = p->va_blocks, .threads = ctx->base.threads,
+				    .seed = ctx->base.seed, .mode = sv->strat == CORM_STRAT_DEFER ? CORM_DEFER : CORM_REMAP,
+				    .nic = corm_nic_hooks(&sv->nic)};
+		fail = cmem_init(sv->h, &hc, err, sizeof err) ? err : NULL;
+	}
+	nm_boot_check(fail, NM_EXIT_USAGE);
+}
+
+/* The compaction leader: the server's thread that, once the measured phase
+ * has started on every rank, notes the memory the load left and (compaction
+ * bench) compacts the class --compact-at seconds in. */
+typedef struct corm_leader {
+	cmem_heap *h;
+	const corm_point *p;
+	nm_measure *ms;
+	uint64_t active_before, live_before;
+	cmem_compact_stats st;
+	int rc;
+	char err[256];
+} corm_leader;
+
+static void *leader_main(void *arg)
+{
+	corm_leader *l = arg;
+	while (!atomic_load_explicit(&l->ms->go, memory_order_acquire))
+		nm_nap_ns(1000000u);
+	l->active_before = cmem_active_bytes(l->h);
+	l->live_before = l->h->live_objects;
+	if (l->p->bench == CORM_BENCH_COMPACTION) {
+		uint64_t at = l->ms->start + nm_ns_to_ticks((uint64_t)(l->p->compact_at * 1e9));
+		while (nm_ticks() < at)
+			nm_nap_ns(1000000u);
+		l->rc = cmem_compact(l->h, cmem_class(l->h, l->p->size), l->p->occupancy, 0, &l->st, l->err, sizeof l->err);
+	}
+	return NULL;
+}
+
+static json_t *memory_json(const corm_leader *l, uint64_t active_after, uint64_t retired_after,
+			   uint64_t active_released, uint64_t active_end, uint64_t live_end)
+{
+	json_t *mem = json_object();
+	json_object_set_new(mem, "live_objects", json_integer((json_int_t)l->live_before));
+	json_object_set_new(mem, "active_bytes_before", json_integer((json_int_t)l->active_before));
+	json_object_set_new(mem, "active_bytes_after", json_integer((json_int_t)active_after));
+	json_object_set_new(mem, "retired_bytes_after", json_integer((json_int_t)retired_after));
+	json_object_set_new(mem, "active_bytes_after_release", json_integer((json_int_t)active_released));
+	json_object_set_new(mem, "reduction",
+			    json_real(active_after ? (double)l->active_before / (double)active_after : 0));
+	json_object_set_new(mem, "active_bytes_end", json_integer((json_int_t)active_end));
+	json_object_set_new(mem, "live_objects_end", json_integer((json_int_t)live_end));
+	return mem;
+}
+
+static json_t *heap_effective(const nm_ctx *ctx, const corm_srv *sv, const corm_point *p)
+{
+	json_t *eff = effective_json(ctx, &sv->caps, sv->strat, &sv->lim);
+	int c = cmem_class(sv->h, p->size);
+	json_object_set_new(eff, "slot_size", json_integer(sv->h->cls.size[c]));
+	json_object_set_new(eff, "slots_per_block", json_integer(sv->h->cls.slots[c]));
+	return eff;
+}
+
+/* --keys shared: after the load every client thread gets every client's
+ * pointers (one allgather, unmeasured; the server's share is empty), its
+ * own copy to correct as it reads. Slice of rank k, thread t, object i is
+ * at ((k * T) + t) * objects + i, so rank 1's slice starts at key 0. A
+ * freed object goes as address 0. r is NULL on the server. */
+static void share_pointers(nm_ctx *ctx, const corm_point *p, corm_run *r)
+{
+	size_t per = (size_t)ctx->base.threads * p->objects, ranks = (size_t)nm_boot_size();
+	corm_ptr *mine = nm_calloc(per, sizeof *mine), *all = nm_calloc(per * ranks, sizeof *all);
+	for (int t = 0; r && t < r->T; t++)
+		for (uint32_t i = 0; i < p->objects; i++)
+			if (r->th[t].live[i])
+				mine[(size_t)t * p->objects + i] = r->th[t].ptr[i];
+	nm_boot_allgather(mine, all, per * sizeof *mine);
+	for (int t = 0; r && t < r->T; t++)
+		corm_thread_share(&r->th[t], all + per, (uint32_t)(per * (ranks - 1)));
+	free(mine);
+	free(all);
+}
+
+/* Server side of a point: the heap, the RPC workers, the compaction. The
+ * clients' rounds are load + measured phase, verify, unload. */
+static void server_point(nm_ctx *ctx, const corm_point *p, nm_measure *ms, json_t *out)
+{
+	corm_srv sv = {0};
+	heap_up(ctx, p, &sv);
+	cmem_heap *h = sv.h;
+	corm_server *srv;
+	corm_client *cli;
+	uint32_t msg = corm_slot_capacity(h->cls.size[cmem_class(h, p->size)]);
+	corm_net_setup(ctx->dev, &ctx->base.qp, ctx->base.threads, msg, p->block_size, h, &h->cls, &srv, &cli);
+	corm_server_start(srv);
+	corm_leader l = {.h = h, .p = p, .ms = ms};
+	pthread_t lt;
+	if (pthread_create(&lt, NULL, leader_main, &l))
+		nm_fatal("corm: cannot start the compaction leader");
+	if (p->keys == CORM_KEYS_SHARED) {
+		nm_workers_sit_out(NULL);   /* clients load */
+		share_pointers(ctx, p, NULL);
+	}
+	nm_workers_sit_out(ms);     /* clients load (own keys), then the measured phase */
+	pthread_join(lt, NULL);
+	uint64_t active_after = cmem_active_bytes(h), retired_after = h->retired_blocks * p->block_size;
+	nm_workers_sit_out(NULL);   /* clients verify */
+	uint64_t active_released = cmem_active_bytes(h);
+	nm_workers_sit_out(NULL);   /* clients unload */
+	uint64_t live_end = h->live_objects, active_end = cmem_active_bytes(h);
+	corm_server_stop(srv);
+
+	json_object_set_new(out, "effective", heap_effective(ctx, &sv, p));
+	json_object_set_new(out, "memory", memory_json(&l, active_after, retired_after, active_released, active_end, live_end));
+	if (p->bench == CORM_BENCH_COMPACTION)
+		json_object_set_new(out, "compaction", stats_json(&l.st, l.rc, l.err));
+	json_object_set_new(out, "server_ok", json_boolean(l.rc == 0 && live_end == 0 && active_end == 0));
+	corm_server_free(srv);
+	cmem_destroy(h);
+	free(h);
+}
+
+static void client_point(nm_ctx *ctx, const corm_point *p, corm_run *r)
+{
+	corm_srv sv = {0};
+	heap_up(ctx, p, &sv);
+	char err[256];
+	corm_classes *cls = nm_malloc(sizeof *cls);
+	corm_classes_init(cls, p->block_size, err, sizeof err);
+	corm_server *srv;
+	uint32_t msg = 0;
+	for (int i = 0; i < cls->n && !msg; i++)
+		if (corm_slot_capacity(cls->size[i]) >= p->size)
+			msg = corm_slot_capacity(cls->size[i]);
+	corm_net_setup(ctx->dev, &ctx->base.qp, r->T, msg, p->block_size, NULL, cls, &srv, &r->cli);
+	for (int t = 0; t < r->T; t++) {
+		corm_thread *th = &r->th[t];
+		th->c = &r->cli->c[t];
+		th->c->timeout = ctx->base.timeout;
+		th->p = p;
+		th->m = nm_meter_of(r->ms, t);
+		th->rank = ctx->rank;
+		th->thread = t;
+		th->nthreads = r->T;
+		th->seed = ctx->base.seed * 1000003u + (uint64_t)ctx->rank * 131u + (uint64_t)t;
+		th->lim = sv.lim;
+		th->c->refusal_ok = sv.lim.remap_refusals || p->inject == CORM_INJECT_READ_REFUSED;
+		for (int k = 0; k < CORM_NLAT; k++)
+			nm_hist_init(&th->lat[k]);
+	}
+	if (p->keys == CORM_KEYS_SHARED) {
+		clients_round(r, NULL, w_load, NULL);
+		share_pointers(ctx, p, r);
+		clients_round(r, NULL, w_phase, r->ms);
+	} else {
+		clients_round(r, w_load, w_phase, r->ms);
+	}
+	clients_round(r, NULL, w_verify, NULL);
+	clients_round(r, NULL, w_unload, NULL);
+	free(cls);
+}
+
+/* --bench local (Fig. 11's local side): the server's own threads read its
+ * heap; the other ranks only take part in the collectives. */
+static void local_point(nm_ctx *ctx, const corm_point *p, nm_measure *ms, json_t *out)
+{
+	corm_srv sv = {0};
+	heap_up(ctx, p, &sv);
+	if (ctx->rank) {
+		nm_workers_sit_out(ms);
+		return;
+	}
+	corm_local_bench(ctx, p, sv.h, ms);
+	uint64_t live_end = sv.h->live_objects, active_end = cmem_active_bytes(sv.h);
+	json_object_set_new(out, "effective", heap_effective(ctx, &sv, p));
+	json_object_set_new(out, "server_ok", json_boolean(live_end == 0 && active_end == 0));
+	cmem_destroy(sv.h);
+	free(sv.h);
+}
+
+/* --bench remap (Fig. 8): on the server alone; a strategy this device
+ * lacks makes the point a skipped one (a sweep over strategies goes on). */
+static void remap_point(nm_ctx *ctx, const corm_point *p, json_t *out)
+{
+	char err[512] = "";
+	corm_caps caps;
+	corm_remap strat;
+	corm_devlimit lim;
+	const char *why = probe_point(ctx, p, &caps, &strat, &lim, err, sizeof err);
+	if (ctx->rank == 0) {
+		json_object_set_new(out, "effective", effective_json(ctx, &caps, strat, &lim));
+		if (why) {
+			json_object_set_new(out, "valid", json_true());
+			json_object_set_new(out, "skipped", json_string(why));
+		} else {
+			corm_remap_bench(ctx, p, strat, out);
+		}
+	}
+	nm_boot_barrier_idle();
+}
+
+/* The verdict on a point's counts (rank 0): nothing lost or stale, every
+ * load allocated, every survivor verified and then freed, the heap empty. */
+static json_t *checks_json(const corm_point *p, const uint64_t *c, bool server_ok, bool *valid)
+{
+	json_t *checks = json_object();
+	bool remote = p->bench != CORM_BENCH_LOCAL;
+	uint64_t verified_ok = c[CORM_C_VERIFY_DIRECT] + c[CORM_C_VERIFY_SCAN] + c[CORM_C_VERIFY_RPC];
+	bool all_verified = c[CORM_C_VERIFIED] == verified_ok && c[CORM_C_ALLOCATED] == c[CORM_C_FREED] + c[CORM_C_UNLOADED] &&
+			    c[CORM_C_VERIFIED] == c[CORM_C_UNLOADED];
+	json_object_set_new(checks, "lost", json_integer((json_int_t)c[CORM_C_LOST]));
+	json_object_set_new(checks, "stale", json_integer((json_int_t)c[CORM_C_STALE]));
+	json_object_set_new(checks, "alloc_fail", json_integer((json_int_t)c[CORM_C_ALLOC_FAIL]));
+	json_object_set_new(checks, "survivors_verified", json_integer((json_int_t)verified_ok));
+	if (!remote)
+		json_object_set_new(checks, "local_bad", json_integer((json_int_t)c[CORM_C_LOCAL_BAD]));
+	json_object_set_new(checks, "heap_empty_at_end", json_boolean(server_ok));
+	*valid = server_ok && c[CORM_C_LOST] == 0 && c[CORM_C_STALE] == 0 && c[CORM_C_ALLOC_FAIL] == 0 &&
+		 c[CORM_C_LOCAL_BAD] == 0 && c[CORM_C_ALLOCATED] > 0 && all_verified;
+	return checks;
+}
+
+/* Metrics beyond the measure's own (rate, latency, counters): the
+ * DirectRead failure rate, the time series, the latency of each operation
+ * kind (latency bench), the memory and the compaction. */
+static void corm_metrics(const corm_point *p, const nm_measure *ms, const uint64_t *series, const nm_hist *lat,
+			 const json_t *out, json_t *m)
+{
+	const uint64_t *c = ms->total_c;
+	uint64_t attempts = c[CORM_C_DIRECT_OK] + c[CORM_C_DIRECT_MISS];
+	json_object_set_new(m, "direct_read_failure_rate",
+			    json_real(attempts ? (double)c[CORM_C_DIRECT_MISS] / (double)attempts : 0));
+	/* Fig. 13's "failed DirectReads" (the authors count a copy found
+	 * locked or torn and do not retry it): per one-sided read attempt */
+	uint64_t tries = attempts + c[CORM_C_DIRECT_RETRY];
+	json_object_set_new(m, "direct_read_conflict_rate",
+			    json_real(tries ? (double)c[CORM_C_DIRECT_RETRY] / (double)tries : 0));
+	/* ... and per request (reads and writes), the paper's "less than 0.1%
+	 * of the total request rate" */
+	uint64_t ops = c[CORM_C_READS] + c[CORM_C_WRITES];
+	json_object_set_new(m, "direct_read_conflicts_per_op",
+			    json_real(ops ? (double)c[CORM_C_DIRECT_RETRY] / (double)ops : 0));
+	double secs = ms->seconds;
+	if (p->bench != CORM_BENCH_LATENCY && secs > 0) {
+		json_object_set_new(m, "direct_read_failures_per_sec", json_real((double)c[CORM_C_DIRECT_MISS] / secs));
+		/* Fig. 13's conflicts: copies found locked or torn (retried) */
+		json_object_set_new(m, "direct_read_conflicts_per_sec", json_real((double)c[CORM_C_DIRECT_RETRY] / secs));
+	}
+	if (p->bench == CORM_BENCH_THROUGHPUT || p->bench == CORM_BENCH_COMPACTION) {
+		json_t *ts = json_array();
+		size_t nint = (size_t)ceil(secs / p->interval);
+		for (size_t k = 0; k < nint && k < CORM_SERIES_MAX; k++)
+			json_array_append_new(ts, json_pack("[f,f]", (double)k * p->interval, (double)series[k] / p->interval));
+		json_object_set_new(m, "series", ts);
+	}
+	if (p->bench == CORM_BENCH_LATENCY) {
+		json_t *lj = json_object();
+		for (int k = 0; k < CORM_NLAT; k++)
+			if (lat[k].count)
+				json_object_set_new(lj, corm_lat_names[k], nm_hist_summary_json(&lat[k]));
+		json_object_set_new(m, "lat_by_op", lj);
+	}
+	/* also under metrics, where netmem table finds them (Figs. 15, 17) */
+	if (json_object_get(out, "memory"))
+		json_object_set(m, "memory", json_object_get(out, "memory"));
+	if (json_object_get(out, "compaction"))
+		json_object_set(m, "compaction", json_object_get(out, "compaction"));
+}
+
+static void corm_run_point(nm_ctx *ctx, const void *point, json_t *out)
+{
+	const corm_point *p = point;
+	if (p->bench == CORM_BENCH_REMAP) {
+		remap_point(ctx, p, out);
+		return;
+	}
+	bool local = p->bench == CORM_BENCH_LOCAL;
+	int T = local ? (ctx->rank ? 0 : ctx->base.threads) : (ctx->rank ? ctx->base.threads : 0);
+	nm_measure_def def = {p->bench == CORM_BENCH_LATENCY ? "rounds" : "ops", corm_counters, CORM_C_N};
+	corm_run r = {.ctx = ctx, .p = p, .T = T, .ms = nm_measure_new(&ctx->base.measure, &def, ctx->rank, T)};
+	r.th = nm_calloc((size_t)(T ? T : 1), sizeof *r.th);
+	if (local)
+		local_point(ctx, p, r.ms, out);
+	else if (ctx->rank == 0)
+		server_point(ctx, p, r.ms, out);
+	else
+		client_point(ctx, p, &r);
+
+	nm_measure_gather(r.ms);
+	/* The time series and the per-kind latencies, summed at rank 0. */
+	uint64_t *series = nm_calloc(CORM_SERIES_MAX, sizeof *series);
+	nm_hist *lat = nm_calloc(CORM_NLAT, sizeof *lat);
+	for (int k = 0; k < CORM_NLAT; k++)
+		nm_hist_init(&lat[k]);
+	for (int t = 0; t < r.T && !local; t++) {
+		for (int k = 0; k < CORM_SERIES_MAX; k++)
+			series[k] += r.th[t].series[k];
+		for (int k = 0; k < CORM_NLAT; k++)
+			nm_hist_merge(&lat[k], &r.th[t].lat[k]);
+	}
+	nm_boot_sum_u64_array(series, CORM_SERIES_MAX);
+	for (int k = 0; k < CORM_NLAT; k++)
+		nm_boot_hist_merge(&lat[k]);
+	if (ctx->rank == 0) {
+		bool server_ok = json_is_true(json_object_get(out, "server_ok")), valid;
+		json_object_del(out, "server_ok");
+		json_object_set_new(out, "checks", checks_json(p, r.ms->total_c, server_ok, &valid));
+		if (r.ms->first_error[0]) {
+			valid = false;
+			json_object_set_new(out, "error", json_string(r.ms->first_error));
+		}
+		json_object_set_new(out, "valid", json_boolean(valid));
+		json_t *m = nm_measure_metrics(r.ms);
+		corm_metrics(p, r.ms, series, lat, out, m);
+		json_object_set_new(out, "metrics", m);
+	}
+	free(series);
+	free(lat);
+	for (int t = 0; t < r.T && !local; t++) {
+		free(r.th[t].ptr);
+		free(r.th[t].orig);
+		free(r.th[t].live);
+		free(r.th[t].version);
+		free(r.th[t].all);
+	}
+	if (r.cli)
+		corm_client_free(r.cli);
+	free(r.th);
+	nm_measure_free(r.ms);
+}
+
+/* --bench remap's rows: its own columns (a job runs one bench kind per
+ * row, so a header per kind is enough). */
+static void remap_report(const json_t *pt, const json_t *res, bool first)
+{
+	const json_t *m = json_object_get(res, "metrics");
+	if (first)
+		printf(" %-6s %-12s %8s %10s %10s %12s %12s %8s\n", "bench", "strategy", "block", "mmap[us]", "nic[us]",
+		       "1st_read[us]", "penalty[us]", "check");
+	if (json_is_string(json_object_get(res, "skipped"))) {
+		printf(" %-6s %-12s %8" PRId64 " skipped: %s\n", "remap", nm_cfg_str(pt, "strategy"),
+		       nm_cfg_int(pt, "block_size"), json_string_value(json_object_get(res, "skipped")));
+		return;
+	}
+	printf(" %-6s %-12s %8" PRId64 " %10.1f %10.1f %12.1f %12.1f %8s\n", "remap", nm_cfg_str(pt, "strategy"),
+	       nm_cfg_int(pt, "block_size"), json_real_value(json_object_get(m, "mmap_us")),
+	       json_real_value(json_object_get(m, "nic_step_us")), json_real_value(json_object_get(m, "first_read_us")),
+	       json_real_value(json_object_get(m, "first_read_penalty_us")),
+	       json_is_true(json_object_get(res, "valid")) ? "ok" : "INVALID");
+}
+
+static void corm_report(const json_t *pt, const json_t *res, bool first)
+{
+	if (!strcmp(nm_cfg_str(pt, "bench"), "remap")) {
+		remap_report(pt, res, first);
+		return;
+	}
+	const json_t *mem = json_object_get(res, "memory"), *m = json_object_get(res, "metrics");
+	const json_t *tl = json_object_get(m, "tally");
+	if (first)
+		printf(" %-10s %-12s %6s %6s %10s %10s %8s %10s %8s\n", "bench", "strategy", "block", "size", "active0[KiB]",
+		       "active1[KiB]", "ops/s", "dr_fail", "check");
+	printf(" %-10s %-12s %6" PRId64 " %6" PRId64 " %12.0f %12.0f %8.0f %10" PRId64 " %8s\n", nm_cfg_str(pt, "bench"),
+	       json_string_value(json_object_get(json_object_get(res, "effective"), "strategy")),
+	       nm_cfg_int(pt, "block_size"), nm_cfg_int(pt, "size"),
+	       (double)json_integer_value(json_object_get(mem, "active_bytes_before")) / 1024,
+	       (double)json_integer_value(json_object_get(mem, "active_bytes_after")) / 1024,
+	       json_real_value(json_object_get(m, "ops_per_sec")),
+	       (int64_t)json_integer_value(json_object_get(tl, "direct_miss")),
+	       json_is_true(json_object_get(res, "valid")) ? "ok" : "INVALID");
+}
+
+static const nm_experiment corm_experiment = {
+	.name = "corm",
+	.summary = "CoRM: compactable remote memory whose one-sided reads survive compaction (Figs. 9-16)",
+	.details = "Rank 0 is the server, ranks 1.. are clients; -T threads on every rank.\n\n"
+		   "Examples:\n"
+		   "  mpirun -np 2 netmem corm --bench compaction -T 2 -K 5000 --free-ratio 0.8 -D 2\n"
+		   "  mpirun -np 2 netmem corm --bench latency -s 24,248,2000 -n 1000\n"
+		   "  mpirun -np 2 netmem corm --bench throughput --read direct,rpc --write-ratio 0,0.5 "
+		   "--dist uniform,zipfian -D 5\n"
+		   "  mpirun -np 2 netmem corm --bench remap --strategy rereg,odp,odp-prefetch,defer -B 4k,1M -n 1000",
+	.opts = corm_opts,
+	.min_ranks = 2,
+	.point_size = sizeof(corm_point),
+	.decode = corm_decode,
+	.run = corm_run_point,
+	.report = corm_report,
+};
+NM_EXPERIMENT(corm_experiment)

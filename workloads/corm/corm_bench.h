@@ -1,0 +1,133 @@
+/* netmem corm's client threads (workloads/corm/corm_bench.c) and the server's
+ * local reads (workloads/corm/corm_local.c): what each bench does, and the
+ * counters they keep in the harness's measure (harness/measure.h). */
+#ifndef NM_CORM_BENCH_H
+#define NM_CORM_BENCH_H
+#include "corm.h"
+#include "experiment.h"
+#include "measure.h"
+#include "stats.h"
+#include "ycsb.h"
+
+typedef enum { CORM_BENCH_LATENCY, CORM_BENCH_THROUGHPUT, CORM_BENCH_COMPACTION, CORM_BENCH_REMAP, CORM_BENCH_LOCAL,
+	       CORM_NBENCH } corm_bench;
+extern const char *const corm_bench_names[CORM_NBENCH];
+/* How a client reads: CoRM's DirectRead (falling back to ScanRead, then
+ * RPC), FaRM's read and a raw READ (Fig. 11's baselines), or an RPC read. */
+typedef enum { CORM_READ_DIRECT, CORM_READ_FARM, CORM_READ_RAW, CORM_READ_RPC, CORM_NREAD } corm_read_path;
+extern const char *const corm_read_names[CORM_NREAD];
+/* Which objects a client thread reads and writes: only those it allocated
+ * (every read's version checked exactly), or every client's (the paper's
+ * YCSB clients share the key space: Fig. 13's conflicts need it; a read's
+ * object and content are checked, not its version). */
+typedef enum { CORM_KEYS_OWN, CORM_KEYS_SHARED, CORM_NKEYS } corm_keys;
+extern const char *const corm_keys_names[CORM_NKEYS];
+
+/* Faults a run injects to show its checks catch them: DirectRead without
+ * its ID check (stale bytes accepted: the point must be invalid), or one
+ * DirectRead in CORM_REFUSE_EVERY through a wrong key (the device refuses
+ * it, the READ QP is recovered and the read falls back: the point stays
+ * valid and counts direct_read_refused). */
+typedef enum { CORM_INJECT_NONE, CORM_INJECT_NO_ID_CHECK, CORM_INJECT_READ_REFUSED, CORM_NINJECT } corm_inject;
+extern const char *const corm_inject_names[CORM_NINJECT];
+#define CORM_REFUSE_EVERY 50
+
+typedef struct corm_point {
+	corm_bench bench;
+	corm_remap strategy;
+	corm_read_path read;
+	corm_keys keys;
+	uint32_t block_size, size, objects;
+	double free_ratio, write_ratio, theta, compact_at, occupancy, interval;
+	ycsb_dist dist;
+	uint32_t va_blocks;
+	corm_inject inject;
+} corm_point;
+
+/* Counts every run reports (summed over threads and ranks by the measure;
+ * also under metrics by name). */
+typedef enum {
+	CORM_C_ALLOCATED,
+	CORM_C_FREED,
+	CORM_C_ALLOC_FAIL,
+	CORM_C_READS,
+	CORM_C_WRITES,
+	CORM_C_SHARED_OPS,         /* reads and writes of another client thread's object (--keys shared) */
+	CORM_C_DIRECT_OK,          /* one-sided reads at the pointer accepted */
+	CORM_C_DIRECT_MISS,        /* ... not found there (moved, freed) */
+	CORM_C_DIRECT_RETRY,       /* ... found locked or torn: retried */
+	CORM_C_DIRECT_MISS_DEVICE, /* misses the device limit explains (corm_devlimit) */
+	CORM_C_READ_REFUSED,       /* one-sided READs the device refused (a remap met, rereg or ODP): fell back */
+	CORM_C_SCAN_OK,
+	CORM_C_SCAN_MISS,
+	CORM_C_SCAN_MISS_DEVICE,
+	CORM_C_RPC_OK,
+	CORM_C_LOST,               /* an object its owner never freed, not found by RPC */
+	CORM_C_STALE,              /* accepted bytes of another object or version */
+	CORM_C_TORN_CONTENT,       /* stamps agreed, content did not: retried (see README) */
+	CORM_C_VERIFIED,           /* survivors read back after the phase */
+	CORM_C_VERIFY_DIRECT,
+	CORM_C_VERIFY_SCAN,
+	CORM_C_VERIFY_RPC,
+	CORM_C_UNLOADED,           /* survivors freed at the end */
+	CORM_C_LOCAL_BAD,          /* local reads (--bench local) that did not find their object */
+	CORM_C_N
+} corm_counter;
+extern const nm_counter corm_counters[CORM_C_N];
+
+/* A limit of the server's device found by the probe, sent to the clients:
+ * with odp_offset_bug a one-sided READ that does not start at a page start
+ * (page bytes) returns wrong bytes, and a multi-packet READ is wrong after
+ * its first packet, whatever the compaction does. */
+typedef struct corm_devlimit {
+	uint32_t odp_offset_bug;
+	uint32_t page;
+	/* The server remaps blocks under registered MRs (rereg, ODP): a READ
+	 * that meets a remap may be refused (rxe's ODP gives up on a fault
+	 * that races an invalidation; a rereg'd MR is briefly invalid). */
+	uint32_t remap_refusals;
+} corm_devlimit;
+
+/* Latency kinds of the latency bench. */
+typedef enum { CORM_LAT_RAW_READ, CORM_LAT_RAW_RPC, CORM_LAT_ALLOC, CORM_LAT_FREE, CORM_LAT_READ_RPC,
+	       CORM_LAT_WRITE_RPC, CORM_LAT_DIRECT, CORM_LAT_SCAN, CORM_LAT_INDIRECT_RPC, CORM_LAT_RELEASE,
+	       CORM_NLAT } corm_lat;
+extern const char *const corm_lat_names[CORM_NLAT];
+
+#define CORM_SERIES_MAX 4096
+
+typedef struct corm_thread {
+	corm_conn *c;
+	const corm_point *p;
+	nm_meter *m;                         /* its counters, and the measured phase */
+	int rank, thread, nthreads;
+	uint64_t seed;
+	corm_devlimit lim;
+	nm_hist lat[CORM_NLAT];
+	uint64_t series[CORM_SERIES_MAX];   /* reads completed per interval */
+	corm_ptr *ptr, *orig;                /* current (corrected) and original pointers */
+	uint8_t *live;
+	uint8_t *version;
+	corm_ptr *all;                       /* NULL unless --keys shared: every client's objects by key (0: freed) */
+	uint32_t nall;
+	uint32_t refuse_tick;                /* --inject read-refused: DirectReads until the next wrong key */
+} corm_thread;
+
+static inline void corm_count(corm_thread *th, corm_counter k) { th->m->c[k]++; }
+
+void corm_thread_load(corm_thread *th);       /* allocate, then free free_ratio of them */
+/* --keys shared: the client's own copy of every client's pointers, by key,
+ * which it corrects as it reads (table: n pointers, address 0 if freed). */
+void corm_thread_share(corm_thread *th, const corm_ptr *table, uint32_t n);
+void corm_thread_readers(corm_thread *th);    /* the measured read loop (throughput, compaction) */
+void corm_thread_verify(corm_thread *th);     /* every survivor through its original pointer */
+void corm_thread_latency(corm_thread *th);    /* the measured latency loop */
+void corm_thread_unload(corm_thread *th);     /* free every survivor */
+
+/* --bench local (Fig. 11, local side), on the server: its -T threads read
+ * objects of its own heap with CoRM's check, FaRM's or a plain memcpy. */
+void corm_local_bench(nm_ctx *ctx, const corm_point *p, cmem_heap *h, nm_measure *ms);
+
+/* --bench remap (Fig. 8), on the server (workloads/corm/corm_remap.c). */
+void corm_remap_bench(nm_ctx *ctx, const corm_point *p, corm_remap strat, json_t *out);
+#endif

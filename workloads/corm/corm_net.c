@@ -1,0 +1,484 @@
+/* netmem corm's verbs: the heap's registration hooks, the RC QPs between
+ * server and clients, the server's RPC workers and the client's operations
+ * (corm.h). The device probe is workloads/corm/corm_probe.c. */
+#include "corm.h"
+#include "alloc.h"
+#include "boot.h"
+#include "clock.h"
+#include "log.h"
+#include <errno.h>
+#include <inttypes.h>
+#include <pthread.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <unistd.h>
+
+const char *const corm_rpc_names[CORM_NRPC] = {"alloc", "read", "write", "free", "release", "nop", "reconnect"};
+
+#define ACCESS CORM_ACCESS
+
+/* ---- the heap's hooks ---- */
+
+static int hook_reg(void *arg, void *va, size_t len, void **mr, uint32_t *rkey, char *err, size_t errlen)
+{
+	corm_nicctx *n = arg;
+	int odp = n->strat == CORM_STRAT_ODP || n->strat == CORM_STRAT_ODP_PREFETCH;
+	struct ibv_mr *m = ibv_reg_mr(n->dev->pd, va, len, ACCESS | (odp ? IBV_ACCESS_ON_DEMAND : 0));
+	if (!m)
+		return nm_errf(err, errlen, "ibv_reg_mr(block, %zu bytes%s): %s", len, odp ? ", ODP" : "", strerror(errno));
+	*mr = m;
+	*rkey = m->rkey;
+	return 0;
+}
+
+static void hook_dereg(void *arg, void *mr)
+{
+	(void)arg;
+	ibv_dereg_mr(mr);
+}
+
+static int hook_remap(void *arg, void *mr, void *va, size_t len, char *err, size_t errlen)
+{
+	corm_nicctx *n = arg;
+	struct ibv_mr *m = mr;
+	if (n->strat == CORM_STRAT_REREG) {
+		if (ibv_rereg_mr(m, IBV_REREG_MR_CHANGE_TRANSLATION, NULL, va, len, ACCESS))
+			return nm_errf(err, errlen, "ibv_rereg_mr: %s", strerror(errno));
+	} else if (n->strat == CORM_STRAT_ODP_PREFETCH) {
+		struct ibv_sge sge = {.addr = (uintptr_t)va, .length = (uint32_t)len, .lkey = m->lkey};
+		int rc = ibv_advise_mr(n->dev->pd, IBV_ADVISE_MR_ADVICE_PREFETCH, IBV_ADVISE_MR_FLAG_FLUSH, &sge, 1);
+		if (rc)
+			return nm_errf(err, errlen, "ibv_advise_mr: %s", strerror(rc));
+	}
+	return 0; /* ODP: the mmap's invalidation is enough */
+}
+
+cmem_nic corm_nic_hooks(corm_nicctx *n)
+{
+	return (cmem_nic){.arg = n, .reg = hook_reg, .dereg = hook_dereg, .remap = hook_remap};
+}
+
+/* ---- completions ---- */
+
+/* Waits for one completion on cq, whatever its status; none within
+ * `timeout` seconds ends the job. */
+static void poll_wc(struct ibv_cq *cq, struct ibv_wc *wc, double timeout, const char *what)
+{
+	uint64_t deadline = 0;
+	for (uint32_t spins = 0;; spins++) {
+		int n = ibv_poll_cq(cq, 1, wc);
+		if (n < 0)
+			nm_fatal("corm: ibv_poll_cq failed (%s)", what);
+		if (n == 1)
+			return;
+		if ((spins & 4095) == 4095) {
+			uint64_t now = nm_ticks();
+			if (!deadline)
+				deadline = now + nm_ns_to_ticks((uint64_t)(timeout * 1e9));
+			else if (now > deadline)
+				nm_fatal("corm: no completion for %s within %.0f s", what, timeout);
+		}
+	}
+}
+
+/* One completion; a failed one ends the job. */
+static void wait_wc(struct ibv_cq *cq, struct ibv_wc *wc, double timeout, const char *what)
+{
+	poll_wc(cq, wc, timeout, what);
+	if (wc->status != IBV_WC_SUCCESS)
+		nm_fatal("corm: %s to the server (rank 0) failed: %s (status %d, QP %u)", what,
+			 ibv_wc_status_str(wc->status), wc->status, wc->qp_num);
+}
+
+static void post_recv(struct ibv_qp *qp, void *buf, uint32_t len, uint32_t lkey, uint64_t id)
+{
+	struct ibv_sge sge = {.addr = (uintptr_t)buf, .length = len, .lkey = lkey};
+	struct ibv_recv_wr wr = {.wr_id = id, .sg_list = &sge, .num_sge = 1}, *bad;
+	if (ibv_post_recv(qp, &wr, &bad))
+		nm_fatal("corm: ibv_post_recv: %s", strerror(errno));
+}
+
+static void post_send(struct ibv_qp *qp, enum ibv_wr_opcode op, void *buf, uint32_t len, uint32_t lkey,
+		      uint64_t raddr, uint32_t rkey, uint64_t id)
+{
+	struct ibv_sge sge = {.addr = (uintptr_t)buf, .length = len, .lkey = lkey};
+	struct ibv_send_wr wr = {.wr_id = id, .sg_list = &sge, .num_sge = 1, .opcode = op,
+				 .send_flags = IBV_SEND_SIGNALED}, *bad;
+	wr.wr.rdma.remote_addr = raddr;
+	wr.wr.rdma.rkey = rkey;
+	if (ibv_post_send(qp, &wr, &bad))
+		nm_fatal("corm: ibv_post_send(%s): %s", op == IBV_WR_SEND ? "SEND" : "READ", strerror(errno));
+}
+
+/* ---- server ---- */
+
+typedef struct srv_conn {
+	struct ibv_qp *qp;
+	struct ibv_qp *rqp;            /* the client's READs arrive here */
+	nm_ep rlocal, rremote;
+	uint8_t *send, *recv;
+} srv_conn;
+
+typedef struct srv_worker {
+	corm_server *s;
+	int index;
+	struct ibv_cq *cq;
+	pthread_t th;
+} srv_worker;
+
+struct corm_server {
+	nm_dev *dev;
+	cmem_heap *heap;
+	int nworkers, nconn;
+	srv_worker *w;
+	srv_conn *c;
+	struct ibv_mr *mr;
+	uint8_t *buf;
+	uint32_t msg_bytes;
+	nm_qp_attr qa;
+	atomic_bool stop;
+};
+
+/* The server's end of connection i's READ QP back to RTS; the client asks
+ * before it resets its own end, so no READ reaches a QP in error. */
+static corm_status reconnect_read_qp(corm_server *s, int i)
+{
+	char err[256];
+	srv_conn *c = &s->c[i];
+	if (nm_qp_reconnect(s->dev, c->rqp, &s->qa, &c->rlocal, &c->rremote, err, sizeof err)) {
+		nm_warn("corm server: connection %d: %s", i, err);
+		return CORM_E_NIC;
+	}
+	return CORM_OK;
+}
+
+static uint32_t serve(corm_server *s, int worker, int conn, const corm_msg *q, corm_msg *r)
+{
+	cmem_heap *h = s->heap;
+	uint32_t max = s->msg_bytes - (uint32_t)sizeof(corm_msg);
+	corm_status st = CORM_OK;
+	*r = (corm_msg){.op = q->op, .ptr = q->ptr};
+	switch ((corm_rpc_op)q->op) {
+	case CORM_RPC_ALLOC:
+		st = cmem_alloc(h, worker, q->user, q->data, q->len < max ? q->len : max, &r->ptr);
+		break;
+	case CORM_RPC_READ:
+		if (r->ptr.cls >= h->cls.n) {
+			st = CORM_E_NOTFOUND;
+			break;
+		}
+		r->len = cmem_capacity(h, r->ptr.cls);
+		if (r->len > max)
+			r->len = max;
+		st = cmem_read(h, &r->ptr, r->data, r->len, &r->version);
+		break;
+	case CORM_RPC_WRITE:
+		st = cmem_write(h, &r->ptr, q->data, q->len < max ? q->len : max, &r->version);
+		break;
+	case CORM_RPC_FREE:
+		st = cmem_free(h, &r->ptr);
+		break;
+	case CORM_RPC_RELEASE:
+		st = cmem_release(h, &r->ptr);
+		break;
+	case CORM_RPC_RECONNECT:
+		st = reconnect_read_qp(s, conn);
+		break;
+	default:
+		break;
+	}
+	r->status = (uint8_t)st;
+	if (st != CORM_OK)
+		r->len = 0;
+	return (uint32_t)sizeof(corm_msg) + r->len;
+}
+
+static void *srv_main(void *arg)
+{
+	srv_worker *w = arg;
+	corm_server *s = w->s;
+	struct ibv_wc wc[16];
+	while (!atomic_load_explicit(&s->stop, memory_order_relaxed)) {
+		int n = ibv_poll_cq(w->cq, 16, wc);
+		if (n < 0)
+			nm_fatal("corm server: ibv_poll_cq failed");
+		for (int i = 0; i < n; i++) {
+			if (wc[i].status != IBV_WC_SUCCESS)
+				nm_fatal("corm server worker %d: %s failed: %s", w->index,
+					 wc[i].opcode == IBV_WC_RECV ? "RECV" : "SEND", ibv_wc_status_str(wc[i].status));
+			if (wc[i].opcode != IBV_WC_RECV)
+				continue;
+			srv_conn *c = &s->c[wc[i].wr_id];
+			uint32_t len = serve(s, w->index, (int)wc[i].wr_id, (corm_msg *)c->recv, (corm_msg *)c->send);
+			/* The client sends its next request only after this reply:
+			 * one receive per connection is enough if it is posted
+			 * before the reply. */
+			post_recv(c->qp, c->recv, s->msg_bytes, s->mr->lkey, wc[i].wr_id);
+			post_send(c->qp, IBV_WR_SEND, c->send, len, s->mr->lkey, 0, 0, wc[i].wr_id);
+		}
+	}
+	return NULL;
+}
+
+void corm_server_start(corm_server *s)
+{
+	atomic_store(&s->stop, false);
+	for (int i = 0; i < s->nworkers; i++)
+		if (pthread_create(&s->w[i].th, NULL, srv_main, &s->w[i]))
+			nm_fatal("corm server: pthread_create failed");
+}
+
+void corm_server_stop(corm_server *s)
+{
+	atomic_store(&s->stop, true);
+	for (int i = 0; i < s->nworkers; i++)
+		pthread_join(s->w[i].th, NULL);
+}
+
+void corm_server_free(corm_server *s)
+{
+	for (int i = 0; i < s->nconn; i++) {
+		ibv_destroy_qp(s->c[i].qp);
+		ibv_destroy_qp(s->c[i].rqp);
+	}
+	for (int i = 0; i < s->nworkers; i++)
+		ibv_destroy_cq(s->w[i].cq);
+	ibv_dereg_mr(s->mr);
+	free(s->buf);
+	free(s->c);
+	free(s->w);
+	free(s);
+}
+
+void corm_client_free(corm_client *cl)
+{
+	for (int i = 0; i < cl->n; i++) {
+		ibv_destroy_qp(cl->c[i].qp);
+		ibv_destroy_qp(cl->c[i].rqp);
+		ibv_destroy_cq(cl->c[i].cq);
+		ibv_dereg_mr(cl->c[i].mr);
+		free(cl->c[i].buf);
+	}
+	free(cl->c);
+	free(cl);
+}
+
+static struct ibv_qp *make_qp(nm_dev *d, struct ibv_cq *cq, const nm_qp_attr *qa, nm_ep *ep, const char **fail,
+			      char *err, size_t errlen)
+{
+	struct ibv_qp *qp = nm_qp_create(d, cq, qa, NULL, err, errlen);
+	if (!qp)
+		*fail = err;
+	else
+		nm_qp_local_ep(d, qp, ep);
+	return qp;
+}
+
+/* Where thread t's endpoint of kind q (0 RPC, 1 READ) sits in the
+ * alltoall arrays, in the block of rank pair `peer`. */
+static size_t ep_index(int T, int peer, int q, int t) { return ((size_t)peer * 2 + (size_t)q) * (size_t)T + (size_t)t; }
+
+void corm_net_setup(nm_dev *d, const nm_qp_attr *qa_in, int T, uint32_t msg_max, uint32_t block_size,
+		    cmem_heap *heap, const corm_classes *cls, corm_server **srv, corm_client **cli)
+{
+	int R = nm_boot_size(), me = nm_boot_rank();
+	char err[512] = "";
+	const char *fail = NULL;
+	nm_qp_attr qa = *qa_in;
+	qa.sq_depth = 8;
+	qa.max_inline = 0;
+	qa.rnr_retry = 7;
+	uint32_t msg = (uint32_t)nm_align64(sizeof(corm_msg) + msg_max);
+	/* Per rank pair, T RPC endpoints then T READ endpoints. */
+	size_t blk = 2 * (size_t)T * sizeof(nm_ep);
+	nm_ep *send = nm_calloc((size_t)R, blk), *recv = nm_calloc((size_t)R, blk);
+	*srv = NULL;
+	*cli = NULL;
+	if (me == 0) {
+		corm_server *s = nm_calloc(1, sizeof *s);
+		s->dev = d;
+		s->heap = heap;
+		s->nworkers = T;
+		s->nconn = (R - 1) * T;
+		s->msg_bytes = msg;
+		s->qa = qa;
+		s->w = nm_calloc((size_t)T, sizeof *s->w);
+		s->c = nm_calloc((size_t)(s->nconn ? s->nconn : 1), sizeof *s->c);
+		s->buf = nm_calloc((size_t)(s->nconn ? s->nconn : 1) * 2, msg);
+		s->mr = ibv_reg_mr(d->pd, s->buf, (size_t)(s->nconn ? s->nconn : 1) * 2 * msg, ACCESS);
+		if (!s->mr) {
+			snprintf(err, sizeof err, "ibv_reg_mr(server buffers): %s", strerror(errno));
+			fail = err;
+		}
+		for (int i = 0; i < T && !fail; i++) {
+			s->w[i] = (srv_worker){.s = s, .index = i, .cq = ibv_create_cq(d->ctx, 2 * (s->nconn / T + 1) + 16,
+										 NULL, NULL, 0)};
+			if (!s->w[i].cq)
+				fail = "ibv_create_cq(server) failed";
+		}
+		for (int i = 0; i < s->nconn && !fail; i++) {
+			srv_conn *c = &s->c[i];
+			c->send = s->buf + (size_t)i * 2 * msg;
+			c->recv = c->send + msg;
+			c->qp = make_qp(d, s->w[i % T].cq, &qa, &send[ep_index(T, 1 + i / T, 0, i % T)], &fail, err, sizeof err);
+			/* nothing is posted on the READ QP's server end: no completions */
+			if (!fail)
+				c->rqp = make_qp(d, s->w[i % T].cq, &qa, &c->rlocal, &fail, err, sizeof err);
+			send[ep_index(T, 1 + i / T, 1, i % T)] = c->rlocal;
+		}
+		*srv = s;
+	} else {
+		corm_client *cl = nm_calloc(1, sizeof *cl);
+		cl->n = T;
+		cl->c = nm_calloc((size_t)T, sizeof *cl->c);
+		for (int t = 0; t < T && !fail; t++) {
+			corm_conn *c = &cl->c[t];
+			size_t len = 2 * (size_t)msg + block_size;
+			c->buf = nm_calloc(1, len);
+			c->req = (corm_msg *)c->buf;
+			c->rep = (corm_msg *)(c->buf + msg);
+			c->rd = c->buf + 2 * msg;
+			c->msg_bytes = msg;
+			c->block_size = block_size;
+			c->cls = cls;
+			c->dev = d;
+			c->qa = qa;
+			c->mr = ibv_reg_mr(d->pd, c->buf, len, ACCESS);
+			c->cq = ibv_create_cq(d->ctx, 32, NULL, NULL, 0);
+			if (!c->mr || !c->cq) {
+				fail = "client buffers or CQ";
+				break;
+			}
+			c->qp = make_qp(d, c->cq, &qa, &send[ep_index(T, 0, 0, t)], &fail, err, sizeof err);
+			if (!fail)
+				c->rqp = make_qp(d, c->cq, &qa, &c->rlocal, &fail, err, sizeof err);
+			send[ep_index(T, 0, 1, t)] = c->rlocal;
+		}
+		*cli = cl;
+	}
+	nm_boot_check(fail, NM_EXIT_FAIL);
+	nm_boot_alltoall(send, recv, blk);
+	if (me == 0) {
+		corm_server *s = *srv;
+		for (int i = 0; i < s->nconn && !fail; i++) {
+			size_t k = ep_index(T, 1 + i / T, 0, i % T);
+			srv_conn *c = &s->c[i];
+			c->rremote = recv[ep_index(T, 1 + i / T, 1, i % T)];
+			if (nm_qp_connect(d, c->qp, &qa, &send[k], &recv[k], err, sizeof err) ||
+			    nm_qp_connect(d, c->rqp, &qa, &c->rlocal, &c->rremote, err, sizeof err))
+				fail = err;
+			else
+				post_recv(c->qp, c->recv, msg, s->mr->lkey, (uint64_t)i);
+		}
+	} else {
+		for (int t = 0; t < T && !fail; t++) {
+			corm_conn *c = &(*cli)->c[t];
+			size_t k = ep_index(T, 0, 0, t);
+			c->rremote = recv[ep_index(T, 0, 1, t)];
+			if (nm_qp_connect(d, c->qp, &qa, &send[k], &recv[k], err, sizeof err) ||
+			    nm_qp_connect(d, c->rqp, &qa, &c->rlocal, &c->rremote, err, sizeof err))
+				fail = err;
+		}
+	}
+	free(send);
+	free(recv);
+	nm_boot_check(fail, NM_EXIT_FAIL);
+	nm_boot_barrier();
+}
+
+/* ---- client ---- */
+
+corm_status corm_rpc(corm_conn *c, corm_rpc_op op, corm_ptr *p, uint32_t user, const void *in, size_t n, void *out,
+		     size_t outn)
+{
+	struct ibv_wc wc;
+	size_t max = c->msg_bytes - sizeof(corm_msg);
+	if (n > max)
+		n = max;
+	*c->req = (corm_msg){.op = (uint8_t)op, .len = (uint32_t)n, .user = user};
+	if (p)
+		c->req->ptr = *p;
+	if (n)
+		memcpy(c->req->data, in, n);
+	post_recv(c->qp, c->rep, c->msg_bytes, c->mr->lkey, 1);
+	post_send(c->qp, IBV_WR_SEND, c->req, (uint32_t)(sizeof(corm_msg) + n), c->mr->lkey, 0, 0, 0);
+	/* the SEND's and the reply's completions, in either order */
+	for (int got = 0; got < 2; got++)
+		wait_wc(c->cq, &wc, c->timeout, corm_rpc_names[op]);
+	if (c->rep->status == CORM_OK && p)
+		*p = c->rep->ptr;
+	if (out && c->rep->status == CORM_OK)
+		memcpy(out, c->rep->data, c->rep->len < outn ? c->rep->len : outn);
+	return (corm_status)c->rep->status;
+}
+
+/* After a refused READ both ends of the READ QP are in error (the
+ * responder NAKed it): the server resets its end first, over the RPC QP,
+ * then this end, so the next READ meets two QPs in RTS. */
+static void recover_read_qp(corm_conn *c)
+{
+	char err[256];
+	if (corm_rpc(c, CORM_RPC_RECONNECT, NULL, 0, NULL, 0, NULL, 0) != CORM_OK)
+		nm_fatal("corm: the server (rank 0) could not reset its end of READ QP %u (see its warning)",
+			 c->rremote.qpn);
+	if (nm_qp_reconnect(c->dev, c->rqp, &c->qa, &c->rlocal, &c->rremote, err, sizeof err))
+		nm_fatal("corm: recovering the READ QP after a refused READ: %s", err);
+}
+
+int corm_raw_read(corm_conn *c, uint64_t addr, uint32_t rkey, uint32_t len)
+{
+	struct ibv_wc wc;
+	post_send(c->rqp, IBV_WR_RDMA_READ, c->rd, len, c->mr->lkey, addr, rkey, 2);
+	poll_wc(c->cq, &wc, c->timeout, "RDMA READ");
+	if (wc.status == IBV_WC_SUCCESS)
+		return 0;
+	if (wc.status == IBV_WC_REM_ACCESS_ERR && c->refusal_ok) {
+		recover_read_qp(c);
+		return CORM_READ_REFUSED;
+	}
+	nm_fatal("corm: RDMA READ of %u bytes at 0x%" PRIx64 " (rkey 0x%x) from the server (rank 0) failed: %s (status %d)",
+		 len, addr, rkey, ibv_wc_status_str(wc.status), wc.status);
+}
+
+corm_slot_state corm_direct_read(corm_conn *c, corm_ptr *p, corm_check chk, void *out, size_t n)
+{
+	uint32_t ss = c->cls->size[p->cls];
+	if (corm_raw_read(c, p->addr, p->rkey, ss))
+		return CORM_SLOT_REFUSED;
+	uint8_t v;
+	corm_slot_state st;
+	if (chk == CORM_CHECK_ID) {
+		st = corm_slot_check(c->rd, p->addr, ss, p->id, out, n, &v);
+	} else if (chk == CORM_CHECK_FARM) {
+		st = corm_slot_check_farm(c->rd, p->addr, ss, out, n, &v);
+	} else {
+		/* raw: the bytes as they are (the caller's payload check judges them) */
+		uint64_t h;
+		memcpy(&h, c->rd, sizeof h);
+		v = corm_h_version(h);
+		corm_slot_read(c->rd, p->addr, ss, out, n);
+		st = CORM_SLOT_OK;
+	}
+	if (st == CORM_SLOT_OK)
+		p->version = v;
+	return st;
+}
+
+corm_slot_state corm_scan_read(corm_conn *c, corm_ptr *p, void *out, size_t n)
+{
+	uint64_t base = corm_ptr_base(p, c->block_size);
+	uint32_t ss = c->cls->size[p->cls];
+	if (corm_raw_read(c, base, p->rkey, c->block_size))
+		return CORM_SLOT_REFUSED;
+	int64_t off = corm_block_find(c->rd, ss, c->cls->slots[p->cls], p->id);
+	if (off < 0)
+		return CORM_SLOT_NOT_FOUND;
+	uint8_t v;
+	corm_slot_state st = corm_slot_check(c->rd + off, base + (uint64_t)off, ss, p->id, out, n, &v);
+	if (st == CORM_SLOT_OK) {
+		p->addr = base + (uint64_t)off;
+		p->version = v;
+	}
+	return st;
+}

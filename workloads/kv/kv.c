@@ -1,0 +1,354 @@
+/* netmem kv: LOCO's key-value store under YCSB (LOCO paper, section 6 and
+ * 7.2, Fig. 5), against a Sherman-style variant and a real Redis.
+ *
+ * Systems (--system, sweepable):
+ *   loco     LOCO's kvstore (workloads/kv/kv_loco.c): slots in every node's
+ *            registered memory, a local index per node, ticket locks k mod
+ *            --locks, a tracker thread per node for index updates; lookups
+ *            are one READ, validated by checksum and counter.
+ *   sherman  a variant of this suite in the style of Sherman (not Sherman
+ *            itself, workloads/kv/kv_sherman.c): lock word with the data,
+ *            taken by RDMA CAS, write and release posted together,
+ *            lookups READ a whole leaf of --leaf entries.
+ *   redis    Debian's redis-server, started by the ranks on their own nodes
+ *            (ceil(threads/4) instances per node, no replication, no
+ *            persistence), driven through hiredis with --window commands in
+ *            flight per thread, keys placed by Redis Cluster's hash slots
+ *            (workloads/kv/kv_redis.c).
+ *
+ * One rank per node, -T application threads per rank; each keeps up to
+ * --window operations in flight, each started and completed on its own
+ * (kv.h). Keys are ranks of YCSB's generator (primitives/gen/ycsb.h), hashed
+ * by XXH64; the store is prefilled with ranks 0 .. prefill-1 (not timed);
+ * inserts (YCSB's D, or --mix with insert) take new ranks up to --keys.
+ *
+ * Checked on every run (kv.h): each value read belongs to its key, is not
+ * torn, and no reader sees a key's version go back; the store is scanned
+ * after the run. A failure marks the point invalid.
+ *
+ * Decisions the paper leaves open: "mixed" is 50% updates (--write-ratio;
+ * the Sherman paper's write-intensive mix); writes are updates, as the paper
+ * says for LOCO, Sherman and Redis; keys are ranks, hashed, and every
+ * operation targets a prefilled key (the generator's records are the
+ * prefill), so only inserts find absent keys; --keys 10485760 (10 x 2^20
+ * key ranks) and --fill 0.8 at paper scale. */
+#include "kv.h"
+#include "alloc.h"
+#include "boot.h"
+#include "clock.h"
+#include "log.h"
+#include <xxhash.h>
+#include <errno.h>
+#include <inttypes.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+const kv_system *const kv_systems[KV_NSYSTEMS] = {&kv_loco, &kv_sherman, &kv_redis};
+
+static const nm_opt kv_opts[] = {
+	{"system", 0, NM_OPT_ENUM, "loco", 0, 0, "loco,sherman,redis", NM_OPT_LIST,
+	 "loco (LOCO's kvstore), sherman (Sherman-style variant of this suite), redis (redis-server)"},
+	{"workload", 'w', NM_OPT_STR, "mixed", 0, 0, NULL, NM_OPT_LIST,
+	 "read-only, mixed (--write-ratio updates), write-only, or a YCSB letter a-f"},
+	{"write-ratio", 0, NM_OPT_DOUBLE, "0.5", 0, 1, NULL, NM_OPT_LIST, "updates in the mixed workload"},
+	{"mix", 0, NM_OPT_STR, "", 0, 0, NULL, 0,
+	 "proportions instead of --workload: read=0.9,update=0.05,insert=0.05 (summing to 1)"},
+	{"dist", 0, NM_OPT_ENUM, "uniform", 0, 0, "uniform,zipfian,scrambled,latest,hotspot", NM_OPT_LIST,
+	 "key distribution (zipfian: YCSB's, unscrambled; rank 0 is the hottest key)"},
+	{"theta", 0, NM_OPT_DOUBLE, "0.99", -1e9, 1e9, NULL, NM_OPT_LIST, "Zipf exponent (> 0)"},
+	{"keys", 'K', NM_OPT_SIZE, "65536", 1, 1ll << 34, NULL, NM_OPT_LIST,
+	 "key space: slots in the whole store (paper: 10M, 10 x 2^20)"},
+	{"fill", 0, NM_OPT_DOUBLE, "0.8", 0, 1, NULL, NM_OPT_LIST, "fraction of the key space prefilled"},
+	{"prefill", 0, NM_OPT_SIZE, "0", 0, 1ll << 34, NULL, NM_OPT_LIST,
+	 "keys prefilled (0: --fill x --keys)"},
+	{"value-size", 's', NM_OPT_SIZE, "8", 8, 4096, NULL, NM_OPT_LIST, "value bytes, a multiple of 8"},
+	{"slot-bytes", 0, NM_OPT_SIZE, "0", 0, 8192, NULL, 0,
+	 "LOCO slot size (0: the smallest that holds the value: key, value, counter/valid, checksum)"},
+	{"locks", 0, NM_OPT_INT, "65536", 1, 1 << 26, NULL, NM_OPT_LIST, "LOCO: ticket locks (key k takes k mod locks)"},
+	{"window", 'W', NM_OPT_INT, "3", -1e9, 4096, NULL, NM_OPT_LIST,
+	 "operations in flight per thread (paper: 3, and 128 for LOCO's large window)"},
+	{"fence", 0, NM_OPT_BOOL, "1", 0, 0, NULL, NM_OPT_LIST,
+	 "fence between a write and its lock's release (0 measures the fence's cost)"},
+	{"delete-ratio", 0, NM_OPT_DOUBLE, "0", 0, 1, NULL, NM_OPT_LIST,
+	 "loco: updates that delete the key instead (or insert it when absent): exercises the tracker"},
+	{"leaf", 0, NM_OPT_INT, "16", 1, 256, NULL, NM_OPT_LIST, "sherman: entries read by one lookup"},
+	{"redis-server", 0, NM_OPT_STR, "redis-server", 0, 0, NULL, 0, "redis: the server binary"},
+	{"redis-threads", 0, NM_OPT_INT, "4", 1, 128, NULL, 0,
+	 "redis: client threads per server instance (paper: 4, so ceil(T/4) instances)"},
+	{"redis-port", 0, NM_OPT_INT, "7379", 1024, 65000, NULL, 0, "redis: first port on each node"},
+	{"history", 0, NM_OPT_STR, "", 0, 0, NULL, 0,
+	 "write every operation (JSON Lines) into FILE, for a linearizability checker"},
+	{"history-max", 0, NM_OPT_INT, "100000", 1, 1e8, NULL, 0, "history: operations per thread at most"},
+	{"inject", 0, NM_OPT_ENUM, "none", 0, 0, "none,early-release,no-checksum", 0,
+	 "testing the checks: early-release (a lock released before its write lands), "
+	 "no-checksum (readers skip the checksum, a writer writes a value in two halves)"},
+	NM_OPT_ITERS("10000", "operations"),
+	NM_OPT_DURATION,
+	NM_OPT_WARMUP("operations"),
+	NM_OPT_END,
+};
+
+static int kv_decode_mix(const json_t *pt, kv_point *p, char *err, size_t len)
+{
+	const char *w = nm_cfg_str(pt, "workload"), *mix = nm_cfg_str(pt, "mix"), *dist = nm_cfg_str(pt, "dist");
+	snprintf(p->workload, sizeof p->workload, "%s", mix[0] ? "custom" : w);
+	if (mix[0]) {
+		if (ycsb_parse_mix(mix, &p->mix, err, len))
+			return -1;
+	} else if (ycsb_parse_workload(w, p->write_ratio, &p->mix, NULL, err, len)) {
+		return -1;
+	}
+	if (p->mix.p[YCSB_SCAN] > 0)
+		return nm_errf(err, len, "--workload %s has scans; netmem kv has no range queries", w);
+	if (ycsb_parse_dist(dist, &p->dist, err, len))
+		return -1;
+	if (!(p->theta > 0) || !isfinite(p->theta))
+		return nm_errf(err, len, "--theta %g: the Zipf exponent must be > 0", p->theta);
+	return 0;
+}
+
+static int kv_decode(const json_t *pt, const nm_base *b, void *out, char *err, size_t len)
+{
+	kv_point *p = out;
+	const char *sys = nm_cfg_str(pt, "system"), *inj = nm_cfg_str(pt, "inject");
+	int64_t window = nm_cfg_int(pt, "window");
+	*p = (kv_point){
+		.system = !strcmp(sys, "sherman") ? KV_SHERMAN : !strcmp(sys, "redis") ? KV_REDIS : KV_LOCO,
+		.theta = nm_cfg_double(pt, "theta"),
+		.write_ratio = nm_cfg_double(pt, "write_ratio"),
+		.keys = (uint64_t)nm_cfg_int(pt, "keys"),
+		.prefill = (uint64_t)nm_cfg_int(pt, "prefill"),
+		.value_size = (uint32_t)nm_cfg_int(pt, "value_size"),
+		.locks = (int)nm_cfg_int(pt, "locks"),
+		.window = (int)window,
+		.fence = nm_cfg_bool(pt, "fence"),
+		.leaf = (int)nm_cfg_int(pt, "leaf"),
+		.delete_ratio = nm_cfg_double(pt, "delete_ratio"),
+		.inject = !strcmp(inj, "early-release") ? KV_INJECT_EARLY_RELEASE
+			  : !strcmp(inj, "no-checksum") ? KV_INJECT_NO_CHECKSUM : KV_INJECT_NONE,
+		.history_max = (uint64_t)nm_cfg_int(pt, "history_max"),
+		.redis_threads = (int)nm_cfg_int(pt, "redis_threads"),
+		.redis_port = (int)nm_cfg_int(pt, "redis_port"),
+	};
+	snprintf(p->history, sizeof p->history, "%s", nm_cfg_str(pt, "history"));
+	snprintf(p->redis_server, sizeof p->redis_server, "%s", nm_cfg_str(pt, "redis_server"));
+	if (kv_decode_mix(pt, p, err, len))
+		return -1;
+	if (window < 1)
+		return nm_errf(err, len, "--window %" PRId64 ": at least one operation must be in flight", window);
+	if (p->value_size % 8)
+		return nm_errf(err, len, "--value-size %u is not a multiple of 8", p->value_size);
+	p->value_words = p->value_size / 8;
+	if (p->prefill == 0)
+		p->prefill = (uint64_t)(nm_cfg_double(pt, "fill") * (double)p->keys);
+	if (p->prefill > p->keys)
+		return nm_errf(err, len, "--prefill %" PRIu64 " is larger than the key space (--keys %" PRIu64 ")",
+			       p->prefill, p->keys);
+	if (p->prefill == 0)
+		return nm_errf(err, len, "nothing to prefill: --fill x --keys is below one key");
+	int64_t slot = nm_cfg_int(pt, "slot_bytes");
+	p->slot_bytes = slot ? (uint32_t)slot : 24 + p->value_size;
+	if (24 + p->value_size > p->slot_bytes)
+		return nm_errf(err, len, "--value-size %u is larger than a slot of %u bytes (it holds %u value bytes; "
+			       "--slot-bytes >= %u)", p->value_size, p->slot_bytes, p->slot_bytes - 24,
+			       24 + p->value_size);
+	if (p->inject == KV_INJECT_NO_CHECKSUM && p->value_words < 2)
+		return nm_errf(err, len, "--inject no-checksum needs --value-size >= 16 (a value in two halves)");
+	if (p->delete_ratio > 0 && p->system != KV_LOCO)
+		return nm_errf(err, len, "--delete-ratio applies to the loco system only");
+	if (p->inject != KV_INJECT_NONE && p->system == KV_REDIS)
+		return nm_errf(err, len, "--inject applies to the loco and sherman systems, not redis");
+	if (p->system == KV_REDIS && kv_redis_check(p, err, len))
+		return -1;
+	(void)b;
+	return 0;
+}
+
+/* ---- the result ---------------------------------------------------------- */
+
+/* Operation names in the result and the history, by kv_opkind. */
+static const char *const kv_op_names[KV_NOPS] = {"get", "update", "insert", "delete"};
+
+static json_t *kv_checks(const nm_measure *ms, bool *valid)
+{
+	const uint64_t *c = ms->total_c;
+	bool reads_ok = c[KV_C_TORN] == 0 && c[KV_C_FOREIGN] == 0 && c[KV_C_REGRESSED] == 0;
+	bool store_ok = c[KV_C_BAD_SLOTS] == 0;
+	*valid = reads_ok && store_ok && ms->errors == 0 && ms->ops > 0;
+	json_t *j = json_pack("{s:{s:I, s:I, s:I, s:b}, s:{s:I, s:b}}", "reads", "torn", (json_int_t)c[KV_C_TORN],
+			      "foreign", (json_int_t)c[KV_C_FOREIGN], "regressed", (json_int_t)c[KV_C_REGRESSED],
+			      "ok", reads_ok, "store", "bad_slots", (json_int_t)c[KV_C_BAD_SLOTS], "ok", store_ok);
+	if (ms->first_error[0])
+		json_object_set_new(j, "first_error", json_string(ms->first_error));
+	return j;
+}
+
+/* Latency per operation kind: every rank's threads merged, then the job's. */
+static json_t *kv_lat_by_op(kv_run *r, int nthreads)
+{
+	json_t *o = json_object();
+	for (int op = 0; op < KV_NOPS; op++) {
+		nm_hist h;
+		nm_hist_init(&h);
+		for (int t = 0; t < nthreads; t++)
+			nm_hist_merge(&h, &r->th[t].lat[op]);
+		nm_boot_hist_merge(&h);
+		if (h.count)
+			json_object_set_new(o, kv_op_names[op], nm_hist_summary_json(&h));
+	}
+	return o;
+}
+
+static const char *kv_hash_name(void)
+{
+	static char s[96];
+	unsigned v = XXH_versionNumber();
+	snprintf(s, sizeof s, "XXH64 of the key rank, seed 0 (xxHash %u.%u.%u)", v / 10000, v / 100 % 100, v % 100);
+	return s;
+}
+
+static json_t *kv_effective(const kv_point *p, const nm_ctx *ctx)
+{
+	static const char *const dists[] = {"uniform", "zipfian", "zipfian-ri", "scrambled", "latest", "hotspot"};
+	json_t *mix = json_object();
+	for (int i = 0; i < YCSB_NOPS; i++)
+		if (p->mix.p[i] > 0)
+			json_object_set_new(mix, ycsb_op_name((ycsb_op)i), json_real(p->mix.p[i]));
+	return json_pack("{s:s, s:s, s:o, s:s, s:f, s:i, s:i, s:I, s:I, s:i, s:i, s:b, s:s, s:s}", "system",
+			 kv_systems[p->system]->name, "workload", p->workload, "mix", mix, "dist",
+			 dists[p->dist], "theta", p->theta, "nodes", ctx->nranks, "threads_per_node",
+			 ctx->base.threads, "keys", (json_int_t)p->keys, "prefill", (json_int_t)p->prefill,
+			 "value_size", (int)p->value_size, "window", p->window, "fence", p->fence, "key_hash",
+			 kv_hash_name(), "summary",
+			 kv_systems[p->system]->summary);
+}
+
+/* ---- history -------------------------------------------------------------- */
+
+/* Ticks -> CLOCK_MONOTONIC ns, from one pair read together on this rank. */
+typedef struct kv_clockmap {
+	uint64_t ticks, mono_ns;
+} kv_clockmap;
+
+static void kv_history_write(kv_run *r, int nthreads)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	kv_clockmap cm = {nm_ticks(), (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec};
+	size_t cap = 1 << 16, used = 0;
+	char *buf = nm_malloc(cap);
+	for (int t = 0; t < nthreads; t++) {
+		const kv_thread *th = &r->th[t];
+		for (uint64_t i = 0; i < th->hist_n; i++) {
+			const kv_hist_rec *h = &th->hist[i];
+			if (cap - used < 256)
+				buf = nm_realloc(buf, cap *= 2);
+			uint64_t inv = cm.mono_ns - nm_ticks_to_ns(cm.ticks - h->invoke);
+			uint64_t res = cm.mono_ns - nm_ticks_to_ns(cm.ticks - h->response);
+			used += (size_t)snprintf(buf + used, cap - used,
+						 "{\"rank\":%d,\"thread\":%d,\"op\":\"%s\",\"key\":\"0x%016" PRIx64
+						 "\",\"found\":%s,\"value\":\"0x%016" PRIx64 "\",\"invoke_ns\":%" PRIu64
+						 ",\"response_ns\":%" PRIu64 "}\n",
+						 th->rank, th->thread, kv_op_names[h->op], h->key, h->found ? "true" : "false",
+						 h->value, inv, res);
+		}
+	}
+	buf[used] = 0;
+	char **all = nm_boot_gather_str(buf, 0);
+	free(buf);
+	if (!all)
+		return;
+	FILE *f = fopen(r->p->history, "w");
+	if (!f) {
+		nm_warn("--history %s: cannot write it: %s", r->p->history, strerror(errno));
+	} else {
+		for (int i = 0; i < r->ctx->nranks; i++)
+			fputs(all[i], f);
+		if (fclose(f))
+			nm_warn("--history %s: %s", r->p->history, strerror(errno));
+	}
+	for (int i = 0; i < r->ctx->nranks; i++)
+		free(all[i]);
+	free(all);
+}
+
+/* ---- one point ------------------------------------------------------------ */
+
+static void kv_run_point(nm_ctx *ctx, const void *point, json_t *out)
+{
+	const kv_point *p = point;
+	const kv_system *sys = kv_systems[p->system];
+	int T = ctx->base.threads;
+	static const nm_measure_def def = {"ops", kv_counters, KV_C_N};
+	kv_run r = {.ctx = ctx, .p = p,
+		    .ms = nm_measure_new(&ctx->base.measure, &def, ctx->rank, T + sys->service_threads),
+		    .th = nm_calloc((size_t)T, sizeof(kv_thread))};
+	json_t *eff_sys = sys->run(&r);
+	nm_measure_gather(r.ms);
+	json_t *lat = kv_lat_by_op(&r, T);
+	if (p->history[0])
+		kv_history_write(&r, T);
+	if (ctx->rank == 0) {
+		bool valid;
+		json_t *checks = kv_checks(r.ms, &valid);
+		json_t *metrics = nm_measure_metrics(r.ms);
+		const uint64_t *c = r.ms->total_c;
+		json_object_set_new(metrics, "lat_by_op", lat);
+		json_object_set_new(metrics, "retries_per_get",
+				    json_real(c[KV_C_GETS] ? (double)c[KV_C_RETRIES] / (double)c[KV_C_GETS] : 0));
+		json_object_set_new(metrics, "insert_ack_us",
+				    json_real(c[KV_C_ACKS] ? (double)c[KV_C_ACK_NS] / (double)c[KV_C_ACKS] / 1e3 : 0));
+		json_t *eff = kv_effective(p, ctx);
+		if (eff_sys)
+			json_object_update(eff, eff_sys);
+		json_decref(eff_sys);
+		json_object_set_new(out, "valid", json_boolean(valid));
+		json_object_set_new(out, "checks", checks);
+		json_object_set_new(out, "metrics", metrics);
+		json_object_set_new(out, "effective", eff);
+	} else {
+		json_decref(lat);
+		json_decref(eff_sys);
+	}
+	for (int t = 0; t < T; t++)
+		kv_thread_free(&r.th[t]);
+	free(r.th);
+	nm_measure_free(r.ms);
+}
+
+static void kv_report(const json_t *pt, const json_t *res, bool first)
+{
+	const json_t *mt = json_object_get(res, "metrics"), *lat = json_object_get(mt, "lat");
+	if (first)
+		printf(" %-8s %-10s %-8s %3s %4s %10s %12s %10s %10s %8s\n", "system", "workload", "dist", "thr",
+		       "win", "keys", "ops/s", "p50[usec]", "p99[usec]", "check");
+	printf(" %-8s %-10s %-8s %3" PRId64 " %4" PRId64 " %10" PRId64 " %12.0f %10.2f %10.2f %8s\n",
+	       nm_cfg_str(pt, "system"), nm_cfg_str(pt, "workload"), nm_cfg_str(pt, "dist"),
+	       nm_cfg_int(pt, "threads"), nm_cfg_int(pt, "window"), nm_cfg_int(pt, "keys"),
+	       json_real_value(json_object_get(mt, "ops_per_sec")), json_real_value(json_object_get(lat, "p50")),
+	       json_real_value(json_object_get(lat, "p99")),
+	       json_is_true(json_object_get(res, "valid")) ? "ok" : "INVALID");
+}
+
+static const nm_experiment kv_experiment = {
+	.name = "kv",
+	.summary = "key-value stores under YCSB (LOCO Fig. 5): LOCO's kvstore, a Sherman-style variant, Redis",
+	.details =
+		"One rank per node, -T application threads per rank, each with --window\n"
+		"operations in flight. Every read is checked (its key, not torn, no version\n"
+		"going back) and the store is scanned after the run.\n\n"
+		"Examples:\n"
+		"  mpirun -np 3 netmem kv --system loco,sherman -T 2 -w read-only,mixed,write-only \\\n"
+		"         --dist uniform,zipfian -W 3,128 -D 20 --reps 5\n"
+		"  mpirun -np 2 netmem kv --system redis -T 4 -W 128 -D 10",
+	.opts = kv_opts,
+	.min_ranks = 1,
+	.point_size = sizeof(kv_point),
+	.decode = kv_decode,
+	.run = kv_run_point,
+	.report = kv_report,
+};
+NM_EXPERIMENT(kv_experiment)

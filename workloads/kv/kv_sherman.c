@@ -1,0 +1,429 @@
+/* A Sherman-style key-value store, the `sherman` system of netmem kv (kv.h).
+ * A variant of this suite built from the design choices the LOCO paper
+ * credits for Sherman's results (section 7.2), not Sherman itself (no B+tree,
+ * no on-chip lock table, no hierarchical local locks):
+ *   - the lock word lives with the data, at the head of each leaf, and is
+ *     taken by test-and-set: RDMA CAS 0 -> writer, retried until it succeeds;
+ *   - write and release go together on one QP: the entry WRITE and the
+ *     release WRITE are posted back to back (RC places them in order), with
+ *     LOCO's zero-length READ fence between them when --fence (the paper
+ *     added that fence to Sherman, at a 15% cost);
+ *   - a lookup READs a whole leaf of --leaf entries and finds the key in it,
+ *     where LOCO reads one slot through its local index.
+ *
+ * Layout: the key space is cut into leaves of --leaf entries; key rank r
+ * has entry perm(r) (a fixed permutation of the key space, standing in for
+ * a B+tree's order of hashed keys), so leaf perm(r) / leaf, position
+ * perm(r) mod leaf, and a client finds a key's leaf without a remote lookup
+ * (Sherman's clients cache the internal nodes). Leaf i lives on node i mod
+ * nodes. A leaf is [lock word | pad | entries], an entry [key | value |
+ * checksum] with the checksum XXH64 of key and value; key 0 is an empty entry.
+ *
+ * Versions (kv.h): an update first READs its entry under the lock and
+ * writes the value's version + 1, so versions grow in the key's
+ * modification order. */
+#include "kv.h"
+#include "kv_window.h"
+#include "alloc.h"
+#include "boot.h"
+#include "clock.h"
+#include "log.h"
+#include "workers.h"
+#include <inttypes.h>
+#include <stdlib.h>
+#include <string.h>
+#include <xxhash.h>
+
+#define INJECT_DELAY_NS 300000000ull  /* the longest a late write waits for a newer one */
+#define INJECT_HALF_NS 5000000ull     /* how long half a value stays written */
+
+typedef struct sh_job {
+	kv_run *r;
+	const kv_point *p;
+	int rank, N, T;
+	double timeout;
+	bool cas_release;                /* Soft-RoCE: release by CAS (see release_post) */
+	nm_mr mr;
+	nm_mesh mesh;
+	uint32_t entry_words;            /* key, value, checksum */
+	uint64_t leaves, leaves_here, perm_bits, perm_mul;
+	size_t leaf_bytes, scratch_off, scratch_per_op, scratch_per_thread;
+} sh_job;
+
+typedef enum { S_IDLE, S_LEAF_READ, S_CAS, S_ENTRY_READ, S_FENCED, S_RELEASE, S_HALF, S_HALF_LOOK,
+	       S_LATE_WRITE, S_LATE_DONE } sh_state;
+
+typedef struct sh_op {
+	kv_wop w;
+	uint64_t leaf, pos;
+	int node;
+} sh_op;
+
+typedef struct sh_thr {
+	kv_win win;
+	sh_job *j;
+	bool injector;
+	uint64_t updates;
+} sh_thr;
+
+/* ---- layout ----------------------------------------------------------------- */
+
+/* perm: an odd multiplier modulo the next power of two, walked until it
+ * falls inside the key space (cycle walking keeps it a bijection). */
+static uint64_t perm(const sh_job *j, uint64_t r)
+{
+	uint64_t mask = (1ull << j->perm_bits) - 1, x = r;
+	do
+		x = (x * j->perm_mul + 0x9e3779b97f4a7c15ull) & mask;
+	while (x >= j->p->keys);
+	return x;
+}
+
+static size_t entry_bytes(const sh_job *j) { return 8 * (size_t)j->entry_words; }
+static uint64_t entry_sum(const sh_job *j, const uint64_t *e) { return XXH64(e, 8 * (j->entry_words - 1), 0); }
+
+static size_t leaf_off(const sh_job *j, uint64_t leaf) { return (size_t)(leaf / (uint64_t)j->N) * j->leaf_bytes; }
+static uint64_t leaf_raddr(const sh_job *j, int node, uint64_t leaf, size_t off)
+{
+	return j->mesh.rmr[node].addr + leaf_off(j, leaf) + off;
+}
+static size_t entry_off(const sh_job *j, uint64_t pos) { return 16 + (size_t)pos * entry_bytes(j); }
+
+static void entry_image(const sh_job *j, uint64_t *e, uint64_t key, uint32_t writer, uint32_t version)
+{
+	e[0] = key;
+	kv_value_fill(e + 1, j->p->value_words, key, writer, version);
+	e[j->entry_words - 1] = entry_sum(j, e);
+}
+
+static size_t sh_layout(sh_job *j)
+{
+	const kv_point *p = j->p;
+	j->entry_words = 2 + p->value_words;
+	j->leaves = (p->keys + (uint64_t)p->leaf - 1) / (uint64_t)p->leaf;
+	j->leaves_here = (j->leaves + (uint64_t)j->N - 1) / (uint64_t)j->N;
+	j->leaf_bytes = nm_align64(16 + (size_t)p->leaf * entry_bytes(j));
+	j->perm_bits = 1;
+	while ((1ull << j->perm_bits) < p->keys)
+		j->perm_bits++;
+	j->perm_mul = 0x5851f42d4c957f2dull | 1;
+	j->scratch_off = nm_align64(j->leaves_here * j->leaf_bytes);
+	j->scratch_per_op = kv_win_scratch(j->leaf_bytes + entry_bytes(j));   /* a leaf, and a look (half_look) */
+	j->scratch_per_thread = (size_t)p->window * j->scratch_per_op;
+	return j->scratch_off + (size_t)j->T * j->scratch_per_thread;
+}
+
+/* Prefill: every node writes the entries of its own leaves. */
+static void sh_prefill(sh_job *j)
+{
+	for (uint64_t r = 0; r < j->p->prefill; r++) {
+		uint64_t x = perm(j, r), leaf = x / (uint64_t)j->p->leaf;
+		if ((int)(leaf % (uint64_t)j->N) != j->rank)
+			continue;
+		uint64_t *e = (uint64_t *)((uint8_t *)j->mr.buf + leaf_off(j, leaf) + entry_off(j, x % (uint64_t)j->p->leaf));
+		entry_image(j, e, kv_key(r), KV_PREFILL_WRITER, 0);
+	}
+}
+
+/* ---- the operations --------------------------------------------------------- */
+
+static void sh_finish(sh_thr *t, sh_op *o, const uint64_t *val) { kv_win_finish(&t->win, &o->w, val); }
+
+static void leaf_read(sh_thr *t, sh_op *o)
+{
+	sh_job *j = t->j;
+	o->w.state = S_LEAF_READ;
+	kv_win_read(&t->win, &o->w, o->node, o->w.buf, leaf_raddr(j, o->node, o->leaf, 16),
+		    (uint32_t)(j->leaf_bytes - 16));
+}
+
+/* The leaf is in buf: find the key among its entries (as a leaf search
+ * does), check the entry, retry a torn one. */
+static void leaf_check(sh_thr *t, sh_op *o)
+{
+	sh_job *j = t->j;
+	const uint64_t *hit = NULL;
+	for (int i = 0; i < j->p->leaf; i++) {
+		const uint64_t *e = o->w.buf + (size_t)i * j->entry_words;
+		if (e[0] == o->w.key) {
+			hit = e;
+			break;
+		}
+	}
+	if (hit && j->p->inject != KV_INJECT_NO_CHECKSUM && hit[j->entry_words - 1] != entry_sum(j, hit)) {
+		t->win.kt->meter->c[KV_C_RETRIES]++;
+		leaf_read(t, o);
+		return;
+	}
+	o->w.found = hit != NULL;
+	sh_finish(t, o, hit ? hit + 1 : NULL);
+}
+
+static void cas_post(sh_thr *t, sh_op *o)
+{
+	o->w.state = S_CAS;
+	kv_win_atomic(&t->win, &o->w, o->node, NM_OP_CAS, leaf_raddr(t->j, o->node, o->leaf, 0), 0,
+		      (uint64_t)t->win.kt->writer + 1);
+}
+
+/* The release: an RDMA WRITE of 0 behind the entry's WRITE on the same QP.
+ * On Soft-RoCE an RDMA CAS of our id back to 0 instead: rxe stores a failed
+ * CAS's loaded word back, so a waiter's failing test-and-set can undo a
+ * release WRITE that lands in between and leave the leaf locked by nobody
+ * (the spinlock met the same, primitives/locks/spinlock.c). */
+static void release_post(sh_thr *t, sh_op *o, sh_state next)
+{
+	sh_job *j = t->j;
+	o->w.state = next;
+	uint64_t raddr = leaf_raddr(j, o->node, o->leaf, 0);
+	if (j->cas_release) {
+		kv_win_atomic(&t->win, &o->w, o->node, NM_OP_CAS, raddr, (uint64_t)t->win.kt->writer + 1, 0);
+		return;
+	}
+	o->w.word[1] = 0;
+	kv_win_write(&t->win, &o->w, o->node, &o->w.word[1], raddr, 8, true);
+}
+
+/* Lock held, entry read into buf: write the new entry and release. */
+static void entry_write(sh_thr *t, sh_op *o)
+{
+	sh_job *j = t->j;
+	uint64_t *e = o->w.buf, raddr = leaf_raddr(j, o->node, o->leaf, entry_off(j, o->pos));
+	bool present = e[0] == o->w.key;
+	/* what the lock's previous holder left: a whole value of this key,
+	 * never older than one this thread saw before */
+	if (present && j->p->inject != KV_INJECT_NO_CHECKSUM)
+		kv_check(t->win.kt, o->w.key, e + 1);
+	if (!present && o->w.kind == KV_UPDATE) {
+		release_post(t, o, S_RELEASE);   /* a miss: nothing to write */
+		return;
+	}
+	o->w.found = present;
+	uint32_t version = present ? kv_word_version(e[1]) + 1 : 1;
+	entry_image(j, e, o->w.key, t->win.kt->writer, version);
+	bool inject = t->injector && ++t->updates % 8 == 0;   /* every 8th update */
+	if (inject && j->p->inject == KV_INJECT_EARLY_RELEASE) {
+		o->w.since = nm_ticks();
+		o->w.word[2] = 0;
+		release_post(t, o, S_LATE_WRITE);   /* the fault: the lock goes first */
+		return;
+	}
+	if (inject && j->p->inject == KV_INJECT_NO_CHECKSUM) {
+		o->w.state = S_HALF;
+		o->w.since = nm_ticks();
+		kv_win_write(&t->win, &o->w, o->node, e, raddr, (uint32_t)(8 * (1 + j->p->value_words / 2)), true);
+		return;
+	}
+	kv_win_write(&t->win, &o->w, o->node, e, raddr, (uint32_t)entry_bytes(j), false);
+	if (j->p->fence) {
+		o->w.state = S_FENCED;
+		kv_win_fence(&t->win, &o->w, o->node);
+	} else {
+		release_post(t, o, S_RELEASE);   /* write and release posted together */
+	}
+}
+
+/* The injected half-written entry, read back (kv_check_half_written) into
+ * the scratch past the leaf, as buf still holds the second half to write. */
+static uint64_t *half_look_buf(const sh_job *j, sh_op *o) { return o->w.buf + j->leaf_bytes / 8; }
+
+static void half_look(sh_thr *t, sh_op *o)
+{
+	sh_job *j = t->j;
+	o->w.state = S_HALF_LOOK;
+	kv_win_read(&t->win, &o->w, o->node, half_look_buf(j, o),
+		    leaf_raddr(j, o->node, o->leaf, entry_off(j, o->pos)), (uint32_t)entry_bytes(j));
+}
+
+static void half_looked(sh_thr *t, sh_op *o)
+{
+	kv_check_half_written(t->win.kt, o->w.key, half_look_buf(t->j, o));
+	o->w.state = S_HALF;   /* the second half once the window has passed */
+}
+
+/* An injected fault's second half, once its window has passed. */
+static void inject_step(sh_thr *t, sh_op *o)
+{
+	sh_job *j = t->j;
+	bool waited = nm_ticks() - o->w.since >= nm_ns_to_ticks(INJECT_DELAY_NS);
+	uint64_t raddr = leaf_raddr(j, o->node, o->leaf, entry_off(j, o->pos));
+	if (o->w.state == S_LATE_WRITE) {
+		/* Late enough once another writer has written the entry (with the
+		 * version this write claims too), or after the longest wait. */
+		uint64_t *seen = o->w.word + 2;   /* the entry's first value word */
+		if (!waited && (kv_word_version(*seen) < kv_word_version(o->w.buf[1]) ||
+				kv_word_writer(*seen) == t->win.kt->writer)) {
+			kv_win_read(&t->win, &o->w, o->node, seen, raddr + 8, 8);
+			return;
+		}
+		o->w.state = S_LATE_DONE;
+		kv_win_write(&t->win, &o->w, o->node, o->w.buf, raddr, (uint32_t)entry_bytes(j), true);
+		return;
+	}
+	if (nm_ticks() - o->w.since < nm_ns_to_ticks(INJECT_HALF_NS))
+		return;
+	size_t from = 1 + j->p->value_words / 2;
+	kv_win_write(&t->win, &o->w, o->node, o->w.buf + from, raddr + 8 * from,
+		     (uint32_t)(8 * (j->entry_words - from)), false);
+	o->w.state = S_FENCED;
+	kv_win_fence(&t->win, &o->w, o->node);
+}
+
+static void advance(kv_win *w, kv_wop *wo)
+{
+	sh_thr *t = (sh_thr *)w;
+	sh_op *o = (sh_op *)wo;
+	switch (o->w.state) {
+	case S_LEAF_READ:
+		leaf_check(t, o);
+		break;
+	case S_CAS:
+		if (o->w.word[0] != 0) {   /* held: test-and-set again */
+			t->win.kt->meter->c[KV_C_LOCK_RETRIES]++;
+			if (kv_win_overdue(w, wo))
+				nm_fatal("kv sherman: thread %d waited %.1f s for the lock of leaf %" PRIu64
+					 " (node %d), held by writer 0x%" PRIx64 " (key 0x%016" PRIx64 ")",
+					 w->thread, w->timeout, o->leaf, o->node, o->w.word[0] - 1, o->w.key);
+			cas_post(t, o);
+			break;
+		}
+		o->w.state = S_ENTRY_READ;
+		kv_win_read(w, wo, o->node, o->w.buf, leaf_raddr(t->j, o->node, o->leaf, entry_off(t->j, o->pos)),
+			    (uint32_t)entry_bytes(t->j));
+		break;
+	case S_ENTRY_READ:
+		entry_write(t, o);
+		break;
+	case S_HALF:
+		half_look(t, o);   /* the first half has landed */
+		break;
+	case S_HALF_LOOK:
+		half_looked(t, o);
+		break;
+	case S_FENCED:
+		release_post(t, o, S_RELEASE);
+		break;
+	case S_RELEASE:
+	case S_LATE_DONE:
+		sh_finish(t, o, NULL);
+		break;
+	default:
+		break;   /* S_LATE_WRITE: stepped by the loop */
+	}
+}
+
+static void step(kv_win *w, kv_wop *wo)
+{
+	sh_thr *t = (sh_thr *)w;
+	sh_op *o = (sh_op *)wo;
+	if (o->w.state == S_HALF || o->w.state == S_LATE_WRITE)
+		inject_step(t, o);
+}
+
+static void start(kv_win *w, kv_wop *wo)
+{
+	sh_thr *t = (sh_thr *)w;
+	sh_op *o = (sh_op *)wo;
+	uint64_t rank;
+	o->w.kind = kv_next(w->kt, &rank);
+	o->w.key = kv_key(rank);
+	uint64_t x = perm(t->j, rank);
+	o->leaf = x / (uint64_t)t->j->p->leaf;
+	o->pos = x % (uint64_t)t->j->p->leaf;
+	o->node = (int)(o->leaf % (uint64_t)t->j->N);
+	if (o->w.kind == KV_GET)
+		leaf_read(t, o);
+	else
+		cas_post(t, o);
+}
+
+static const kv_win_ops sh_steps = {start, advance, step};
+
+/* ---- threads and the point ---------------------------------------------------- */
+
+static void thr_setup(nm_worker *w)
+{
+	sh_job *j = w->arg;
+	sh_thr *t = nm_calloc64(1, sizeof *t);
+	t->j = j;
+	kv_thread *kt = kv_run_thread(j->r, w);
+	t->injector = j->p->inject != KV_INJECT_NONE && j->rank == 0;   /* every thread of rank 0 */
+	uint8_t *scr = (uint8_t *)j->mr.buf + j->scratch_off + (size_t)w->index * j->scratch_per_thread;
+	kv_win_init(&t->win, &sh_steps, j, kt, &j->mesh, j->mr.mr->lkey, w->index, j->p->window,
+		    sizeof(sh_op), scr, j->scratch_per_op, j->timeout);
+	w->arg = t;
+}
+
+static void thr_body(nm_worker *w)
+{
+	sh_thr *t = w->arg;
+	kv_win_body(&t->win, &t->j->r->ms->cfg);
+	kv_win_free(&t->win);
+	free(t);
+}
+
+/* After the run: every entry of this node's leaves holds a whole value of
+ * its own key, and no lock is left held. */
+static void sh_scan(sh_job *j, nm_measure *ms)
+{
+	kv_checker c;
+	kv_checker_init(&c, 1, false);
+	for (uint64_t l = 0; l < j->leaves_here; l++) {
+		const uint8_t *leaf = (const uint8_t *)j->mr.buf + (size_t)l * j->leaf_bytes;
+		bool bad = *(const uint64_t *)leaf != 0;
+		for (int i = 0; i < j->p->leaf; i++) {
+			const uint64_t *e = (const uint64_t *)(leaf + entry_off(j, (uint64_t)i));
+			if (e[0] != 0 && (e[j->entry_words - 1] != entry_sum(j, e) ||
+					  kv_check_value(&c, e[0], e + 1, j->p->value_words) != KV_READ_OK))
+				bad = true;
+		}
+		if (bad && !ms->rank_c[KV_C_BAD_SLOTS]++)
+			nm_error_note(&ms->rank_err, "leaf %" PRIu64 " fails its check after the run (a lock left held, "
+				      "or an entry torn or foreign)", l * (uint64_t)j->N + (uint64_t)j->rank);
+	}
+	kv_checker_free(&c);
+}
+
+static json_t *sh_run(kv_run *r)
+{
+	nm_ctx *ctx = r->ctx;
+	sh_job *j = nm_calloc64(1, sizeof *j);
+	*j = (sh_job){.r = r, .p = r->p, .rank = ctx->rank, .N = ctx->nranks, .T = ctx->base.threads,
+		      .timeout = ctx->base.timeout, .cas_release = ctx->dev->emulated};
+	char err[512] = "";
+	size_t bytes = sh_layout(j);
+	int failed = nm_mr_alloc(ctx->dev, &j->mr, bytes, ctx->base.hugepages, ctx->base.mem_node, err, sizeof err);
+	nm_boot_check(failed ? err : NULL, NM_EXIT_FAIL);
+	memset(j->mr.buf, 0, bytes);
+	sh_prefill(j);
+	uint8_t *all = nm_malloc((size_t)j->N * (size_t)j->N);
+	memset(all, 1, (size_t)j->N * (size_t)j->N);
+	nm_mesh_cfg mc = {.nthreads = j->T, .qps = 1, .initiates = all, .qp = ctx->base.qp};
+	mc.qp.sq_depth = 3 * j->p->window + 16;
+	nm_mesh_create(&j->mesh, ctx->dev, &mc, &j->mr);
+	free(all);
+	nm_round rd = {.workers = j->T, .numa_node = ctx->base.mem_node, .setup = thr_setup, .body = thr_body,
+		       .arg = j, .measure = r->ms};
+	nm_workers_run(&rd);
+	sh_scan(j, r->ms);
+	json_t *eff = json_pack("{s:i, s:I, s:i, s:i}", "leaf_entries", j->p->leaf, "leaves", (json_int_t)j->leaves,
+				"leaf_bytes", (int)j->leaf_bytes, "qps_per_node", nm_mesh_qp_count(&j->mesh));
+	if (j->cas_release)
+		json_object_set_new(eff, "emulated_change",
+				    json_string("release by RDMA CAS (own id -> 0), not a WRITE of 0: Soft-RoCE writes a "
+						"failed CAS's word back, which can undo a concurrent WRITE"));
+	nm_boot_barrier();
+	nm_mesh_destroy(&j->mesh);
+	nm_mr_free(&j->mr);
+	free(j);
+	return eff;
+}
+
+const kv_system kv_sherman = {
+	.name = "sherman",
+	.summary = "Sherman-style variant (this suite's): lock word with the data taken by CAS, write and "
+		   "release posted together, lookups READ a whole leaf",
+	.global_versions = true,
+	.service_threads = 0,
+	.run = sh_run,
+};
