@@ -253,7 +253,213 @@ static long kidx_find(const kidx *a, size_t n, uint64_t key)
 	return lo < n && a[lo].key == key ? (long)a[lo].idx : -1;
 }
 
+/* What --stats compares the draws with: the expected top ranks of the
+ * initial key space (computed before the first draw), the draws seen at
+ * each of them and elsewhere. */
+typedef struct top_stats {
+	uint64_t *keys, *obs, rest, draws;
+	double *prob;
+	kidx *idx;      /* keys sorted, for the lookup of a drawn key's rank */
+	long n;
+	int exact;
+} top_stats;
+
+static void stats_init(top_stats *s, ycsb_gen *g, int top)
+{
+	*s = (top_stats){.exact = 1};
+	s->keys = nm_calloc((size_t)top, sizeof *s->keys);
+	s->obs = nm_calloc((size_t)top, sizeof *s->obs);
+	s->prob = nm_calloc((size_t)top, sizeof *s->prob);
+	s->idx = nm_calloc((size_t)top, sizeof *s->idx);
+	s->n = ycsb_expected_top(g, (size_t)top, s->keys, s->prob, &s->exact);
+	if (s->n < 0)
+		nm_fatal("out of memory computing the expected frequencies");
+	for (long i = 0; i < s->n; i++)
+		s->idx[i] = (kidx){s->keys[i], (size_t)i};
+	qsort(s->idx, (size_t)s->n, sizeof *s->idx, kidx_cmp);
+}
+
+/* One key draw (inserts are not draws); `before`: the key count before it. */
+static void stats_observe(top_stats *s, ycsb_dist dist, uint64_t before, uint64_t key)
+{
+	s->draws++;
+	long j;
+	if (dist == YCSB_LATEST) {
+		uint64_t rk = before - 1 - key; /* rank relative to the newest key */
+		j = rk < (uint64_t)s->n ? (long)rk : -1;
+	} else {
+		j = kidx_find(s->idx, (size_t)s->n, key);
+	}
+	if (j >= 0)
+		s->obs[j]++;
+	else
+		s->rest++;
+}
+
+static void stats_free(top_stats *s)
+{
+	free(s->keys);
+	free(s->obs);
+	free(s->prob);
+	free(s->idx);
+}
+
+/* The header: the mix observed against the configured one, the draws, and
+ * what the expected values stand for. */
+static void stats_header(const top_stats *s, const ycsb_config *c, ycsb_gen *g, const char *wname, const uint64_t *ops,
+			 uint64_t count0)
+{
+	printf("# netmem ycsb: workload %s, distribution %s, theta %g, %" PRIu64 " records, %" PRIu64
+	       " operations, seed %" PRIu64 ", rank %u, thread %u\n",
+	       wname, ycsb_dist_name(c->dist), c->theta, c->records, c->operations, c->seed, c->rank, c->thread);
+	printf("%-10s %12s %10s %10s\n", "operation", "count", "observed", "expected");
+	for (int i = 0; i < YCSB_NOPS; i++)
+		if (ops[i] || c->mix.p[i] > 0)
+			printf("%-10s %12" PRIu64 " %10.5f %10.5f\n", ycsb_op_name((ycsb_op)i), ops[i],
+			       (double)ops[i] / (double)c->operations, c->mix.p[i]);
+	printf("key draws: %" PRIu64 " (inserts excluded)%s\n", s->draws,
+	       c->dist == YCSB_LATEST ? "; rank = newest key - key" : "");
+	if (ycsb_key_count(g) != count0)
+		printf("note: inserts grew the key space from %" PRIu64 " to %" PRIu64
+		       " keys; expected values (and keys) are for the initial %" PRIu64 "%s\n",
+		       count0, ycsb_key_count(g), count0,
+		       c->dist == YCSB_LATEST ? "; YCSB keeps eta of the initial count as latest grows" : "");
+	if (!s->exact)
+		printf("note: expected values enumerate the internal zipfian's first 2^20 items exactly and "
+		       "spread the rest of its mass evenly over the keys\n");
+}
+
+/* The top ranks observed against expected (and, for Gray's method, against
+ * the true Zipf pmf), then Pearson's chi-square over them and the rest. */
+static void stats_report(const top_stats *s, const ycsb_config *c, ycsb_gen *g, const char *wname,
+			 const uint64_t *ops, uint64_t count0)
+{
+	stats_header(s, c, g, wname, ops, count0);
+	/* Gray's method: show how far it lies from the true Zipf pmf */
+	int gray = (c->dist == YCSB_ZIPFIAN || c->dist == YCSB_LATEST) && c->theta < 1;
+	uint64_t pmf_n = c->dist == YCSB_LATEST ? c->records - 1 : c->records;
+	double zn = gray ? ycsb_zeta(pmf_n, c->theta) : 0, maxdev = 0;
+	printf("%-6s %20s %10s %10s", "rank", "key", "observed", "expected");
+	if (gray)
+		printf(" %10s %12s", "zipf-pmf", "gray/pmf-1");
+	printf("\n");
+	double x2 = 0, prest = 1, minexp = INFINITY, draws = (double)s->draws;
+	for (long i = 0; i < s->n; i++) {
+		double e = s->prob[i] * draws;
+		printf("%-6ld %20" PRIu64 " %10.5f %10.5f", i, s->keys[i], s->draws ? (double)s->obs[i] / draws : 0,
+		       s->prob[i]);
+		if (gray) {
+			double pz = ycsb_zipf_pmf(zn, c->theta, (uint64_t)i), d = s->prob[i] / pz - 1;
+			printf(" %10.5f %+11.4f%%", pz, 100 * d);
+			maxdev = fmax(maxdev, fabs(d));
+		}
+		printf("\n");
+		prest -= s->prob[i];
+		if (e > 0) {
+			x2 += (s->obs[i] - e) * (s->obs[i] - e) / e;
+			minexp = fmin(minexp, e);
+		}
+	}
+	int df = (int)s->n - 1;
+	if (prest > 1e-12) {
+		double e = prest * draws;
+		printf("%-6s %20s %10.5f %10.5f\n", "rest", "", s->draws ? (double)s->rest / draws : 0, prest);
+		x2 += (s->rest - e) * (s->rest - e) / e;
+		minexp = fmin(minexp, e);
+		df++;
+	}
+	if (gray)
+		printf("Gray's method vs the Zipf pmf 1/(i^theta zeta(n, theta)): max |gray/pmf-1| %.4f%% over "
+		       "the top %ld ranks (exact for ranks 0 and 1 by construction)\n",
+		       100 * maxdev, s->n);
+	if (ycsb_key_count(g) != count0)
+		printf("chi-square: skipped, the key space grew during the run (the distribution moved)\n");
+	else if (s->draws == 0 || df < 1)
+		printf("chi-square: not enough cells or draws\n");
+	else if (minexp < 5)
+		printf("chi-square: skipped, an expected count is %.1f < 5 (draw more operations)\n", minexp);
+	else
+		printf("chi-square %.2f on %d df, critical %.2f at p = 0.001: %s\n", x2, df, ycsb_chi2_crit(df),
+		       x2 < ycsb_chi2_crit(df) ? "consistent" : "NOT consistent");
+}
+
 /* ------------------------------------------------------------------ main ---- */
+
+/* The generator's configuration from the options; wname gets the
+ * workload's name for the report. Bad input ends the job (exit 2). */
+static void read_config(const json_t *spec, ycsb_config *c, char *wname, size_t wlen)
+{
+	char err[512];
+	ycsb_config_default(c);
+	const char *wl = is_set(spec, "workload") ? nm_cfg_str(spec, "workload") : NULL;
+	ycsb_dist dist = YCSB_ZIPFIAN;
+	if (is_set(spec, "mix")) {
+		if (wl)
+			nm_usage_error("ycsb: --mix and --workload are alternatives; give one");
+		if (ycsb_parse_mix(nm_cfg_str(spec, "mix"), &c->mix, err, sizeof err))
+			nm_usage_error("ycsb: %s", err);
+		snprintf(wname, wlen, "custom");
+	} else {
+		if (!wl)
+			wl = "a";
+		int mixed = !strcmp(wl, "mixed");
+		if (is_set(spec, "write_ratio") && !mixed)
+			nm_usage_error("ycsb: --write-ratio applies to --workload mixed, not '%s'", wl);
+		double wr = is_set(spec, "write_ratio") ? nm_cfg_double(spec, "write_ratio") : 0.5;
+		if (ycsb_parse_workload(wl, wr, &c->mix, &dist, err, sizeof err))
+			nm_usage_error("ycsb: %s", err);
+		if (mixed)
+			snprintf(wname, wlen, "mixed (write ratio %g)", wr);
+		else
+			snprintf(wname, wlen, "%s", wl);
+	}
+	if (is_set(spec, "distribution") && ycsb_parse_dist(nm_cfg_str(spec, "distribution"), &dist, err, sizeof err))
+		nm_usage_error("ycsb: %s", err);
+	c->dist = dist;
+	c->records = (uint64_t)nm_cfg_int(spec, "records");
+	c->operations = (uint64_t)nm_cfg_int(spec, "operations");
+	c->theta = nm_cfg_double(spec, "theta");
+	c->hot_set = nm_cfg_double(spec, "hot_set");
+	c->hot_ops = nm_cfg_double(spec, "hot_ops");
+	c->max_scan = (uint32_t)nm_cfg_int(spec, "max_scan");
+	c->seed = (uint64_t)nm_cfg_int(spec, "seed");
+	int64_t rank = nm_cfg_int(spec, "rank"), thread = nm_cfg_int(spec, "thread");
+	if (rank > YCSB_MAX_STREAM || thread > YCSB_MAX_STREAM)
+		nm_usage_error("ycsb: --rank and --thread must be at most %u", YCSB_MAX_STREAM);
+	c->rank = (uint32_t)rank;
+	c->thread = (uint32_t)thread;
+	c->nstreams = (uint32_t)nm_cfg_int(spec, "streams");
+	c->stream = (uint32_t)nm_cfg_int(spec, "stream");
+	c->scramble_items = (uint64_t)nm_cfg_int(spec, "scramble_items");
+}
+
+/* Where the trace goes: --output (a file, or - for stdout), else stdout
+ * unless only --stats was asked for (NULL: no trace). */
+static FILE *trace_open(const char **outpath, int stats)
+{
+	FILE *out = NULL;
+	if (*outpath) {
+		out = !strcmp(*outpath, "-") ? stdout : fopen(*outpath, "w");
+		if (!out)
+			nm_usage_error("ycsb: cannot write %s: %s", *outpath, strerror(errno));
+	} else if (!stats) {
+		out = stdout;
+		*outpath = "stdout";
+	}
+	if (out)
+		setvbuf(out, NULL, _IOFBF, 1 << 20);
+	return out;
+}
+
+static void trace_close(FILE *out, const char *outpath)
+{
+	if (!out)
+		return;
+	if (fflush(out) || ferror(out))
+		nm_fatal("cannot write %s: %s", outpath, strerror(errno));
+	if (out != stdout && fclose(out))
+		nm_fatal("cannot write %s: %s", outpath, strerror(errno));
+}
 
 static int ycsb_main(int argc, char **argv)
 {
@@ -272,94 +478,24 @@ static int ycsb_main(int argc, char **argv)
 		json_decref(spec);
 		return rc;
 	}
-
 	ycsb_config c;
-	ycsb_config_default(&c);
-	const char *wl = is_set(spec, "workload") ? nm_cfg_str(spec, "workload") : NULL;
-	ycsb_dist dist = YCSB_ZIPFIAN;
 	char wname[96];
-	if (is_set(spec, "mix")) {
-		if (wl)
-			nm_usage_error("ycsb: --mix and --workload are alternatives; give one");
-		if (ycsb_parse_mix(nm_cfg_str(spec, "mix"), &c.mix, err, sizeof err))
-			nm_usage_error("ycsb: %s", err);
-		snprintf(wname, sizeof wname, "custom");
-	} else {
-		if (!wl)
-			wl = "a";
-		int mixed = !strcmp(wl, "mixed");
-		if (is_set(spec, "write_ratio") && !mixed)
-			nm_usage_error("ycsb: --write-ratio applies to --workload mixed, not '%s'", wl);
-		double wr = is_set(spec, "write_ratio") ? nm_cfg_double(spec, "write_ratio") : 0.5;
-		if (ycsb_parse_workload(wl, wr, &c.mix, &dist, err, sizeof err))
-			nm_usage_error("ycsb: %s", err);
-		if (mixed)
-			snprintf(wname, sizeof wname, "mixed (write ratio %g)", wr);
-		else
-			snprintf(wname, sizeof wname, "%s", wl);
-	}
-	if (is_set(spec, "distribution") &&
-	    ycsb_parse_dist(nm_cfg_str(spec, "distribution"), &dist, err, sizeof err))
-		nm_usage_error("ycsb: %s", err);
-	c.dist = dist;
-	c.records = (uint64_t)nm_cfg_int(spec, "records");
-	c.operations = (uint64_t)nm_cfg_int(spec, "operations");
-	c.theta = nm_cfg_double(spec, "theta");
-	c.hot_set = nm_cfg_double(spec, "hot_set");
-	c.hot_ops = nm_cfg_double(spec, "hot_ops");
-	c.max_scan = (uint32_t)nm_cfg_int(spec, "max_scan");
-	c.seed = (uint64_t)nm_cfg_int(spec, "seed");
-	int64_t rank = nm_cfg_int(spec, "rank"), thread = nm_cfg_int(spec, "thread");
-	if (rank > YCSB_MAX_STREAM || thread > YCSB_MAX_STREAM)
-		nm_usage_error("ycsb: --rank and --thread must be at most %u", YCSB_MAX_STREAM);
-	c.rank = (uint32_t)rank;
-	c.thread = (uint32_t)thread;
-	c.nstreams = (uint32_t)nm_cfg_int(spec, "streams");
-	c.stream = (uint32_t)nm_cfg_int(spec, "stream");
-	c.scramble_items = (uint64_t)nm_cfg_int(spec, "scramble_items");
+	read_config(spec, &c, wname, sizeof wname);
 	int clover = !strcmp(nm_cfg_str(spec, "format"), "clover");
 	int stats = nm_cfg_bool(spec, "stats");
 	const char *outpath = is_set(spec, "output") ? nm_cfg_str(spec, "output") : NULL;
 	if (clover && c.mix.p[YCSB_SCAN] > 0)
 		nm_usage_error("ycsb: workload %s has scans, which Clover's format (0 = read, 1 = write) cannot "
 			       "express; use --format words", wname);
-
 	ycsb_gen g;
 	if (ycsb_init(&g, &c, err, sizeof err))
 		nm_usage_error("ycsb: %s", err);
+	top_stats st;
+	if (stats)
+		stats_init(&st, &g, top);
+	FILE *out = trace_open(&outpath, stats);
 
-	/* expected top ranks, before the first draw (the initial key space) */
-	uint64_t *tkeys = NULL, *tobs = NULL, rest = 0;
-	double *tprob = NULL;
-	kidx *tidx = NULL;
-	long ntop = 0;
-	int exact = 1;
-	if (stats) {
-		tkeys = nm_calloc((size_t)top, sizeof *tkeys);
-		tobs = nm_calloc((size_t)top, sizeof *tobs);
-		tprob = nm_calloc((size_t)top, sizeof *tprob);
-		tidx = nm_calloc((size_t)top, sizeof *tidx);
-		ntop = ycsb_expected_top(&g, (size_t)top, tkeys, tprob, &exact);
-		if (ntop < 0)
-			nm_fatal("out of memory computing the expected frequencies");
-		for (long i = 0; i < ntop; i++)
-			tidx[i] = (kidx){tkeys[i], (size_t)i};
-		qsort(tidx, (size_t)ntop, sizeof *tidx, kidx_cmp);
-	}
-
-	FILE *out = NULL;
-	if (outpath) {
-		out = !strcmp(outpath, "-") ? stdout : fopen(outpath, "w");
-		if (!out)
-			nm_usage_error("ycsb: cannot write %s: %s", outpath, strerror(errno));
-	} else if (!stats) {
-		out = stdout;
-		outpath = "stdout";
-	}
-	if (out)
-		setvbuf(out, NULL, _IOFBF, 1 << 20);
-
-	uint64_t ops[YCSB_NOPS] = {0}, draws = 0;
+	uint64_t ops[YCSB_NOPS] = {0};
 	uint64_t count0 = ycsb_key_count(&g);
 	char line[80];
 	for (uint64_t i = 0; i < c.operations; i++) {
@@ -373,97 +509,13 @@ static int ycsb_main(int argc, char **argv)
 			if (l < 0 || fwrite(line, 1, (size_t)l, out) != (size_t)l)
 				nm_fatal("cannot write %s: %s", outpath, strerror(errno));
 		}
-		if (stats && op != YCSB_INSERT) {
-			draws++;
-			long j;
-			if (c.dist == YCSB_LATEST) {
-				uint64_t rk = before - 1 - key; /* rank relative to the newest key */
-				j = rk < (uint64_t)ntop ? (long)rk : -1;
-			} else {
-				j = kidx_find(tidx, (size_t)ntop, key);
-			}
-			if (j >= 0)
-				tobs[j]++;
-			else
-				rest++;
-		}
+		if (stats && op != YCSB_INSERT)
+			stats_observe(&st, c.dist, before, key);
 	}
-	if (out) {
-		if (fflush(out) || ferror(out))
-			nm_fatal("cannot write %s: %s", outpath, strerror(errno));
-		if (out != stdout && fclose(out))
-			nm_fatal("cannot write %s: %s", outpath, strerror(errno));
-	}
-
+	trace_close(out, outpath);
 	if (stats) {
-		printf("# netmem ycsb: workload %s, distribution %s, theta %g, %" PRIu64 " records, %" PRIu64
-		       " operations, seed %" PRIu64 ", rank %u, thread %u\n",
-		       wname, ycsb_dist_name(c.dist), c.theta, c.records, c.operations, c.seed, c.rank, c.thread);
-		printf("%-10s %12s %10s %10s\n", "operation", "count", "observed", "expected");
-		for (int i = 0; i < YCSB_NOPS; i++)
-			if (ops[i] || c.mix.p[i] > 0)
-				printf("%-10s %12" PRIu64 " %10.5f %10.5f\n", ycsb_op_name((ycsb_op)i), ops[i],
-				       (double)ops[i] / (double)c.operations, c.mix.p[i]);
-		printf("key draws: %" PRIu64 " (inserts excluded)%s\n", draws,
-		       c.dist == YCSB_LATEST ? "; rank = newest key - key" : "");
-		if (ycsb_key_count(&g) != count0)
-			printf("note: inserts grew the key space from %" PRIu64 " to %" PRIu64
-			       " keys; expected values (and keys) are for the initial %" PRIu64 "%s\n",
-			       count0, ycsb_key_count(&g), count0,
-			       c.dist == YCSB_LATEST ? "; YCSB keeps eta of the initial count as latest grows" : "");
-		if (!exact)
-			printf("note: expected values enumerate the internal zipfian's first 2^20 items exactly and "
-			       "spread the rest of its mass evenly over the keys\n");
-		/* Gray's method: show how far it lies from the true Zipf pmf */
-		int gray = (c.dist == YCSB_ZIPFIAN || c.dist == YCSB_LATEST) && c.theta < 1;
-		uint64_t pmf_n = c.dist == YCSB_LATEST ? c.records - 1 : c.records;
-		double zn = gray ? ycsb_zeta(pmf_n, c.theta) : 0, maxdev = 0;
-		printf("%-6s %20s %10s %10s", "rank", "key", "observed", "expected");
-		if (gray)
-			printf(" %10s %12s", "zipf-pmf", "gray/pmf-1");
-		printf("\n");
-		double x2 = 0, prest = 1, minexp = INFINITY;
-		for (long i = 0; i < ntop; i++) {
-			double e = tprob[i] * (double)draws;
-			printf("%-6ld %20" PRIu64 " %10.5f %10.5f", i, tkeys[i],
-			       draws ? (double)tobs[i] / (double)draws : 0, tprob[i]);
-			if (gray) {
-				double pz = ycsb_zipf_pmf(zn, c.theta, (uint64_t)i), d = tprob[i] / pz - 1;
-				printf(" %10.5f %+11.4f%%", pz, 100 * d);
-				maxdev = fmax(maxdev, fabs(d));
-			}
-			printf("\n");
-			prest -= tprob[i];
-			if (e > 0) {
-				x2 += (tobs[i] - e) * (tobs[i] - e) / e;
-				minexp = fmin(minexp, e);
-			}
-		}
-		int df = (int)ntop - 1;
-		if (prest > 1e-12) {
-			double e = prest * (double)draws;
-			printf("%-6s %20s %10.5f %10.5f\n", "rest", "", draws ? (double)rest / (double)draws : 0, prest);
-			x2 += (rest - e) * (rest - e) / e;
-			minexp = fmin(minexp, e);
-			df++;
-		}
-		if (gray)
-			printf("Gray's method vs the Zipf pmf 1/(i^theta zeta(n, theta)): max |gray/pmf-1| %.4f%% over "
-			       "the top %ld ranks (exact for ranks 0 and 1 by construction)\n",
-			       100 * maxdev, ntop);
-		if (ycsb_key_count(&g) != count0)
-			printf("chi-square: skipped, the key space grew during the run (the distribution moved)\n");
-		else if (draws == 0 || df < 1)
-			printf("chi-square: not enough cells or draws\n");
-		else if (minexp < 5)
-			printf("chi-square: skipped, an expected count is %.1f < 5 (draw more operations)\n", minexp);
-		else
-			printf("chi-square %.2f on %d df, critical %.2f at p = 0.001: %s\n", x2, df,
-			       ycsb_chi2_crit(df), x2 < ycsb_chi2_crit(df) ? "consistent" : "NOT consistent");
-		free(tkeys);
-		free(tobs);
-		free(tprob);
-		free(tidx);
+		stats_report(&st, &c, &g, wname, ops, count0);
+		stats_free(&st);
 	}
 	json_decref(spec);
 	return 0;
