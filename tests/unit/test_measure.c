@@ -5,6 +5,7 @@
  * error and the metrics it writes. Collectives come from boot_single.c. */
 #include "measure.h"
 #include "tap.h"
+#include <math.h>
 #include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
@@ -77,6 +78,7 @@ static void *worker(void *p)
 	a->m->c[C_SUM] = 10 + (uint64_t)a->m->thread;
 	a->m->c[C_MAX] = 100 * (uint64_t)(a->m->thread + 1);
 	a->m->c[C_MIN] = 50 - (uint64_t)a->m->thread;
+	a->m->c[C_RANK] = 1;
 	if (a->m->thread == 1)
 		nm_error_note(&a->m->err, "thread one saw %s", "a mismatch");
 	return NULL;
@@ -133,21 +135,45 @@ static void common_interval_iters(void)
 	CHECK(ms->total_c[C_SUM] == 10 + 11 + 12, "sum counter folds over threads");
 	CHECK(ms->total_c[C_MAX] == 300, "max counter takes the largest");
 	CHECK(ms->total_c[C_MIN] == 45, "min counter takes the smallest, rank totals included");
-	CHECK(ms->total_c[C_RANK] == 7, "rank totals are added");
+	CHECK(ms->total_c[C_RANK] == 7 + 3, "rank totals are added to the threads' counts (%llu)",
+	      (unsigned long long)ms->total_c[C_RANK]);
 	CHECK(ms->errors == 1 && !strcmp(ms->first_error, "rank 0 thread 1: thread one saw a mismatch"),
 	      "first error names rank and thread: '%s'", ms->first_error);
 
 	json_t *m = nm_measure_metrics(ms);
 	CHECK(json_integer_value(json_object_get(m, "txns")) == 60, "metrics name the unit");
-	CHECK(json_real_value(json_object_get(m, "txns_per_sec")) > 0 && json_object_get(m, "mtxns") &&
-	      json_object_get(m, "seconds") && json_object_get(m, "lat") && json_object_get(m, "lat_cdf"),
-	      "metrics hold rate, seconds, latency and its CDF");
+	double rate = json_real_value(json_object_get(m, "txns_per_sec"));
+	CHECK(rate > 0 && fabs(rate - 60 / ms->seconds) <= 1e-9 * rate &&
+	      fabs(json_real_value(json_object_get(m, "mtxns")) - rate / 1e6) <= 1e-15 * rate &&
+	      json_real_value(json_object_get(m, "seconds")) == ms->seconds,
+	      "the rate is the measured operations over the interval (%g/s)", rate);
+	json_t *lat = json_object_get(m, "lat");
+	CHECK(json_integer_value(json_object_get(lat, "count")) == 60 && json_object_get(m, "lat_cdf"),
+	      "one latency sample per measured operation, and its CDF");
 	CHECK(json_integer_value(json_object_get(m, "summed")) == 33 && !json_object_get(m, "largest"),
 	      "only metric counters are written, under their names");
 	json_t *pt = json_object_get(m, "per_thread"), *f = json_object_get(m, "fairness");
 	CHECK(json_array_size(pt) == 3, "per-thread rates of the measuring threads (%zu)", json_array_size(pt));
+	/* each thread's rate is its own operations over its own interval; Jain's
+	 * index and the extremes come from those */
+	double s = 0, s2 = 0, lo = INFINITY, hi = 0;
+	bool own = true;
+	for (size_t i = 0; i < json_array_size(pt); i++) {
+		json_t *x = json_array_get(pt, i);
+		double r = json_real_value(json_object_get(x, "ops_per_sec"));
+		own &= json_integer_value(json_object_get(x, "ops")) == 20 &&
+		       fabs(r - 20 / json_real_value(json_object_get(x, "seconds"))) <= 1e-9 * r;
+		s += r;
+		s2 += r * r;
+		lo = fmin(lo, r);
+		hi = fmax(hi, r);
+	}
+	CHECK(own, "per thread: 20 operations over the thread's own interval");
 	double jain = json_real_value(json_object_get(f, "jain_index"));
-	CHECK(jain > 0 && jain <= 1.0 + 1e-9, "Jain's index is in (0, 1] (%g)", jain);
+	CHECK(fabs(jain - s * s / (3 * s2)) <= 1e-9 && jain > 0 && jain <= 1.0 + 1e-9 &&
+	      json_real_value(json_object_get(f, "min_ops_per_sec")) == lo &&
+	      json_real_value(json_object_get(f, "max_ops_per_sec")) == hi,
+	      "fairness: Jain's index of the per-thread rates (%g), their minimum and maximum", jain);
 	json_decref(m);
 	nm_measure_free(ms);
 }
