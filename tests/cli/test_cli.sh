@@ -12,7 +12,12 @@ export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 OMPI_MCA_rmaps_
 NODEV=nosuchdev0
 
 check "netmem --help exits 0" $N --help
-check "netmem ops --help lists --tx-depth" sh -c "$N ops --help | grep -q -- --tx-depth"
+# The help and the parser agree: the help lists -t as --tx-depth's short
+# form with its bounds' minimum 0, and the parser, given -t, refuses a value
+# below it naming --tx-depth (a grep of the help alone would only read the
+# option table's text back).
+check "netmem ops: -t is --tx-depth in the help and in the parser" sh -c \
+	"$N ops --help | grep -q -- '-t, --tx-depth=N' && $N ops -t -1 2>&1 | grep -q 'option --tx-depth: -1 is below the minimum 0'"
 check "netmem run --help exits 0" $N run --help
 check "netmem --version names the suite" sh -c "$N --version | grep -q '^netmem '"
 check "netmem info prints valid JSON" sh -c "$N info | jq -e '.software.suite == \"netmem-bench\"'"
