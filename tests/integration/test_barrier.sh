@@ -3,7 +3,7 @@
 # MPI_Barrier at 2, 3 and 4 ranks in one job (ranks beyond --nodes sit out),
 # the epoch check inside the measured loop and in the validation phase, an
 # injected broken barrier caught by the validation phase alone, the quick
-# config (both fences) at its ranks, and bad input. Runs where an RDMA device exists
+# config (both fences) at its ranks. Runs where an RDMA device exists
 # (inside tests/vm/netmem-vm in CI).
 cd "$(dirname "$0")/../.." || exit 1
 . tests/lib.sh
@@ -62,8 +62,5 @@ check "quick config, fence ack: the pair-only fence waits for one push per peer 
 	nm_jq cfg '[.points[] | select(.params.impl == "sst" and .params.fence == "ack")] | length > 0 and all(.[]; (.effective.fence | test("^ack: waits for the completions")) and '"$FENCED"')'
 check "quick config: table rows name the fence of sst points" \
 	sh -c "[ \$(grep -c '^ sst   ack .* ok\$' $tmp/cfg.out) -ge 1 ] && [ \$(grep -c '^ mpi   -  .* ok\$' $tmp/cfg.out) -ge 1 ]"
-
-# 4. bad input: one line from rank 0, exit 2 (the decoding errors that need
-#    no ranks, such as --validate 0 with --check-every 0, are in tests/cli)
-expect_usage "--nodes 5 with 4 ranks" $MPI -np 4 $N barrier --nodes 5 -n 10
+# bad input needs no device: tests/cli (test_cli.sh, test_bad_input.sh)
 t_summary

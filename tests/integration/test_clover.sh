@@ -39,13 +39,5 @@ check "--slots too small: exit 1, invalid, the error names the metadata server's
 awk 'BEGIN { for (i = 0; i < 400; i++) print (i % 3 == 0), (i * 7) % 32 }' >"$tmp/clover.trace"
 nm_run tr 4 -T 2 -K 32 --trace "$tmp/clover.trace" -n 150 --warmup 10
 check "trace replay: valid, gets and updates in the trace's proportions" nm_rc_jq tr 0 '.points[0] | .valid and .metrics.updates > 0 and .metrics.gets > .metrics.updates'
-
-# 6. bad input: one line, exit 2
-printf '0 1\n7 2\nscan 3 4\n' >"$tmp/scan.trace"
-printf '0 1\nfoo 2\n' >"$tmp/bad.trace"
-expect_usage "a trace with an unknown op" $MPI -np 4 $N clover $Q -n 10 --trace "$tmp/bad.trace"
-expect_usage "a trace with a scan" $MPI -np 4 $N clover $Q -n 10 --trace "$tmp/scan.trace"
-expect_usage "no room for a memory node" $MPI -np 2 $N clover $Q -n 10
-expect_usage "zero keys" $MPI -np 4 $N clover $Q -K 0 -n 10
-expect_usage "theta out of range" $MPI -np 4 $N clover $Q --theta 0 -n 10
+# bad input needs no device: tests/cli/test_bad_input.sh
 t_summary

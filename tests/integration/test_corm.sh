@@ -6,7 +6,7 @@
 # DirectRead may return another object's or an older version's bytes, and a
 # DirectRead that does (--inject no-id-check) must make the point invalid.
 # Also deferred reclamation (the fallback without ODP), a compaction of an
-# empty heap, Fig. 8's remap bench and bad input. Needs ODP for RC READ: runs in the ODP lane
+# empty heap and Fig. 8's remap bench. Needs ODP for RC READ: runs in the ODP lane
 # (tests/integration/odp/run.sh, a newer Debian kernel in the VM); on a
 # device without ODP every check is skipped with the reason.
 cd "$(dirname "$0")/../.." || exit 1
@@ -17,7 +17,7 @@ dev=${NETMEM_RDMA_DEVICE:-$(nm_rdma_device)}
 if ! ibv_devinfo -v -d "$dev" 2>/dev/null | sed -n '/rc_odp_caps/,/_odp_caps/p' | grep -q SUPPORT_READ; then
 	why="$dev has no ODP for RC READ (kernel $(uname -r)); run tests/integration/odp/run.sh (a newer Debian kernel in the VM)"
 	for what in "ODP compaction while clients read" "deferred reclamation" "empty heap" \
-		"--inject no-id-check caught" "--inject read-refused recovered" "remap bench" "Fig. 11 read paths" "shared objects" "bad input"; do
+		"--inject no-id-check caught" "--inject read-refused recovered" "remap bench" "Fig. 11 read paths" "shared objects"; do
 		skip "$what" "$why"
 	done
 	t_summary
@@ -121,9 +121,5 @@ check "--keys shared: valid, both threads read and wrote each other's objects, n
 		all(.points[] | select(.params.keys == "shared"); .metrics.shared_ops > 0 and
 			(.metrics.direct_read_conflict_rate | type) == "number") and
 		all(.points[] | select(.params.keys == "own"); .metrics.shared_ops == 0)'
-
-# 8. Bad input on a verbs host: one line, exit 2.
-M="$MPI -np 2 $N corm $Q"
-expect_usage "block size not a power of two" $M --block-size 5000
-expect_usage "an object larger than a block" $M --size 5000
+# bad input needs no device: tests/cli/test_corm.sh
 t_summary

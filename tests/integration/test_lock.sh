@@ -1,6 +1,6 @@
 #!/bin/sh
 # netmem lock (distributed lock table) on Soft-RoCE: the workload itself, the
-# mutual-exclusion check, node sweeps and bad input. Lock-specific checks live
+# mutual-exclusion check and node sweeps. Lock-specific checks live
 # in test_alock.sh and test_ticket_mpi.sh.
 cd "$(dirname "$0")/../.." || exit 1
 . tests/lib.sh
@@ -31,10 +31,5 @@ check "single lock, --nodes 2,3 in one job: valid, nodes recorded" nm_jq one '(.
 # measured section (the validation phase finds it)
 nm_run race 3 --lock spin -K 1 -T 2 -D 1 --warmup 0 --cs-ns 200000 --inject race
 check "a thread skipping the lock, cs empty: exit 1, counters wrong, point invalid" sh -c "[ \"$(nm_rc race)\" = 1 ] && jq -e '.points[0].valid == false and .points[0].checks.mutual_exclusion.measured_cs == \"empty\" and .points[0].checks.mutual_exclusion.counters_wrong > 0' $tmp/race.json"
-
-expect_usage "more nodes than ranks" $MPI -np 2 $N lock $Q --nodes 3
-expect_usage "p_local above 100" $MPI -np 2 $N lock $Q -p 101
-expect_usage "budget below 1" $MPI -np 2 $N lock $Q --local-budget 0
-expect_usage "unknown lock name" $MPI -np 2 $N lock $Q --lock bakery
-expect_usage "empty section without validation" $MPI -np 2 $N lock $Q --validate 0
+# bad input needs no device: tests/cli/test_bad_input.sh
 t_summary

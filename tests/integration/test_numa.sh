@@ -83,11 +83,7 @@ fi
 nm_run any 2 --op read -n 50
 check "default placement (any): valid, buffer reported with no intended node" nm_jq any ".points[0].valid and $P.ranks[1].buffer.intended == null and $P.ranks[1].buffer.after_alloc.pages > 0 and $P.ok"
 
-# 4. bad input (before any device work)
-expect_usage "--buf-node with a word that is no placement" $MPI -np 2 $N ops $Q --buf-node nicc
-expect_usage "--cpu-node beyond 1023" $MPI -np 2 $N ops $Q --cpu-node 2000
-expect_usage "--mem-node together with --buf-node" $MPI -np 2 $N ops $Q --mem-node 0 --buf-node nic
-expect_usage "--inject misplace without --buf-node" $MPI -np 2 $N ops $Q --inject misplace
+# 4. bad input found before any device work: tests/cli/test_bad_input.sh
 
 # 5. a node this guest does not have: exit 2 for one value, a skipped point in a sweep
 expect_refused "--buf-node $nodes (no such node)" "NUMA node $nodes does not exist" missing_buf -n 20 --buf-node "$nodes"

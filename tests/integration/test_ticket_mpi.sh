@@ -43,7 +43,5 @@ check "Fig. 4a: nodes x 33 measured, nodes x 10 validated acquisitions" nm_jq fi
 check "Fig. 4a: ticket with one thread per rank takes a ticket every time" nm_jq fig4a "$SPLIT and all(.points[] | select(.params.lock == \"ticket\"); .metrics.lock_stats.handovers == 0)"
 check "Fig. 4a: netmem table gives one series per lock" sh -c "$N table $tmp/fig4a.json --x nodes --y ops_per_sec --series lock >$tmp/t4a &&
 	[ \$(grep -c '^nodes ' $tmp/t4a) = 2 ] && grep -qx 'nodes ticket' $tmp/t4a && grep -qx 'nodes mpi' $tmp/t4a"
-
-# 5. bad input: the MPI lock runs one thread per rank
-expect_usage "mpi lock with -T 2" $MPI -np 2 $N lock --lock mpi -T 2 -n 10
+# bad input (the MPI lock with -T 2) needs no device: tests/cli/test_bad_input.sh
 t_summary

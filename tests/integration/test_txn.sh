@@ -51,8 +51,6 @@ check "Fig. 4b: 4 points (2 locks x 2 workers), all valid" nm_jq fig4b '(.points
 check "Fig. 4b: workers = nodes x threads in both styles" nm_jq fig4b 'all(.points[]; .effective.workers == .params.nodes * .params.threads)'
 check "Fig. 4b: netmem table gives ticket and mpi series" sh -c "$N table $tmp/fig4b.json --x threads --y txns_per_sec --series lock --where nodes=2 >$tmp/t4b &&
 	[ \$(grep -c '^threads ' $tmp/t4b) = 2 ] && grep -qx 'threads ticket' $tmp/t4b && grep -qx 'threads mpi' $tmp/t4b"
-
-# 5. bad placement, found at run time: exit 2, one line
-expect_usage "more nodes than 6 ranks hold at 2 per node" $MPI -np 6 $N txn --ranks-per-node 2 -N 4 -n 5
-expect_usage "mpi with 7 workers per node on 6 ranks (detected: one node of 6)" $MPI -np 6 $N txn --lock mpi -T 7 -n 5
+# bad placement (more nodes than the ranks hold, too many MPI workers) is
+# found before any device is opened: tests/cli/test_bad_input.sh
 t_summary

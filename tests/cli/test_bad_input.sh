@@ -1,0 +1,42 @@
+#!/bin/sh
+# Bad input the experiments refuse while decoding their options, before any
+# device is opened: one line from rank 0, exit 2. It needs no RDMA device, so
+# it runs on the host (in the emulated guest each mpirun costs seconds); the
+# checks of the same experiments on real verbs are in tests/integration.
+cd "$(dirname "$0")/../.." || exit 1
+. tests/lib.sh
+N=bin/netmem
+tmp=$(mktemp -d); trap 'rm -rf "$tmp"' EXIT
+export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
+MPI="mpirun --oversubscribe --bind-to none"
+Q="--progress=false"
+
+# lock (ALock, the MCS and spin locks, LOCO's ticket lock, MPI's)
+expect_usage "lock: more nodes than ranks" $MPI -np 2 $N lock $Q --nodes 3
+expect_usage "lock: p_local above 100" $MPI -np 2 $N lock $Q -p 101
+expect_usage "lock: budget below 1" $MPI -np 2 $N lock $Q --local-budget 0
+expect_usage "lock: unknown lock name" $MPI -np 2 $N lock $Q --lock bakery
+expect_usage "lock: empty section without validation" $MPI -np 2 $N lock $Q --validate 0
+expect_usage "lock: mpi lock with -T 2" $MPI -np 2 $N lock $Q --lock mpi -T 2 -n 10
+
+# NUMA placement (ops)
+expect_usage "ops: --buf-node with a word that is no placement" $MPI -np 2 $N ops $Q --buf-node nicc
+expect_usage "ops: --cpu-node beyond 1023" $MPI -np 2 $N ops $Q --cpu-node 2000
+expect_usage "ops: --mem-node together with --buf-node" $MPI -np 2 $N ops $Q --mem-node 0 --buf-node nic
+expect_usage "ops: --inject misplace without --buf-node" $MPI -np 2 $N ops $Q --inject misplace
+
+# barrier and txn (LOCO)
+expect_usage "barrier: --nodes 5 with 4 ranks" $MPI -np 4 $N barrier $Q --nodes 5 -n 10
+expect_usage "txn: more nodes than 6 ranks hold at 2 per node" $MPI -np 6 $N txn $Q --ranks-per-node 2 -N 4 -n 5
+expect_usage "txn: mpi with 7 workers per node on 6 ranks (detected: one node of 6)" \
+	$MPI -np 6 $N txn $Q --lock mpi -T 7 -n 5
+
+# clover (Clover's store; traces in its numeric form)
+printf '0 1\n7 2\nscan 3 4\n' >"$tmp/scan.trace"
+printf '0 1\nfoo 2\n' >"$tmp/bad.trace"
+expect_usage "clover: a trace with an unknown op" $MPI -np 4 $N clover $Q -n 10 --trace "$tmp/bad.trace"
+expect_usage "clover: a trace with a scan" $MPI -np 4 $N clover $Q -n 10 --trace "$tmp/scan.trace"
+expect_usage "clover: no room for a memory node" $MPI -np 2 $N clover $Q -n 10
+expect_usage "clover: zero keys" $MPI -np 4 $N clover $Q -K 0 -n 10
+expect_usage "clover: theta out of range" $MPI -np 4 $N clover $Q --theta 0 -n 10
+t_summary
