@@ -1,6 +1,7 @@
 /* netmem: one executable, a subcommand per experiment family. */
 #include "boot.h"
 #include "clock.h"
+#include "config.h"
 #include "experiment.h"
 #include "alloc.h"
 #include "log.h"
@@ -150,8 +151,24 @@ static char *read_file(const char *path, char *err, size_t errlen)
 	return buf;
 }
 
+/* The first problem nm_config_problems finds becomes the job's one line. */
+typedef struct first_problem {
+	char *err;
+	size_t len;
+} first_problem;
+
+static void keep_first(void *arg, const char *problem)
+{
+	first_problem *fp = arg;
+	if (fp->len) {
+		snprintf(fp->err, fp->len, "%s", problem);
+		fp->len = 0;
+	}
+}
+
 /* `netmem run CONFIG.json [flags]`: rank 0 reads the file (ranks need not
- * share a file system) and every rank parses the same text. */
+ * share a file system) and every rank parses the same text; its schema is
+ * harness/config.c's. */
 static const nm_experiment *load_config(const char *path, json_t **params, char *err, size_t errlen)
 {
 	char *text = NULL;
@@ -173,62 +190,13 @@ static const nm_experiment *load_config(const char *path, json_t **params, char 
 		snprintf(err, errlen, "%s: line %d column %d: %s", path, je.line, je.column, je.text);
 		return NULL;
 	}
-	if (!json_is_object(cfg)) {
-		snprintf(err, errlen, "%s: the top level must be an object with \"experiment\" and \"params\"", path);
+	first_problem fp = {err, errlen};
+	if (nm_config_problems(cfg, path, false, keep_first, &fp)) {
+		json_decref(cfg);
 		return NULL;
 	}
-	const char *key;
-	json_t *v;
-	json_object_foreach(cfg, key, v) {
-		if (strcmp(key, "experiment") && strcmp(key, "params") && strcmp(key, "description") &&
-		    strcmp(key, "ranks") && strcmp(key, "numa") && strcmp(key, "odp") && strcmp(key, "plots")) {
-			snprintf(err, errlen, "%s: unknown top-level key '%s' (expected experiment, params, "
-				 "description, ranks, numa, odp, plots)", path, key);
-			return NULL;
-		}
-	}
-	/* "numa", "odp" and "plots" are for run_all.sh (two-node lane, ODP lane,
-	 * figures); checked, then ignored. */
-	json_t *plots = json_object_get(cfg, "plots"), *pl;
-	static const char *const lanes[] = {"numa", "odp"};
-	for (size_t k = 0; k < sizeof lanes / sizeof *lanes; k++) {
-		json_t *lane = json_object_get(cfg, lanes[k]);
-		if (lane && !json_is_boolean(lane)) {
-			snprintf(err, errlen, "%s: \"%s\" must be true or false", path, lanes[k]);
-			return NULL;
-		}
-	}
-	size_t i;
-	int bad = plots && !json_is_array(plots);
-	json_array_foreach(plots, i, pl)
-		bad |= !json_is_string(json_object_get(pl, "script"));
-	if (bad) {
-		snprintf(err, errlen, "%s: \"plots\" must be a list of objects with a \"script\"", path);
-		return NULL;
-	}
-	/* "ranks": how many ranks run_all.sh launches for this config. */
-	json_t *ranks = json_object_get(cfg, "ranks");
-	if (ranks && (!json_is_integer(ranks) || json_integer_value(ranks) < 1)) {
-		snprintf(err, errlen, "%s: \"ranks\" must be a positive integer", path);
-		return NULL;
-	}
-	json_t *name = json_object_get(cfg, "experiment");
-	if (!json_is_string(name)) {
-		snprintf(err, errlen, "%s: \"experiment\" must name an experiment, e.g. \"ops\"", path);
-		return NULL;
-	}
-	const nm_experiment *e = nm_experiment_find(json_string_value(name));
-	if (!e || e->tool_main) {
-		snprintf(err, errlen, "%s: %s '%s' (see netmem --help)", path,
-			 e ? "not an experiment that runs as a job:" : "unknown experiment",
-			 json_string_value(name));
-		return NULL;
-	}
+	const nm_experiment *e = nm_experiment_find(json_string_value(json_object_get(cfg, "experiment")));
 	*params = json_object_get(cfg, "params");
-	if (*params && !json_is_object(*params)) {
-		snprintf(err, errlen, "%s: \"params\" must be an object", path);
-		return NULL;
-	}
 	json_incref(*params);
 	json_decref(cfg);
 	return e;
@@ -673,13 +641,21 @@ int main(int argc, char **argv)
 			exp_usage(e);
 			return 0;
 		}
+	} else if (argc >= 3 && !strcmp(argv[2], "--check")) {
+		if (argc < 4)
+			nm_usage_error("run --check: name the config files to check");
+		return nm_config_check_main(argc - 3, argv + 3);
 	} else if (nm_opt_wants_help(argc, argv)) {
-		printf("Usage: mpirun -np N netmem run CONFIG.json [options]\n\n"
+		printf("Usage: mpirun -np N netmem run CONFIG.json [options]\n"
+		       "       netmem run --check CONFIG.json...\n\n"
 		       "Runs the sweep a config file describes, in one job:\n"
 		       "  {\"experiment\": \"ops\", \"description\": \"...\",\n"
 		       "   \"params\": {\"op\": [\"read\", \"write\"], \"size\": \"2..4k\", \"reps\": 5}}\n"
 		       "\"params\" takes the experiment's options by their long names (with '_' for\n"
-		       "'-'); arrays are swept. Options on the command line override the file.\n");
+		       "'-'); arrays are swept. Options on the command line override the file.\n"
+		       "--check lists every problem of each config (keys, plots, the plot scripts\n"
+		       "and input configs they name), one line each, without starting a job; exit 2\n"
+		       "when there is any.\n");
 		return 0;
 	} else if (argc < 3 || argv[2][0] == '-') {
 		nm_usage_error("run: missing CONFIG.json (see netmem run --help)");

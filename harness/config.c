@@ -1,0 +1,198 @@
+/* Config files' schema (config.h): what `netmem run` accepts, and what
+ * `netmem run --check` reports, from the same code. */
+#include "config.h"
+#include "experiment.h"
+#include <glob.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <string.h>
+#include <unistd.h>
+
+static const char *const top_keys[] = {"experiment", "params", "description", "ranks", "numa", "odp", "plots"};
+static const char *const plot_keys[] = {"script", "figure", "inputs"};
+
+typedef struct sink {
+	nm_config_say say;
+	void *arg;
+	const char *path;
+	int n;
+} sink;
+
+static void problem(sink *s, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+static void problem(sink *s, const char *fmt, ...)
+{
+	char msg[1024];
+	int off = snprintf(msg, sizeof msg, "%s: ", s->path);
+	va_list ap;
+	va_start(ap, fmt);
+	vsnprintf(msg + off, sizeof msg - (size_t)off, fmt, ap);
+	va_end(ap);
+	s->n++;
+	s->say(s->arg, msg);
+}
+
+static bool known(const char *key, const char *const *keys, size_t n)
+{
+	for (size_t i = 0; i < n; i++)
+		if (!strcmp(key, keys[i]))
+			return true;
+	return false;
+}
+
+/* A name made of the characters `extra` adds to letters and digits; with
+ * `star`, one trailing '*' allowed; with `ident`, not starting with a digit. */
+static bool name_ok(const char *s, const char *extra, bool star, bool ident)
+{
+	if (!*s || (ident && *s >= '0' && *s <= '9'))
+		return false;
+	for (const char *c = s; *c; c++) {
+		bool alnum = (*c >= 'a' && *c <= 'z') || (*c >= 'A' && *c <= 'Z') || (*c >= '0' && *c <= '9');
+		if (alnum || strchr(extra, *c))
+			continue;
+		if (star && *c == '*' && !c[1] && c != s)
+			continue;
+		return false;
+	}
+	return true;
+}
+
+/* An input names a config next to the file (NAME.json, or NAME* a pattern). */
+static void input_exists(sink *s, const char *name)
+{
+	const char *slash = strrchr(s->path, '/');
+	char pat[4096];
+	snprintf(pat, sizeof pat, "%.*s%s.json", slash ? (int)(slash - s->path + 1) : 0, s->path, name);
+	glob_t g;
+	int rc = glob(pat, 0, NULL, &g);
+	if (rc == 0)
+		globfree(&g);
+	else
+		problem(s, "input %s names no config in its folder", name);
+}
+
+static void check_inputs(sink *s, const json_t *inputs, bool files)
+{
+	if (!inputs)
+		return;
+	if (!json_is_object(inputs)) {
+		problem(s, "a plot's \"inputs\" is not an object");
+		return;
+	}
+	const char *var;
+	json_t *v;
+	json_object_foreach((json_t *)inputs, var, v) {
+		if (!name_ok(var, "_", false, true))
+			problem(s, "input %s is not a gnuplot variable name", var);
+		size_t n = json_is_array(v) ? json_array_size(v) : 1;
+		for (size_t i = 0; i < n; i++) {
+			const json_t *x = json_is_array(v) ? json_array_get(v, i) : v;
+			const char *name = json_string_value(x);
+			if (!name || !name_ok(name, "._-", true, false))
+				problem(s, "an input of %s is not a config name", var);
+			else if (files)
+				input_exists(s, name);
+		}
+	}
+}
+
+static void check_plot(sink *s, const json_t *pl, bool files)
+{
+	if (!json_is_object(pl)) {
+		problem(s, "a plot is not an object");
+		return;
+	}
+	const char *key;
+	json_t *v;
+	json_object_foreach((json_t *)pl, key, v)
+		if (!known(key, plot_keys, sizeof plot_keys / sizeof *plot_keys))
+			problem(s, "unknown plot key '%s' (expected script, figure, inputs)", key);
+	const char *script = json_string_value(json_object_get(pl, "script"));
+	if (!script || !name_ok(script, "_-", false, false)) {
+		problem(s, "a plot has no valid \"script\" (the name of a file in plots/, without .gp)");
+	} else if (files) {
+		char gp[512];
+		snprintf(gp, sizeof gp, "plots/%s.gp", script);
+		if (access(gp, R_OK))
+			problem(s, "no plot script %s", gp);
+	}
+	const json_t *fig = json_object_get(pl, "figure");
+	if (fig && (!json_is_string(fig) || !name_ok(json_string_value(fig), "._-", false, false)))
+		problem(s, "a plot has an invalid \"figure\" (letters, digits, '.', '_', '-')");
+	check_inputs(s, json_object_get(pl, "inputs"), files);
+}
+
+static void check_top(sink *s, const json_t *cfg)
+{
+	const char *key;
+	json_t *v;
+	json_object_foreach((json_t *)cfg, key, v)
+		if (!known(key, top_keys, sizeof top_keys / sizeof *top_keys))
+			problem(s, "unknown top-level key '%s' (expected experiment, params, description, ranks, numa, "
+				   "odp, plots)",
+				key);
+	static const char *const lanes[] = {"numa", "odp"};
+	for (size_t k = 0; k < sizeof lanes / sizeof *lanes; k++) {
+		const json_t *lane = json_object_get(cfg, lanes[k]);
+		if (lane && !json_is_boolean(lane))
+			problem(s, "\"%s\" must be true or false", lanes[k]);
+	}
+	const json_t *ranks = json_object_get(cfg, "ranks");
+	if (ranks && (!json_is_integer(ranks) || json_integer_value(ranks) < 1))
+		problem(s, "\"ranks\" must be a positive integer");
+	const json_t *params = json_object_get(cfg, "params");
+	if (params && !json_is_object(params))
+		problem(s, "\"params\" must be an object");
+	const json_t *name = json_object_get(cfg, "experiment");
+	if (!json_is_string(name)) {
+		problem(s, "\"experiment\" must name an experiment, e.g. \"ops\"");
+		return;
+	}
+	const nm_experiment *e = nm_experiment_find(json_string_value(name));
+	if (!e || e->tool_main)
+		problem(s, "%s '%s' (see netmem --help)", e ? "not an experiment that runs as a job:" : "unknown experiment",
+			json_string_value(name));
+}
+
+int nm_config_problems(const json_t *cfg, const char *path, bool files, nm_config_say say, void *arg)
+{
+	sink s = {.say = say, .arg = arg, .path = path};
+	if (!json_is_object(cfg)) {
+		problem(&s, "the top level must be an object with \"experiment\" and \"params\"");
+		return s.n;
+	}
+	check_top(&s, cfg);
+	const json_t *plots = json_object_get(cfg, "plots");
+	if (plots && !json_is_array(plots)) {
+		problem(&s, "\"plots\" must be a list of objects with a \"script\"");
+		return s.n;
+	}
+	size_t i;
+	json_t *pl;
+	json_array_foreach((json_t *)plots, i, pl)
+		check_plot(&s, pl, files);
+	return s.n;
+}
+
+static void print_line(void *arg, const char *msg)
+{
+	(void)arg;
+	printf("%s\n", msg);
+}
+
+int nm_config_check_main(int argc, char **argv)
+{
+	int bad = 0;
+	for (int i = 0; i < argc; i++) {
+		json_error_t je;
+		json_t *cfg = json_load_file(argv[i], 0, &je);
+		if (!cfg) {
+			printf("%s: line %d column %d: %s\n", argv[i], je.line, je.column, je.text);
+			bad++;
+			continue;
+		}
+		bad += nm_config_problems(cfg, argv[i], true, print_line, NULL);
+		json_decref(cfg);
+	}
+	fflush(stdout);
+	return bad ? 2 : 0;
+}

@@ -1,0 +1,32 @@
+/* A config file's schema (configs/<scale>/NAME.json), checked in one place:
+ * `netmem run` reads every config through it, and `netmem run --check
+ * CONFIG...` lists every problem of each config (its plots included)
+ * without starting a job, which is what tests/cli/test_configs.sh calls.
+ *
+ *   {"experiment": "ops", "description": "...", "ranks": 2, "numa": false,
+ *    "odp": false, "params": {...},
+ *    "plots": [{"script": "ops_latency", "figure": "ops-lat",
+ *               "inputs": {"base": "other-config", "in": ["a", "b-*"]}}]}
+ *
+ * "ranks", "numa", "odp" and "plots" are for run_all.sh (how many ranks, which
+ * guest, which figures); a job checks them and ignores them. */
+#ifndef NM_CONFIG_H
+#define NM_CONFIG_H
+#include <jansson.h>
+#include <stdbool.h>
+#include <stddef.h>
+
+/* Called once per problem found, with one line that names it. */
+typedef void (*nm_config_say)(void *arg, const char *problem);
+
+/* The problems of a parsed config: its keys and their types, the
+ * experiment's name (it must name an experiment that runs as a job), and
+ * each plot's keys and names. With `files`, also what the plots point at:
+ * plots/SCRIPT.gp (from the current directory) and every input's config
+ * next to `path` (a trailing * matches any suffix). Returns the count. */
+int nm_config_problems(const json_t *cfg, const char *path, bool files, nm_config_say say, void *arg);
+
+/* `netmem run --check CONFIG...`: every problem as "CONFIG: problem" on
+ * stdout; 0 when there is none, 2 otherwise. */
+int nm_config_check_main(int argc, char **argv);
+#endif
