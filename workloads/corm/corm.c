@@ -593,7 +593,7 @@ static void corm_run_point(nm_ctx *ctx, const void *point, json_t *out)
 		json_object_set_new(out, "checks", checks_json(p, r.ms->total_c, server_ok, &valid));
 		if (r.ms->first_error[0]) {
 			valid = false;
-			json_object_set_new(out, "error", json_string(r.ms->first_error));
+			json_object_set_new(json_object_get(out, "checks"), "first_error", json_string(r.ms->first_error));
 		}
 		json_object_set_new(out, "valid", json_boolean(valid));
 		json_t *m = nm_measure_metrics(r.ms);

@@ -88,6 +88,10 @@ static corm_judge judge(corm_thread *th, corm_want w, const uint8_t *buf, uint8_
 	memcpy(&key, buf, sizeof key);
 	if (key != w.key || (w.version >= 0 && version != w.version)) {
 		corm_count(th, CORM_C_STALE);
+		if (key != w.key)
+			nm_error_note(&th->m->err, "a read of key %u returned key %u's bytes", w.key, key);
+		else
+			nm_error_note(&th->m->err, "a read of key %u returned version %u, not %d", w.key, version, w.version);
 		return JUDGE_STALE;
 	}
 	if (content && corm_payload_check(buf, payload_len(th), w.key) != CORM_PAY_OK) {
@@ -223,6 +227,7 @@ static corm_got read_obj(corm_thread *th, corm_want w, corm_ptr *p, uint8_t *buf
 		*t1 = nm_ticks();
 		if (s != CORM_OK) {
 			corm_count(th, CORM_C_LOST);
+			nm_error_note(&th->m->err, "the RPC read of key %u found no object (%s)", w.key, corm_status_names[s]);
 			return GOT_LOST;
 		}
 		corm_judge j = judge(th, w, buf, p->version, content);
@@ -320,9 +325,11 @@ static void write_obj(corm_thread *th, uint32_t i, uint8_t *buf, uint32_t stamp,
 	*t0 = nm_ticks();
 	corm_status s = corm_rpc(th->c, CORM_RPC_WRITE, drawn_ptr(th, i), 0, buf, len, NULL, 0);
 	*t1 = nm_ticks();
-	if (s != CORM_OK)
+	if (s != CORM_OK) {
 		corm_count(th, CORM_C_LOST);
-	else if (!th->all)
+		nm_error_note(&th->m->err, "the RPC write of key %u found no object (%s)", drawn_want(th, i).key,
+			      corm_status_names[s]);
+	} else if (!th->all)
 		th->version[i] = th->ptr[i].version;
 	corm_count(th, CORM_C_WRITES);
 }

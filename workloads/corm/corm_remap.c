@@ -189,7 +189,7 @@ void corm_remap_bench(nm_ctx *ctx, const corm_point *p, corm_remap strat, json_t
 	json_t *c = json_object();
 	json_object_set_new(c, "ok", json_boolean(rc == 0));
 	if (rc)
-		json_object_set_new(c, "error", json_string(err));
+		json_object_set_new(c, "first_error", json_string(err));
 	json_object_set_new(c, "reads_ok", json_integer((json_int_t)r.reads_ok));
 	json_object_set_new(c, "reads_wrong", json_integer((json_int_t)r.reads_wrong));
 	json_object_set_new(c, "keys_changed", json_integer((json_int_t)r.keys_changed));
