@@ -27,7 +27,7 @@ LDLIBS  := -libverbs -lnuma -lhwloc -ljansson -lhiredis -lxxhash -lnetfilter_que
 # Modules the unit tests link without MPI or an RDMA device.
 UNIT_MODS := harness/stats.c harness/opt.c harness/result.c harness/durable.c harness/points.c \
              harness/clock.c harness/log.c harness/hosts.c harness/nic_counters.c harness/stall.c \
-             primitives/gen/ycsb.c primitives/gen/accounts.c harness/measure.c harness/alloc.c \
+             primitives/gen/ycsb.c primitives/gen/ycsb_stats.c primitives/gen/ycsb_trace.c primitives/gen/accounts.c harness/measure.c harness/alloc.c \
              primitives/corm/corm_model.c primitives/packet/roce_pkt.c primitives/packet/clover_resolve.c \
              primitives/corm/corm_slot.c primitives/corm/corm_heap.c \
              tests/unit/boot_single.c
@@ -83,9 +83,9 @@ build/tests/alock_trace: tests/integration/alock_trace.c $(TRACE_OBJS) $(filter 
 
 # ns per draw of the YCSB generator (-O2, no sanitizers); not a test.
 .PHONY: bench-ycsb
-bench-ycsb: tests/bench/ycsb-bench.c primitives/gen/ycsb.c primitives/gen/ycsb.h harness/log.c
+bench-ycsb: tests/bench/ycsb-bench.c primitives/gen/ycsb.c primitives/gen/ycsb_stats.c primitives/gen/ycsb.h harness/log.c
 	@mkdir -p build/bench
-	$(CC) $(CPPFLAGS) $(CSTD) $(WARN) -O2 -g -o build/bench/ycsb-bench tests/bench/ycsb-bench.c primitives/gen/ycsb.c harness/log.c -lm
+	$(CC) $(CPPFLAGS) $(CSTD) $(WARN) -O2 -g -o build/bench/ycsb-bench tests/bench/ycsb-bench.c primitives/gen/ycsb.c primitives/gen/ycsb_stats.c harness/log.c -lm
 	build/bench/ycsb-bench
 
 # Per-point cost of the result journal (-O2, no sanitizers); not a test:

@@ -288,6 +288,8 @@ void ycsb_zipf_grow(ycsb_zipf *z, uint64_t count);
 /* Exact probability of rank i for z's method and current state; the
  * rejection-inversion case computes zeta (pass zetan, or 0 to compute). */
 double ycsb_zipf_prob(const ycsb_zipf *z, uint64_t i, double zetan);
+/* P(rank >= m) under z (zetan as for ycsb_zipf_prob). */
+double ycsb_zipf_tail(const ycsb_zipf *z, uint64_t m, double zetan);
 /* True Zipf pmf 1/((i+1)^theta * zetan) with zetan = zeta(n, theta). */
 double ycsb_zipf_pmf(double zetan, double theta, uint64_t i);
 
