@@ -77,13 +77,12 @@ void nm_mesh_create(nm_mesh *m, nm_dev *d, const nm_mesh_cfg *c, const nm_mr *mr
 			fail = err;
 		}
 	}
-	/* Passive QPs carry no work of their own, except a server's messages
-	 * (netmem clover's metadata server: a RECV and a reply per QP), so the
-	 * shared CQ holds two entries per passive QP. */
+	/* Passive QPs carry no work of their own unless the workload serves
+	 * messages on them (c->passive_wrs per QP). */
 	int in_peers = 0;
 	for (int p = 0; p < R; p++)
 		in_peers += c->initiates[p * R + me] != 0;
-	int pcqe = 16 + 2 * in_peers * T * Q;
+	int pcqe = 16 + c->passive_wrs * in_peers * T * Q;
 	if (pcqe > d->attr.max_cqe)
 		pcqe = d->attr.max_cqe;
 	if (!fail && !(m->passive_cq = ibv_create_cq(d->ctx, pcqe, NULL, NULL, 0))) {

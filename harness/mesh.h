@@ -21,6 +21,10 @@ typedef struct nm_mesh_cfg {
 	int qps;                   /* QPs per (thread, peer) */
 	const uint8_t *initiates;  /* nranks*nranks: [from*nranks + to] != 0 */
 	nm_qp_attr qp;
+	/* Work requests a rank keeps posted on each of its passive QPs at once
+	 * (a server of messages: its RECV and its reply, 2); 0 for one-sided
+	 * traffic, which leaves passive QPs idle. Sizes the passive CQ. */
+	int passive_wrs;
 } nm_mesh_cfg;
 
 typedef struct nm_mesh {

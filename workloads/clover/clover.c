@@ -695,7 +695,8 @@ static void cl_connect(cl_job *j, nm_ctx *ctx)
 		for (int m = j->N - j->M; m < j->N; m++)
 			pairs[c * j->N + m] = 1;   /* and to the memory nodes */
 	}
-	nm_mesh_cfg mc = {.nthreads = j->T, .qps = 1, .initiates = pairs, .qp = ctx->base.qp};
+	/* the metadata server keeps a RECV and a reply posted per client QP */
+	nm_mesh_cfg mc = {.nthreads = j->T, .qps = 1, .initiates = pairs, .qp = ctx->base.qp, .passive_wrs = 2};
 	mc.qp.sq_depth = 16;
 	nm_mesh_create(&j->mesh, ctx->dev, &mc, &j->mr);
 	free(pairs);
