@@ -33,6 +33,16 @@ void nm_error_note(nm_error *e, const char *fmt, ...)
  * allowed to call MPI (boot.h). */
 static pthread_t owner;
 
+static nm_hist *hists_new(int n)
+{
+	if (n <= 0)
+		return NULL;
+	nm_hist *h = nm_calloc((size_t)n, sizeof *h);
+	for (int k = 0; k < n; k++)
+		nm_hist_init(&h[k]);
+	return h;
+}
+
 nm_measure *nm_measure_new(const nm_measure_cfg *cfg, const nm_measure_def *def, int rank, int nthreads)
 {
 	nm_measure *ms = nm_calloc(1, sizeof *ms);
@@ -48,7 +58,9 @@ nm_measure *nm_measure_new(const nm_measure_cfg *cfg, const nm_measure_def *def,
 		ms->meter[t].thread = t;
 		ms->meter[t].cpu = -1;
 		nm_hist_init(&ms->meter[t].hist);
+		ms->meter[t].kind = hists_new(def->nkinds);
 	}
+	ms->kind = hists_new(def->nkinds);
 	for (int c = 0; c < def->ncounters; c++)
 		if (def->counters[c].flags & NM_COUNT_MIN) {
 			ms->rank_c[c] = UINT64_MAX;
@@ -65,6 +77,9 @@ void nm_measure_free(nm_measure *ms)
 	if (!ms)
 		return;
 	json_decref(ms->per_thread);
+	for (int t = 0; t < ms->nthreads; t++)
+		free(ms->meter[t].kind);
+	free(ms->kind);
 	free(ms->meter);
 	free(ms);
 }
@@ -216,6 +231,8 @@ void nm_measure_gather(nm_measure *ms)
 		if (m->start && m->end - m->start > longest)
 			longest = m->end - m->start;
 		nm_hist_merge(&ms->hist, &m->hist);
+		for (int k = 0; k < ms->def.nkinds; k++)
+			nm_hist_merge(&ms->kind[k], &m->kind[k]);
 	}
 	/* Over ranks: max and min as maxima (the minimum of v is the maximum of
 	 * its complement), sums in one reduction. */
@@ -238,6 +255,8 @@ void nm_measure_gather(nm_measure *ms)
 	longest = nm_boot_max_u64(nm_ticks_to_ns(longest));
 	ms->seconds = ms->cfg.duration > 0 ? ms->cfg.duration : (double)longest / 1e9;
 	nm_boot_hist_merge(&ms->hist);
+	for (int k = 0; k < ms->def.nkinds; k++)
+		nm_boot_hist_merge(&ms->kind[k]);
 
 	char mine[320];
 	first_error_of_rank(ms, mine, sizeof mine);
@@ -309,5 +328,13 @@ json_t *nm_measure_metrics(const nm_measure *ms)
 		if (u)
 			json_object_set_new(m, "fairness", fairness(ms->per_thread));
 	}
+	json_t *by = json_object();
+	for (int k = 0; k < ms->def.nkinds; k++)
+		if (ms->kind[k].count)
+			json_object_set_new(by, ms->def.kinds[k], nm_hist_summary_json(&ms->kind[k]));
+	if (json_object_size(by))
+		json_object_set_new(m, "lat_by_op", by);
+	else
+		json_decref(by);
 	return m;
 }

@@ -22,7 +22,10 @@
  * nm_counter indexed by it (workloads/locks/txn.c); every thread counts into
  * its own nm_meter, the rank may add its own totals, and nm_measure_gather
  * folds everything at rank 0 together with the latency histograms, the
- * per-thread rates and the first error any thread or rank recorded.
+ * per-thread rates and the first error any thread or rank recorded. A
+ * workload that times operations of several kinds (a get and an update, an
+ * alloc and a read) names the kinds too, records each sample with
+ * nm_meter_kind, and gets metrics.lat_by_op over the job.
  *
  * A closed measured loop:
  *
@@ -84,12 +87,15 @@ typedef struct nm_counter {
 } nm_counter;
 
 /* What a workload measures: the unit of its operations (metrics hold
- * <unit>, <unit>_per_sec and m<unit>: "ops", "ops_per_sec", "mops") and its
- * counters; NULL unit: latency only (no rates). */
+ * <unit>, <unit>_per_sec and m<unit>: "ops", "ops_per_sec", "mops"), its
+ * counters, and the names of the operation kinds it times apart (none:
+ * NULL, 0); NULL unit: latency only (no rates). */
 typedef struct nm_measure_def {
 	const char *unit;
 	const nm_counter *counters;
 	int ncounters;
+	const char *const *kinds;
+	int nkinds;
 } nm_measure_def;
 
 struct nm_measure;
@@ -107,6 +113,7 @@ typedef struct nm_meter {
 	uint64_t c[NM_COUNTERS_MAX];
 	nm_error err;
 	nm_hist hist;
+	nm_hist *kind;           /* [def.nkinds]: latency per operation kind */
 } __attribute__((aligned(64))) nm_meter;
 
 typedef struct nm_measure {
@@ -127,6 +134,7 @@ typedef struct nm_measure {
 	uint64_t ops, ops_all, errors;
 	double seconds;
 	nm_hist hist;
+	nm_hist *kind;                   /* [def.nkinds], job-wide */
 	json_t *per_thread;
 	char first_error[320];
 } nm_measure;
@@ -158,6 +166,9 @@ static inline bool nm_meter_ops(nm_meter *m, uint64_t t0, uint64_t t1, uint64_t 
 }
 /* One completed operation that started at t0 and completed at t1. */
 static inline bool nm_meter_op(nm_meter *m, uint64_t t0, uint64_t t1) { return nm_meter_ops(m, t0, t1, 1); }
+/* A latency sample (ns) of operation kind k (nm_measure_def.kinds); the
+ * caller decides whether the operation was measured. */
+static inline void nm_meter_kind(nm_meter *m, int k, uint64_t ns) { nm_hist_add(&m->kind[k], ns); }
 
 /* Main-thread side, for the harness's worker rounds (workers.c): arrive
  * marks a worker that finished without arriving; poll starts the interval
@@ -172,7 +183,8 @@ void nm_measure_gather(nm_measure *ms);
 /* Rank 0, after gather: {unit, "seconds", unit_per_sec, "m"+unit,
  * unit_with_warmup (every completed operation: warm-up, and completions
  * after the deadline), "lat", "lat_cdf", every NM_COUNT_METRIC counter,
- * "per_thread", "fairness"}. */
+ * "per_thread", "fairness", and "lat_by_op" (each kind with samples; absent
+ * when none has any)}. */
 json_t *nm_measure_metrics(const nm_measure *ms);
 
 /* The closed loop of the header comment. */

@@ -73,7 +73,8 @@ static void *worker(void *p)
 		} else {
 			a->warm_end = t1;
 		}
-		nm_loop_done(&lp, t0, t1);
+		if (nm_loop_done(&lp, t0, t1) && a->m->kind)
+			nm_meter_kind(a->m, 0, nm_ticks_to_ns(t1 - t0)); /* every measured op is a "put" */
 	}
 	a->m->c[C_SUM] = 10 + (uint64_t)a->m->thread;
 	a->m->c[C_MAX] = 100 * (uint64_t)(a->m->thread + 1);
@@ -102,7 +103,8 @@ static void run_round(nm_measure *ms, arg *a, int n)
 static void common_interval_iters(void)
 {
 	nm_measure_cfg cfg = {.iters = 20, .warmup = 5};
-	nm_measure_def def = {"txns", counters, C_N};
+	static const char *const kinds[] = {"put", "take"};
+	nm_measure_def def = {"txns", counters, C_N, kinds, 2};
 	nm_measure *ms = nm_measure_new(&cfg, &def, 0, 4);
 	arg a[4] = {{.delay_ms = 0}, {.delay_ms = 30}, {.delay_ms = 60}, {.skip = true}};
 	for (int t = 0; t < 4; t++)
@@ -152,6 +154,9 @@ static void common_interval_iters(void)
 	      "one latency sample per measured operation, and its CDF");
 	CHECK(json_integer_value(json_object_get(m, "summed")) == 33 && !json_object_get(m, "largest"),
 	      "only metric counters are written, under their names");
+	json_t *by = json_object_get(m, "lat_by_op");
+	CHECK(json_object_size(by) == 1 && json_integer_value(json_object_get(json_object_get(by, "put"), "count")) == 60,
+	      "lat_by_op: each named kind with samples over every thread (60 puts), none for a kind without");
 	json_t *pt = json_object_get(m, "per_thread"), *f = json_object_get(m, "fairness");
 	CHECK(json_array_size(pt) == 3, "per-thread rates of the measuring threads (%zu)", json_array_size(pt));
 	/* each thread's rate is its own operations over its own interval; Jain's

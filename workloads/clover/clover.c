@@ -807,22 +807,6 @@ static json_t *cl_rtt_json(cl_job *j)
 			 "mean", nm_hist_mean(&h), "max", (json_int_t)(h.count ? h.max : 0));
 }
 
-/* Latency per operation kind over the job's client threads. */
-static json_t *cl_lat_by_op(cl_job *j)
-{
-	static const char *const names[] = {"get", "update"};
-	json_t *o = json_object();
-	for (int op = KV_GET; op <= KV_UPDATE; op++) {
-		nm_hist h;
-		nm_hist_init(&h);
-		for (int t = 0; is_client(j, j->rank) && t < j->T; t++)
-			nm_hist_merge(&h, &j->r->th[t].lat[op]);
-		nm_boot_hist_merge(&h);
-		if (h.count)
-			json_object_set_new(o, names[op], nm_hist_summary_json(&h));
-	}
-	return o;
-}
 
 static json_t *cl_checks(const cl_job *j, const nm_measure *ms, const cl_path_stats *st, uint64_t served, bool *valid)
 {
@@ -894,7 +878,8 @@ static void cl_run_point(nm_ctx *ctx, const void *point, json_t *out)
 	cl_job j = {.cp = cp, .p = &cp->kv, .rank = ctx->rank, .N = ctx->nranks, .T = T, .M = cp->mem_nodes,
 		    .clients = ctx->nranks - 1 - cp->mem_nodes, .timeout = ctx->base.timeout};
 	bool client = is_client(&j, j.rank);
-	static const nm_measure_def def = {"ops", cl_counters, CL_C_N};
+	/* gets and updates timed apart (kv_done), in metrics.lat_by_op */
+	static const nm_measure_def def = {"ops", cl_counters, CL_C_N, kv_op_names, KV_NOPS};
 	kv_run r = {.ctx = ctx, .p = j.p, .ms = nm_measure_new(&ctx->base.measure, &def, ctx->rank, client ? T : 0),
 		    .th = nm_calloc((size_t)T, sizeof(kv_thread))};
 	j.r = &r;
@@ -925,21 +910,19 @@ static void cl_run_point(nm_ctx *ctx, const void *point, json_t *out)
 	if (is_mem(&j, j.rank))
 		cl_scan(&j, r.ms);
 	nm_measure_gather(r.ms);
-	json_t *rtt = cl_rtt_json(&j), *lat = cl_lat_by_op(&j);
+	json_t *rtt = cl_rtt_json(&j);
 	if (ctx->rank == 0) {
 		bool valid;
 		json_t *checks = cl_checks(&j, r.ms, &pst, served, &valid), *metrics = nm_measure_metrics(r.ms);
 		cl_metrics(metrics, r.ms->total_c, rtt);
 		if (cp->resolve != CL_RESOLVE_NONE)
 			json_object_set_new(metrics, "path", cl_path_metrics(&j, &pst));
-		json_object_set_new(metrics, "lat_by_op", lat);
 		json_object_set_new(out, "valid", json_boolean(valid));
 		json_object_set_new(out, "checks", checks);
 		json_object_set_new(out, "metrics", metrics);
 		json_object_set_new(out, "effective", cl_effective(&j, ctx));
 	} else {
 		json_decref(rtt);
-		json_decref(lat);
 	}
 	nm_boot_barrier();
 	nm_mesh_destroy(&j.mesh);

@@ -431,8 +431,6 @@ static void client_point(nm_ctx *ctx, const corm_point *p, corm_run *r)
 		th->seed = ctx->base.seed * 1000003u + (uint64_t)ctx->rank * 131u + (uint64_t)t;
 		th->lim = sv.lim;
 		th->c->refusal_ok = sv.lim.remap_refusals || p->inject == CORM_INJECT_READ_REFUSED;
-		for (int k = 0; k < CORM_NLAT; k++)
-			nm_hist_init(&th->lat[k]);
 	}
 	if (p->keys == CORM_KEYS_SHARED) {
 		clients_round(r, NULL, w_load, NULL);
@@ -506,11 +504,11 @@ static json_t *checks_json(const corm_point *p, const uint64_t *c, bool server_o
 	return checks;
 }
 
-/* Metrics beyond the measure's own (rate, latency, counters): the
- * DirectRead failure rate, the time series, the latency of each operation
- * kind (latency bench), the memory and the compaction. */
-static void corm_metrics(const corm_point *p, const nm_measure *ms, const uint64_t *series, const nm_hist *lat,
-			 const json_t *out, json_t *m)
+/* Metrics beyond the measure's own (rate, latency, counters, the latency of
+ * each operation kind): the DirectRead failure rate, the time series, the
+ * memory and the compaction. */
+static void corm_metrics(const corm_point *p, const nm_measure *ms, const uint64_t *series, const json_t *out,
+			 json_t *m)
 {
 	const uint64_t *c = ms->total_c;
 	uint64_t attempts = c[CORM_C_DIRECT_OK] + c[CORM_C_DIRECT_MISS];
@@ -539,13 +537,6 @@ static void corm_metrics(const corm_point *p, const nm_measure *ms, const uint64
 			json_array_append_new(ts, json_pack("[f,f]", (double)k * p->interval, (double)series[k] / p->interval));
 		json_object_set_new(m, "series", ts);
 	}
-	if (p->bench == CORM_BENCH_LATENCY) {
-		json_t *lj = json_object();
-		for (int k = 0; k < CORM_NLAT; k++)
-			if (lat[k].count)
-				json_object_set_new(lj, corm_lat_names[k], nm_hist_summary_json(&lat[k]));
-		json_object_set_new(m, "lat_by_op", lj);
-	}
 	/* also under metrics, where netmem table finds them (Figs. 15, 17) */
 	if (json_object_get(out, "memory"))
 		json_object_set(m, "memory", json_object_get(out, "memory"));
@@ -562,7 +553,9 @@ static void corm_run_point(nm_ctx *ctx, const void *point, json_t *out)
 	}
 	bool local = p->bench == CORM_BENCH_LOCAL;
 	int T = local ? (ctx->rank ? 0 : ctx->base.threads) : (ctx->rank ? ctx->base.threads : 0);
-	nm_measure_def def = {p->bench == CORM_BENCH_LATENCY ? "rounds" : "ops", corm_counters, CORM_C_N};
+	/* the latency bench times each operation kind apart (Figs. 9, 10) */
+	nm_measure_def def = {p->bench == CORM_BENCH_LATENCY ? "rounds" : "ops", corm_counters, CORM_C_N, corm_lat_names,
+			      CORM_NLAT};
 	corm_run r = {.ctx = ctx, .p = p, .T = T, .ms = nm_measure_new(&ctx->base.measure, &def, ctx->rank, T)};
 	r.th = nm_calloc((size_t)(T ? T : 1), sizeof *r.th);
 	if (local)
@@ -573,20 +566,12 @@ static void corm_run_point(nm_ctx *ctx, const void *point, json_t *out)
 		client_point(ctx, p, &r);
 
 	nm_measure_gather(r.ms);
-	/* The time series and the per-kind latencies, summed at rank 0. */
+	/* The time series, summed at rank 0. */
 	uint64_t *series = nm_calloc(CORM_SERIES_MAX, sizeof *series);
-	nm_hist *lat = nm_calloc(CORM_NLAT, sizeof *lat);
-	for (int k = 0; k < CORM_NLAT; k++)
-		nm_hist_init(&lat[k]);
-	for (int t = 0; t < r.T && !local; t++) {
+	for (int t = 0; t < r.T && !local; t++)
 		for (int k = 0; k < CORM_SERIES_MAX; k++)
 			series[k] += r.th[t].series[k];
-		for (int k = 0; k < CORM_NLAT; k++)
-			nm_hist_merge(&lat[k], &r.th[t].lat[k]);
-	}
 	nm_boot_sum_u64_array(series, CORM_SERIES_MAX);
-	for (int k = 0; k < CORM_NLAT; k++)
-		nm_boot_hist_merge(&lat[k]);
 	if (ctx->rank == 0) {
 		bool server_ok = json_is_true(json_object_get(out, "server_ok")), valid;
 		json_object_del(out, "server_ok");
@@ -597,11 +582,10 @@ static void corm_run_point(nm_ctx *ctx, const void *point, json_t *out)
 		}
 		json_object_set_new(out, "valid", json_boolean(valid));
 		json_t *m = nm_measure_metrics(r.ms);
-		corm_metrics(p, r.ms, series, lat, out, m);
+		corm_metrics(p, r.ms, series, out, m);
 		json_object_set_new(out, "metrics", m);
 	}
 	free(series);
-	free(lat);
 	for (int t = 0; t < r.T && !local; t++) {
 		free(r.th[t].ptr);
 		free(r.th[t].orig);

@@ -403,7 +403,7 @@ void corm_thread_unload(corm_thread *th)
 static inline void lat_add(corm_thread *th, bool measured, corm_lat k, uint64_t t0, uint64_t t1)
 {
 	if (measured)
-		nm_hist_add(&th->lat[k], nm_ticks_to_ns(t1 - t0));
+		nm_meter_kind(th->m, k, nm_ticks_to_ns(t1 - t0));
 }
 
 /* The raw baselines, Alloc and Free of a fresh object (Fig. 9). */

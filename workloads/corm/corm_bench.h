@@ -103,7 +103,6 @@ typedef struct corm_thread {
 	int rank, thread, nthreads;
 	uint64_t seed;
 	corm_devlimit lim;
-	nm_hist lat[CORM_NLAT];
 	uint64_t series[CORM_SERIES_MAX];   /* reads completed per interval */
 	corm_ptr *ptr, *orig;                /* current (corrected) and original pointers */
 	uint8_t *live;

@@ -169,8 +169,7 @@ static int kv_decode(const json_t *pt, const nm_base *b, void *out, char *err, s
 
 /* ---- the result ---------------------------------------------------------- */
 
-/* Operation names in the result and the history, by kv_opkind. */
-static const char *const kv_op_names[KV_NOPS] = {"get", "update", "insert", "delete"};
+const char *const kv_op_names[KV_NOPS] = {"get", "update", "insert", "delete"};
 
 static json_t *kv_checks(const nm_measure *ms, bool *valid)
 {
@@ -184,22 +183,6 @@ static json_t *kv_checks(const nm_measure *ms, bool *valid)
 	if (ms->first_error[0])
 		json_object_set_new(j, "first_error", json_string(ms->first_error));
 	return j;
-}
-
-/* Latency per operation kind: every rank's threads merged, then the job's. */
-static json_t *kv_lat_by_op(kv_run *r, int nthreads)
-{
-	json_t *o = json_object();
-	for (int op = 0; op < KV_NOPS; op++) {
-		nm_hist h;
-		nm_hist_init(&h);
-		for (int t = 0; t < nthreads; t++)
-			nm_hist_merge(&h, &r->th[t].lat[op]);
-		nm_boot_hist_merge(&h);
-		if (h.count)
-			json_object_set_new(o, kv_op_names[op], nm_hist_summary_json(&h));
-	}
-	return o;
 }
 
 static const char *kv_hash_name(void)
@@ -282,13 +265,12 @@ static void kv_run_point(nm_ctx *ctx, const void *point, json_t *out)
 	const kv_point *p = point;
 	const kv_system *sys = kv_systems[p->system];
 	int T = ctx->base.threads;
-	static const nm_measure_def def = {"ops", kv_counters, KV_C_N};
+	static const nm_measure_def def = {"ops", kv_counters, KV_C_N, kv_op_names, KV_NOPS};
 	kv_run r = {.ctx = ctx, .p = p,
 		    .ms = nm_measure_new(&ctx->base.measure, &def, ctx->rank, T + sys->service_threads),
 		    .th = nm_calloc((size_t)T, sizeof(kv_thread))};
 	json_t *eff_sys = sys->run(&r);
 	nm_measure_gather(r.ms);
-	json_t *lat = kv_lat_by_op(&r, T);
 	if (p->history[0])
 		kv_history_write(&r, T);
 	if (ctx->rank == 0) {
@@ -296,7 +278,6 @@ static void kv_run_point(nm_ctx *ctx, const void *point, json_t *out)
 		json_t *checks = kv_checks(r.ms, &valid);
 		json_t *metrics = nm_measure_metrics(r.ms);
 		const uint64_t *c = r.ms->total_c;
-		json_object_set_new(metrics, "lat_by_op", lat);
 		json_object_set_new(metrics, "retries_per_get",
 				    json_real(c[KV_C_GETS] ? (double)c[KV_C_RETRIES] / (double)c[KV_C_GETS] : 0));
 		json_object_set_new(metrics, "insert_ack_us",
@@ -310,7 +291,6 @@ static void kv_run_point(nm_ctx *ctx, const void *point, json_t *out)
 		json_object_set_new(out, "metrics", metrics);
 		json_object_set_new(out, "effective", eff);
 	} else {
-		json_decref(lat);
 		json_decref(eff_sys);
 	}
 	for (int t = 0; t < T; t++)

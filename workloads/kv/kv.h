@@ -29,6 +29,8 @@ typedef enum {
 
 /* Operations as the store sees them (YCSB's update is KV_UPDATE). */
 typedef enum { KV_GET, KV_UPDATE, KV_INSERT, KV_DELETE, KV_NOPS } kv_opkind;
+/* Their names in the result (metrics.lat_by_op) and the history. */
+extern const char *const kv_op_names[KV_NOPS];
 
 typedef struct kv_point {
 	kv_system_id system;
@@ -141,7 +143,6 @@ typedef struct kv_thread {
 	uint32_t writer;          /* rank << 8 | thread */
 	ycsb_gen gen;
 	kv_checker check;
-	nm_hist lat[KV_NOPS];     /* measured latency per op kind */
 	kv_hist_rec *hist;        /* history, or NULL */
 	uint64_t hist_n;
 	uint32_t seq;             /* this writer's own sequence (Redis versions) */

@@ -113,8 +113,6 @@ int kv_thread_init(kv_thread *t, const kv_point *p, nm_meter *m, int rank, int n
 	if (ycsb_init(&t->gen, &c, err, errlen))
 		return -1;
 	kv_checker_init(&t->check, 1u << 16, kv_systems[p->system]->global_versions);
-	for (int i = 0; i < KV_NOPS; i++)
-		nm_hist_init(&t->lat[i]);
 	if (p->history[0])
 		t->hist = nm_calloc(p->history_max, sizeof *t->hist);
 	return 0;
@@ -190,7 +188,7 @@ bool kv_done(kv_thread *t, kv_opkind op, uint64_t key, const uint64_t *val, bool
 	if (op == KV_GET && found)
 		ok = kv_check(t, key, val);
 	if (nm_meter_op(m, t0, t1))
-		nm_hist_add(&t->lat[op], nm_ticks_to_ns(t1 - t0));
+		nm_meter_kind(m, op, nm_ticks_to_ns(t1 - t0));
 	if (t->hist && t->hist_n < t->p->history_max)
 		t->hist[t->hist_n++] = (kv_hist_rec){.key = key, .value = found && val ? val[0] : 0,
 						     .invoke = t0, .response = t1, .op = (uint8_t)op, .found = found};
