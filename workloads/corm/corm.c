@@ -406,6 +406,9 @@ static void server_point(nm_ctx *ctx, const corm_point *p, nm_measure *ms, json_
 	free(h);
 }
 
+/* The time series' interval (--interval), in ns. */
+static uint64_t series_width_ns(const corm_point *p) { return (uint64_t)(p->interval * 1e9); }
+
 static void client_point(nm_ctx *ctx, const corm_point *p, corm_run *r)
 {
 	corm_srv sv = {0};
@@ -430,6 +433,8 @@ static void client_point(nm_ctx *ctx, const corm_point *p, corm_run *r)
 		th->nthreads = r->T;
 		th->seed = ctx->base.seed * 1000003u + (uint64_t)ctx->rank * 131u + (uint64_t)t;
 		th->lim = sv.lim;
+		if (nm_series_init(&th->series, series_width_ns(p), CORM_SERIES_MAX))
+			nm_fatal("corm: out of memory for the time series");
 		th->c->refusal_ok = sv.lim.remap_refusals || p->inject == CORM_INJECT_READ_REFUSED;
 	}
 	if (p->keys == CORM_KEYS_SHARED) {
@@ -507,7 +512,7 @@ static json_t *checks_json(const corm_point *p, const uint64_t *c, bool server_o
 /* Metrics beyond the measure's own (rate, latency, counters, the latency of
  * each operation kind): the DirectRead failure rate, the time series, the
  * memory and the compaction. */
-static void corm_metrics(const corm_point *p, const nm_measure *ms, const uint64_t *series, const json_t *out,
+static void corm_metrics(const corm_point *p, const nm_measure *ms, const nm_series *series, const json_t *out,
 			 json_t *m)
 {
 	const uint64_t *c = ms->total_c;
@@ -534,7 +539,8 @@ static void corm_metrics(const corm_point *p, const nm_measure *ms, const uint64
 		json_t *ts = json_array();
 		size_t nint = (size_t)ceil(secs / p->interval);
 		for (size_t k = 0; k < nint && k < CORM_SERIES_MAX; k++)
-			json_array_append_new(ts, json_pack("[f,f]", (double)k * p->interval, (double)series[k] / p->interval));
+			json_array_append_new(ts, json_pack("[f,f]", (double)k * p->interval,
+							    (double)series->ops[k] / p->interval));
 		json_object_set_new(m, "series", ts);
 	}
 	/* also under metrics, where netmem table finds them (Figs. 15, 17) */
@@ -566,12 +572,13 @@ static void corm_run_point(nm_ctx *ctx, const void *point, json_t *out)
 		client_point(ctx, p, &r);
 
 	nm_measure_gather(r.ms);
-	/* The time series, summed at rank 0. */
-	uint64_t *series = nm_calloc(CORM_SERIES_MAX, sizeof *series);
+	/* The time series, summed over the job. */
+	nm_series series;
+	if (nm_series_init(&series, series_width_ns(p), CORM_SERIES_MAX))
+		nm_fatal("corm: out of memory for the time series");
 	for (int t = 0; t < r.T && !local; t++)
-		for (int k = 0; k < CORM_SERIES_MAX; k++)
-			series[k] += r.th[t].series[k];
-	nm_boot_sum_u64_array(series, CORM_SERIES_MAX);
+		nm_series_merge(&series, &r.th[t].series);
+	nm_boot_sum_u64_array(series.ops, CORM_SERIES_MAX);
 	if (ctx->rank == 0) {
 		bool server_ok = json_is_true(json_object_get(out, "server_ok")), valid;
 		json_object_del(out, "server_ok");
@@ -582,16 +589,17 @@ static void corm_run_point(nm_ctx *ctx, const void *point, json_t *out)
 		}
 		json_object_set_new(out, "valid", json_boolean(valid));
 		json_t *m = nm_measure_metrics(r.ms);
-		corm_metrics(p, r.ms, series, out, m);
+		corm_metrics(p, r.ms, &series, out, m);
 		json_object_set_new(out, "metrics", m);
 	}
-	free(series);
+	nm_series_free(&series);
 	for (int t = 0; t < r.T && !local; t++) {
 		free(r.th[t].ptr);
 		free(r.th[t].orig);
 		free(r.th[t].live);
 		free(r.th[t].version);
 		free(r.th[t].all);
+		nm_series_free(&r.th[t].series);
 	}
 	if (r.cli)
 		corm_client_free(r.cli);

@@ -285,8 +285,7 @@ void corm_thread_share(corm_thread *th, const corm_ptr *table, uint32_t n)
  * common start of the measured phase, shared by every rank. */
 static void count_series(corm_thread *th, uint64_t t1)
 {
-	uint64_t k = nm_ticks_to_ns(t1 - th->m->start) / (uint64_t)(th->p->interval * 1e9);
-	th->series[k < CORM_SERIES_MAX ? k : CORM_SERIES_MAX - 1]++;
+	nm_series_add(&th->series, nm_ticks_to_ns(t1 - th->m->start), 1);
 }
 
 /* Key generator of the throughput bench: CoRM's Zipf or uniform over the

@@ -103,7 +103,7 @@ typedef struct corm_thread {
 	int rank, thread, nthreads;
 	uint64_t seed;
 	corm_devlimit lim;
-	uint64_t series[CORM_SERIES_MAX];   /* reads completed per interval */
+	nm_series series;                    /* operations completed per --interval */
 	corm_ptr *ptr, *orig;                /* current (corrected) and original pointers */
 	uint8_t *live;
 	uint8_t *version;
