@@ -7,19 +7,13 @@
 #include "alloc.h"
 #include "clock.h"
 #include "log.h"
+#include "msg.h"
 #include "rdma.h"
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
-
-static double mono_s(void)
-{
-	struct timespec t;
-	clock_gettime(CLOCK_MONOTONIC, &t);
-	return (double)t.tv_sec + (double)t.tv_nsec * 1e-9;
-}
 
 /* wr_id on the server: what completed, and for which connection. */
 #define MS_WRID(op, conn) NM_WRID(op, conn)
@@ -35,25 +29,6 @@ static struct ibv_qp *passive_qp(const cl_ms *ms, int i)
 	const nm_mesh *m = ms->cfg.mesh;
 	int peer = client_rank(ms, i), t = client_thread(ms, i);
 	return m->passive[((size_t)peer * (size_t)m->nthreads + (size_t)t) * (size_t)m->qps];
-}
-
-static void post_recv(struct ibv_qp *qp, void *buf, uint32_t len, uint32_t lkey, uint64_t wr_id, const char *who)
-{
-	struct ibv_sge sge = {.addr = (uintptr_t)buf, .length = len, .lkey = lkey};
-	struct ibv_recv_wr wr = {.wr_id = wr_id, .sg_list = &sge, .num_sge = 1}, *bad;
-	int rc = ibv_post_recv(qp, &wr, &bad);
-	if (rc)
-		nm_fatal("clover: %s: posting a RECV on QP %u failed: %s", who, qp->qp_num, strerror(rc));
-}
-
-static void post_send(struct ibv_qp *qp, void *buf, uint32_t len, uint32_t lkey, uint64_t wr_id, const char *who)
-{
-	struct ibv_sge sge = {.addr = (uintptr_t)buf, .length = len, .lkey = lkey};
-	struct ibv_send_wr wr = {.wr_id = wr_id, .sg_list = &sge, .num_sge = 1, .opcode = IBV_WR_SEND,
-				 .send_flags = IBV_SEND_SIGNALED}, *bad;
-	int rc = ibv_post_send(qp, &wr, &bad);
-	if (rc)
-		nm_fatal("clover: %s: posting a SEND on QP %u failed: %s", who, qp->qp_num, strerror(rc));
 }
 
 /* ---- the server ------------------------------------------------------------------- */
@@ -79,8 +54,8 @@ static void grant(cl_ms *ms, uint32_t node, cl_ms_reply *r)
 static void reply(cl_ms *ms, int i)
 {
 	ms->sends[i]++;
-	post_send(passive_qp(ms, i), msg_of(ms, i) + 64, sizeof(cl_ms_reply), ms->cfg.lkey, MS_WRID(NM_OP_SEND, i),
-		  "metadata server (rank 0)");
+	nm_msg_send(passive_qp(ms, i), msg_of(ms, i) + 64, sizeof(cl_ms_reply), ms->cfg.lkey, MS_WRID(NM_OP_SEND, i),
+		  "clover: metadata server (rank 0)");
 }
 
 static void on_request(cl_ms *ms, int i)
@@ -97,8 +72,8 @@ static void on_request(cl_ms *ms, int i)
 	grant(ms, req.node, (cl_ms_reply *)(msg_of(ms, i) + 64));
 	/* The next request may come as soon as the client has the reply:
 	 * its RECV goes up first. */
-	post_recv(passive_qp(ms, i), msg_of(ms, i), sizeof(cl_ms_req), ms->cfg.lkey, MS_WRID(NM_OP_RECV, i),
-		  "metadata server (rank 0)");
+	nm_msg_recv(passive_qp(ms, i), msg_of(ms, i), sizeof(cl_ms_req), ms->cfg.lkey, MS_WRID(NM_OP_RECV, i),
+		  "clover: metadata server (rank 0)");
 	if (ms->sends[i] == 2)
 		ms->held[i] = 1;   /* both send entries busy: reply when one completes */
 	else
@@ -171,8 +146,8 @@ void cl_ms_start(cl_ms *ms, const cl_ms_cfg *cfg)
 	}
 	ms->cfg.pool_lo = ms->cfg.pool_hi = NULL;   /* the caller's arrays: copied */
 	for (int i = 0; i < n; i++)
-		post_recv(passive_qp(ms, i), msg_of(ms, i), sizeof(cl_ms_req), cfg->lkey, MS_WRID(NM_OP_RECV, i),
-			  "metadata server (rank 0)");
+		nm_msg_recv(passive_qp(ms, i), msg_of(ms, i), sizeof(cl_ms_req), cfg->lkey, MS_WRID(NM_OP_RECV, i),
+			  "clover: metadata server (rank 0)");
 	int rc = pthread_create(&ms->thread, NULL, serve, ms);
 	if (rc)
 		nm_fatal("clover: metadata server (rank 0): cannot start its thread: %s", strerror(rc));
@@ -195,8 +170,8 @@ void cl_ms_ask(nm_conn *c, uint8_t *msg, uint32_t lkey, uint32_t node, uint64_t 
 	snprintf(who, sizeof who, "thread %d, allocation RPC to rank %d", c->thread, c->peer);
 	cl_ms_req req = {.kind = CL_MSG_ALLOC, .node = node};
 	memcpy(msg, &req, sizeof req);
-	post_recv(c->qp, msg + 64, sizeof(cl_ms_reply), lkey, recv_id, who);
-	post_send(c->qp, msg, sizeof req, lkey, send_id, who);
+	nm_msg_recv(c->qp, msg + 64, sizeof(cl_ms_reply), lkey, recv_id, who);
+	nm_msg_send(c->qp, msg, sizeof req, lkey, send_id, who);
 }
 
 void cl_ms_bye(nm_conn *c, struct ibv_cq *cq, uint8_t *msg, uint32_t lkey, double timeout)
@@ -205,13 +180,10 @@ void cl_ms_bye(nm_conn *c, struct ibv_cq *cq, uint8_t *msg, uint32_t lkey, doubl
 	snprintf(who, sizeof who, "thread %d, DONE to the metadata server (rank %d)", c->thread, c->peer);
 	cl_ms_req req = {.kind = CL_MSG_DONE};
 	memcpy(msg, &req, sizeof req);
-	post_send(c->qp, msg, sizeof req, lkey, NM_WRID(NM_OP_SEND, 0), who);
+	nm_msg_send(c->qp, msg, sizeof req, lkey, NM_WRID(NM_OP_SEND, 0), who);
 	struct ibv_wc wc;
-	double until = mono_s() + timeout;
-	int n;
-	while ((n = ibv_poll_cq(cq, 1, &wc)) == 0)
-		if (mono_s() > until)
-			nm_fatal("clover: %s: no completion within %.0f s", who, timeout);
-	if (n < 0 || wc.status != IBV_WC_SUCCESS)
-		nm_fatal("clover: %s failed: %s", who, n < 0 ? "ibv_poll_cq failed" : ibv_wc_status_str(wc.status));
+	if (nm_wait_one(cq, &wc, timeout))
+		nm_fatal("clover: %s: no completion within %.0f s", who, timeout);
+	if (wc.status != IBV_WC_SUCCESS)
+		nm_fatal("clover: %s failed: %s", who, ibv_wc_status_str(wc.status));
 }

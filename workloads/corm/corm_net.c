@@ -6,6 +6,7 @@
 #include "boot.h"
 #include "clock.h"
 #include "log.h"
+#include "msg.h"
 #include <errno.h>
 #include <inttypes.h>
 #include <pthread.h>
@@ -61,25 +62,12 @@ cmem_nic corm_nic_hooks(corm_nicctx *n)
 
 /* ---- completions ---- */
 
-/* Waits for one completion on cq, whatever its status; none within
- * `timeout` seconds ends the job. */
+/* One completion on cq, whatever its status; none within `timeout` seconds
+ * ends the job. */
 static void poll_wc(struct ibv_cq *cq, struct ibv_wc *wc, double timeout, const char *what)
 {
-	uint64_t deadline = 0;
-	for (uint32_t spins = 0;; spins++) {
-		int n = ibv_poll_cq(cq, 1, wc);
-		if (n < 0)
-			nm_fatal("corm: ibv_poll_cq failed (%s)", what);
-		if (n == 1)
-			return;
-		if ((spins & 4095) == 4095) {
-			uint64_t now = nm_ticks();
-			if (!deadline)
-				deadline = now + nm_ns_to_ticks((uint64_t)(timeout * 1e9));
-			else if (now > deadline)
-				nm_fatal("corm: no completion for %s within %.0f s", what, timeout);
-		}
-	}
+	if (nm_wait_one(cq, wc, timeout))
+		nm_fatal("corm: no completion for %s from the server (rank 0) within %.0f s", what, timeout);
 }
 
 /* One completion; a failed one ends the job. */
@@ -89,26 +77,6 @@ static void wait_wc(struct ibv_cq *cq, struct ibv_wc *wc, double timeout, const 
 	if (wc->status != IBV_WC_SUCCESS)
 		nm_fatal("corm: %s to the server (rank 0) failed: %s (status %d, QP %u)", what,
 			 ibv_wc_status_str(wc->status), wc->status, wc->qp_num);
-}
-
-static void post_recv(struct ibv_qp *qp, void *buf, uint32_t len, uint32_t lkey, uint64_t id)
-{
-	struct ibv_sge sge = {.addr = (uintptr_t)buf, .length = len, .lkey = lkey};
-	struct ibv_recv_wr wr = {.wr_id = id, .sg_list = &sge, .num_sge = 1}, *bad;
-	if (ibv_post_recv(qp, &wr, &bad))
-		nm_fatal("corm: ibv_post_recv: %s", strerror(errno));
-}
-
-static void post_send(struct ibv_qp *qp, enum ibv_wr_opcode op, void *buf, uint32_t len, uint32_t lkey,
-		      uint64_t raddr, uint32_t rkey, uint64_t id)
-{
-	struct ibv_sge sge = {.addr = (uintptr_t)buf, .length = len, .lkey = lkey};
-	struct ibv_send_wr wr = {.wr_id = id, .sg_list = &sge, .num_sge = 1, .opcode = op,
-				 .send_flags = IBV_SEND_SIGNALED}, *bad;
-	wr.wr.rdma.remote_addr = raddr;
-	wr.wr.rdma.rkey = rkey;
-	if (ibv_post_send(qp, &wr, &bad))
-		nm_fatal("corm: ibv_post_send(%s): %s", op == IBV_WR_SEND ? "SEND" : "READ", strerror(errno));
 }
 
 /* ---- server ---- */
@@ -214,8 +182,8 @@ static void *srv_main(void *arg)
 			/* The client sends its next request only after this reply:
 			 * one receive per connection is enough if it is posted
 			 * before the reply. */
-			post_recv(c->qp, c->recv, s->msg_bytes, s->mr->lkey, wc[i].wr_id);
-			post_send(c->qp, IBV_WR_SEND, c->send, len, s->mr->lkey, 0, 0, wc[i].wr_id);
+			nm_msg_recv(c->qp, c->recv, s->msg_bytes, s->mr->lkey, wc[i].wr_id, "corm server");
+			nm_msg_send(c->qp, c->send, len, s->mr->lkey, wc[i].wr_id, "corm server");
 		}
 	}
 	return NULL;
@@ -369,7 +337,7 @@ void corm_net_setup(nm_dev *d, const nm_qp_attr *qa_in, int T, uint32_t msg_max,
 			    nm_qp_connect(d, c->rqp, &qa, &c->rlocal, &c->rremote, err, sizeof err))
 				fail = err;
 			else
-				post_recv(c->qp, c->recv, msg, s->mr->lkey, (uint64_t)i);
+				nm_msg_recv(c->qp, c->recv, msg, s->mr->lkey, (uint64_t)i, "corm server");
 		}
 	} else {
 		for (int t = 0; t < T && !fail; t++) {
@@ -401,8 +369,8 @@ corm_status corm_rpc(corm_conn *c, corm_rpc_op op, corm_ptr *p, uint32_t user, c
 		c->req->ptr = *p;
 	if (n)
 		memcpy(c->req->data, in, n);
-	post_recv(c->qp, c->rep, c->msg_bytes, c->mr->lkey, 1);
-	post_send(c->qp, IBV_WR_SEND, c->req, (uint32_t)(sizeof(corm_msg) + n), c->mr->lkey, 0, 0, 0);
+	nm_msg_recv(c->qp, c->rep, c->msg_bytes, c->mr->lkey, 1, "corm client");
+	nm_msg_send(c->qp, c->req, (uint32_t)(sizeof(corm_msg) + n), c->mr->lkey, 0, "corm client");
 	/* the SEND's and the reply's completions, in either order */
 	for (int got = 0; got < 2; got++)
 		wait_wc(c->cq, &wc, c->timeout, corm_rpc_names[op]);
@@ -429,7 +397,7 @@ static void recover_read_qp(corm_conn *c)
 int corm_raw_read(corm_conn *c, uint64_t addr, uint32_t rkey, uint32_t len)
 {
 	struct ibv_wc wc;
-	post_send(c->rqp, IBV_WR_RDMA_READ, c->rd, len, c->mr->lkey, addr, rkey, 2);
+	nm_msg_read(c->rqp, c->rd, len, c->mr->lkey, addr, rkey, 2, "corm client");
 	poll_wc(c->cq, &wc, c->timeout, "RDMA READ");
 	if (wc.status == IBV_WC_SUCCESS)
 		return 0;
