@@ -40,12 +40,7 @@ for r in \$(seq 1 $runs); do
 done
 exit 0
 INNER
-if [ "$here" = 1 ]; then
-	bash "$inner"
-else
-	tests/vm/softroce-run --kernel "${NETMEM_ODP_SUITE:-trixie-backports}" --timeout "$timeout" -- bash "$inner" ||
-		{ echo "corm-odp-loop.sh: the VM run failed" >&2; exit 1; }
-fi
+bench_run corm-odp-loop.sh "$here" "$timeout" --kernel "${NETMEM_ODP_SUITE:-trixie-backports}"
 valid=0
 {
 	printf '%-4s %-4s %-6s %-10s %-11s %-18s %-19s %s\n' run exit valid direct_ok direct_miss direct_miss_device \

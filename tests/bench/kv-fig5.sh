@@ -54,11 +54,7 @@ for r in \$(seq 1 $rounds); do
 done
 exit 0
 INNER
-if [ "$here" = 1 ]; then
-	bash "$inner"
-else
-	tests/vm/softroce-run --timeout "$timeout" -- bash "$inner" || { echo "kv-fig5.sh: the VM run failed" >&2; exit 1; }
-fi
+bench_run kv-fig5.sh "$here" "$timeout"
 # Per round: ops/s of each point, keyed by its parameters; then each ratio's
 # median and spread over the rounds.
 jq -rs --arg rounds "$rounds" '

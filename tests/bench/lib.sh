@@ -11,6 +11,21 @@ bench_setup() {
 	trap 'rm -f "$inner"' EXIT
 }
 
+# bench_run NAME HERE TIMEOUT [SOFTROCE-RUN FLAGS...]: runs $inner on this
+# host's verbs device when HERE is 1, else under tests/vm/softroce-run
+# (its flags, e.g. --kernel trixie-backports, then --timeout TIMEOUT); a
+# failed VM run ends the script naming NAME.
+bench_run() {
+	local name=$1 here=$2 tmo=$3
+	shift 3
+	if [ "$here" = 1 ]; then
+		bash "$inner"
+	else
+		tests/vm/softroce-run "$@" --timeout "$tmo" -- bash "$inner" ||
+			{ echo "$name: the VM run failed" >&2; exit 1; }
+	fi
+}
+
 # perftest inside the run (the VM or the host), for scripts that compare
 # with it. Server and client on one host: the client's address only carries
 # perftest's TCP handshake.

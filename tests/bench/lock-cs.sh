@@ -47,11 +47,7 @@ for r in \$(seq 1 $reps); do
 done
 exit 0
 INNER
-if [ "$here" = 1 ]; then
-	bash "$inner"
-else
-	tests/vm/softroce-run --timeout "$timeout" -- bash "$inner" || { echo "lock-cs.sh: the VM run failed" >&2; exit 1; }
-fi
+bench_run lock-cs.sh "$here" "$timeout"
 # geometric mean of ops/s per (lock, cs) over the repetitions, the ratios of
 # those means, and the spread of the ratio within single repetitions
 jq -rs '
