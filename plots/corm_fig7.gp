@@ -1,9 +1,10 @@
 # CoRM Fig. 7: probability that two random blocks of a size class can be
 # compacted, vs object size; one panel per block occupancy, one line per
-# strategy (Mesh: offsets; CoRM-n: n-bit IDs). Analytical (digest 4.12); with
+# strategy (Mesh: offsets; CoRM-n: n-bit IDs). Analytical (CoRM paper,
+# Sec. 3.4: p = C(n-b1, b2) / C(n, b2) if b1 + b2 <= s, else 0); with
 # `netmem corm-sim --mode prob --mc T` the Monte Carlo estimate is plotted
-# as points beside each line. Occupancies: the document's (the paper does not
-# list its four).
+# as points beside each line. Occupancies: those the result records (default
+# 0.1, 0.25, 0.5, 0.75; the paper does not list its four).
 #   bin/netmem corm-sim --mode prob --mc 20000 -o results/quick/corm-fig7.json
 #   gnuplot -e "in='results/quick/corm-fig7.json'; out='results/quick/corm-fig7.png'" plots/corm_fig7.gp
 # drawn from: netmem corm-sim

@@ -1,4 +1,4 @@
-/* CoRM's server memory (digest 4.3, 4.4, 4.6-4.9): blocks of B bytes backed
+/* CoRM's server memory (CoRM paper, Secs. 3.1-3.3): blocks of B bytes backed
  * by memfd files, so a block's virtual address can be remapped onto another
  * physical block; size classes; thread-local allocators placing objects at
  * random free slots with random 16-bit IDs unique per block; ID-based
@@ -11,7 +11,7 @@
  * hooks (workloads/corm/corm_net.c), so the heap is unit-tested on a host
  * without RDMA.
  *
- * Decisions where the paper is silent (digest section 5):
+ * Decisions where the paper is silent:
  * - Physical memory: memfd files of 16 MiB (the paper), a physical block is
  *   (file, offset). Virtual memory: one reserved region of `va_blocks`
  *   blocks aligned to B, so base = addr & ~(B-1) and a table indexed by
@@ -22,7 +22,8 @@
  *   finding moved objects, with a per-block ID table instead of a scan).
  * - An emptied block is released at once (its physical block back to the
  *   pool, its VAs unmapped); VAs of compacted blocks are released when no
- *   object allocated through them is left (counted per VA as in 4.7).
+ *   object allocated through them is left (counted per VA, as the paper's
+ *   Sec. 3.3 does).
  * - Versions are 8 bits (the authors' header); ID 0 marks a free slot.
  * - Two remap modes: REMAP maps the source VA onto the survivor's memfd
  *   range at once and frees the source's physical block (the NIC keeps up

@@ -1,17 +1,18 @@
 /* CoRM's memory model without a NIC: the compaction probability of two
- * blocks (CoRM Fig. 7, digest 4.12) and a trace-driven simulator of active
+ * blocks (CoRM Fig. 7, Sec. 3.4) and a trace-driven simulator of active
  * memory under no compaction, ideal compaction, Mesh-style and CoRM-n
- * compaction (CoRM Figs. 17-19, digest 4.13). Pure: no I/O, no global state;
+ * compaction (CoRM Figs. 17-19, Sec. 4.4). Pure: no I/O, no global state;
  * every random draw comes from the caller's seed.
  *
- * Decisions the paper leaves open (digest section 5, items 12-14, 16-17):
+ * Decisions the paper leaves open (Fig. 7's occupancies, Figs. 17-19's
+ * sizes, threads and pairing beyond "least utilized first"):
  *
  * Blocks and classes.  A block of B bytes (a power of two, 4 KiB default)
  *   keeps its last 16 bytes for the block header, so `useful` = B - 16 bytes
  *   hold slots. Size classes follow the authors' code: starting at 16 bytes in
  *   steps of 8, every distinct objects-per-block count k = useful / size gets
  *   one class, the largest multiple of 8 with that k (for B = 4 KiB the 43
- *   classes 16, 24, ..., 2040, 4080 of the digest's table). A request of SIZE
+ *   classes 16, 24, ..., 2040, 4080). A request of SIZE
  *   bytes (slot size: CoRM's 8-byte object header is part of it) goes to the
  *   smallest class >= SIZE; SIZE > useful is an error.
  * Allocation.  T thread-local allocators (default 1); each allocation picks

@@ -1,4 +1,5 @@
-/* CoRM's object layout in remote memory (digest 4.2, 4.3, 4.5): the 8-byte
+/* CoRM's object layout in remote memory (CoRM paper, Secs. 3, 3.1, 3.2.3,
+ * bit widths from the authors' code): the 8-byte
  * object header, the per-cache-line versions inside a slot, the 16-byte block
  * header at the end of a block, the 128-bit client pointer, and the check a
  * reader runs on a copy of a slot (after an RDMA READ, or on the server).
@@ -41,7 +42,7 @@ typedef struct corm_block_hdr {
 } corm_block_hdr;
 #define CORM_BLOCK_HDR 16u
 
-/* The client's 128-bit pointer (digest 4.2, the authors' layout):
+/* The client's 128-bit pointer (CoRM paper, Sec. 3; the authors' layout):
  * word 0 version:8 | class:8 | id:16 | rkey:32, word 1 the address (block
  * VA + offset hint). */
 typedef struct corm_ptr {
@@ -83,7 +84,8 @@ extern const char *const corm_slot_state_names[CORM_SLOT_NSTATES];
  * *version. */
 corm_slot_state corm_slot_check(const uint8_t *img, uint64_t addr, uint32_t slot_size, uint16_t id, void *out,
 				size_t n, uint8_t *version);
-/* FaRM's check, as the CoRM authors emulate FaRM (digest 4.5): allocated,
+/* FaRM's check, as the CoRM authors emulate FaRM (CoRM paper, Sec. 4.2,
+ * footnote 2; their code): allocated,
  * unlocked, every line's version equal to the header's, and no object ID:
  * whatever object sits at the address is accepted. */
 corm_slot_state corm_slot_check_farm(const uint8_t *img, uint64_t addr, uint32_t slot_size, void *out, size_t n,

@@ -63,8 +63,9 @@
  *   separated by seq_cst; the remote leader's r_tail rCAS and victim WRITE
  *   have completed before its first READ of l_tail/victim.
  *
- * Decisions where the paper (whose Alg. 2 and 4 bodies are lost in our copy)
- * is silent or ambiguous, following digest 3.4-3.12 and section 4:
+ * Decisions where the paper is silent or ambiguous (Algs. 2 and 4 as its
+ * prose in Sec. 5 describes them, checked against the authors' released code
+ * and TLA+ specification):
  * - Remote-cohort hand-off between two threads on the same rank (both remote
  *   to the lock): RDMA WRITE through loopback, as the released code does,
  *   in the per-rank QP layout. In the paper's thread-pair layout ALock
@@ -76,7 +77,9 @@
  *   plain writes, see above. Encoding: LOCAL 1, REMOTE 2, initially 0.
  * - The rCAS swap starts from the guess 0 (no READ first): an uncontended
  *   remote Lock is rCAS + WRITE(victim) + READ, Unlock one rCAS (+ WRITE to a
- *   successor). The victim write is never skipped (ambiguity 26).
+ *   successor). The victim write is never skipped (Sec. 5.1 counts
+ *   an uncontended remote acquire as one rCAS and one rRead, leaving it out;
+ *   skipping it is not safe in general).
  * - Budget: the first holder of an empty queue (or a reacquirer) gets the full
  *   budget B; each in-cohort pass hands budget - 1; a thread handed 0 calls
  *   pReacquire and resets to B. So at most B consecutive acquisitions by one

@@ -1,4 +1,5 @@
-/* RDMA MCS queue lock, the ALock paper's "MCS" competitor (digest 3.10): the
+/* RDMA MCS queue lock, the ALock paper's "MCS" competitor (Sec. 6; the
+ * details the paper leaves out follow the authors' released code): the
  * original MCS algorithm with its queue in RDMA memory and every operation
  * done by RDMA, regardless of locality ("the competitors use the local RDMA
  * loopback card to perform RDMA operations on local memory").

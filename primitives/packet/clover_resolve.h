@@ -1,7 +1,9 @@
-/* Clover's in-network contention resolution (Grant and Snoeren, digest
- * clover.md 3.3) as a pure packet-rewriting module: RoCEv2 packet bytes in,
- * the same bytes, possibly rewritten, out. No sockets, no verbs: a netfilter
- * queue, an AF_PACKET forwarder or a unit test feeds it packets.
+/* Clover's in-network contention resolution (Grant and Snoeren,
+ * "In-network Contention Resolution for Disaggregated Memory", Secs. 3.1
+ * and 3.2; ICRC recomputed as in Sec. 3.3) as a pure packet-rewriting module:
+ * RoCEv2 packet bytes in, the same bytes, possibly rewritten, out. No
+ * sockets, no verbs: a netfilter queue, an AF_PACKET forwarder or a unit test
+ * feeds it packets.
  *
  *   nm_rw_config c;  nm_rw_config_default(&c);  c.top_n = 8;
  *   nm_rw rw;  nm_rw_init(&rw, &c);
@@ -9,7 +11,8 @@
  *   for (each packet) verdict = nm_rw_packet(&rw, buf, len);   // buf edited in place
  *   nm_rw_counters(&rw) ... nm_rw_free(&rw);
  *
- * What Clover's writers send (Clover-lite, digest 3.1): a new version is
+ * What Clover's writers send (Clover-lite, this suite's Clover: the chain
+ * of that paper's Sec. 2.1): a new version is
  * RDMA-WRITTEN to a free slot w (its header holds `next` at next_off and the
  * key at key_off, written in the client's byte order, little-endian), then a
  * CmpSwap on the tail version's next pointer (address tail + next_off)
@@ -39,22 +42,22 @@
  *   key shows the new tail (acks of different QPs return in any order, so
  *   only a CAS alone in flight proves it was the last to land).
  *
- * Decisions the paper leaves open (digest section 5), taken here:
- * - Key of a CAS (#3): a CAS carries no key, so it is the key of the
+ * Decisions the paper leaves open, taken here:
+ * - Key of a CAS: a CAS carries no key, so it is the key of the
  *   connection's outstanding write, read from the WRITE's payload at key_off;
  *   the CAS must also swap in that write's address (swap == w) and compare
- *   NULL (#6: NULL is a plain 0 in Clover-lite, so redirecting only the VA is
+ *   NULL (NULL is a plain 0 in Clover-lite, so redirecting only the VA is
  *   enough). Anything else (a lock, FetchAdd) passes unchanged.
- * - Connection (#4): requests are identified by (source IP, destination IP,
+ * - Connection: requests are identified by (source IP, destination IP,
  *   BTH.DestQP = the memory node's QPN). Acks carry the client's QPN instead,
  *   which requests never show, so an atomic ACK is matched to its CAS by
  *   (IP pair, PSN) with a scan of the connections (acks of tracked CASes and
  *   NAKs only; C is small: one QP per client thread).
- * - Tail stored (#5): the address the next CAS must target (version + next_off).
- * - Top-N (#12, #13): a static set, registered by the caller (who knows the
+ * - Tail stored: the address the next CAS must target (version + next_off).
+ * - Top-N keys: a static set, registered by the caller (who knows the
  *   popularity ranks); writes to other keys still set the outstanding write
  *   (so a later CAS is never attributed to an older, tracked write).
- * - Retransmissions (#15): a CAS with the PSN of its connection's last CAS is
+ * - Retransmissions: a CAS with the PSN of its connection's last CAS is
  *   sent to the same target as the first copy and changes no state; a CAS
  *   is never redirected onto its own version.
  * - Corruption: a CAS, ACK or NAK with a wrong ICRC changes no state and is

@@ -103,4 +103,4 @@ jq -rs --arg rounds "$rounds" '
   | @tsv' < <(for f in "$dir"/r*-*.json; do b=${f##*/r}; r=${b%%-*}; n=${b#*-}; n=${n%.json}
 	jq --argjson r "$r" --arg n "$n" '. + {round: $r, job: $n}' "$f"; done) |
 	column -t -s "$(printf '\t')" | tee "$dir/table.txt"
-echo "(Soft-RoCE, two guests on one 2-core machine: emulated, ratios only; client threads = 2 ranks x -T; $rounds rounds of $iters operations per thread per point. Paper: Grant and Snoeren, digest clover.md.)" | tee -a "$dir/table.txt"
+echo "(Soft-RoCE, two guests on one 2-core machine: emulated, ratios only; client threads = 2 ranks x -T; $rounds rounds of $iters operations per thread per point. Paper: Grant and Snoeren, Sec. 4.)" | tee -a "$dir/table.txt"

@@ -84,4 +84,4 @@ jq -rs --arg rounds "$rounds" '
     ([$rs[] | keys[]] | unique[] as $k | [$k, ([$rs[] | .[$k] // empty] | med | floor), "", "", ""])
   | @tsv' < <(for f in "$dir"/r*-*.json; do r=${f##*/r}; r=${r%%-*}; jq --argjson r "$r" '. + {round: $r}' "$f"; done) |
 	column -t -s "$(printf '\t')" | tee "$dir/table.txt"
-echo "(Soft-RoCE in a VM, 3 ranks x 2 threads on 2 vCPUs: emulated, ratios only; $rounds rounds of $duration s per point. Paper orderings: LOCO digest 2.5.)" | tee -a "$dir/table.txt"
+echo "(Soft-RoCE in a VM, 3 ranks x 2 threads on 2 vCPUs: emulated, ratios only; $rounds rounds of $duration s per point. Paper orderings: LOCO paper, Sec. 7.2.)" | tee -a "$dir/table.txt"

@@ -1,5 +1,5 @@
 /* CoRM's memory model (primitives/corm/corm_model.h): the compaction
- * probability against the digest's reference values and against Monte Carlo,
+ * probability against reference values and against Monte Carlo,
  * the size classes, the merge rules of Mesh and CoRM, and conservation and the
  * ideal bound under compaction of simulated heaps. */
 #include "corm_model.h"
@@ -10,7 +10,8 @@
 
 static void test_prob_reference(void)
 {
-	/* Digest 4.12's table ([D], computed from the paper's formula). */
+	/* Values computed from the CoRM paper's formula (Sec. 3.4), with
+	 * b1 = b2 = round(occupancy * s) and s = 4096 / size. */
 	CHECK(fabs(corm_merge_prob(256, 256, 26, 26) - 0.0529) < 5e-4, "Mesh, 16 B at 10%%: 0.0529");
 	CHECK(fabs(corm_merge_prob(32, 32, 3, 3) - 0.737) < 1e-3, "Mesh, 128 B at 10%%: 0.737");
 	CHECK(fabs(corm_merge_prob(32, 256, 3, 3) - 0.965) < 1e-3, "CoRM-8, 128 B at 10%%: 0.965");
@@ -46,7 +47,7 @@ static void test_classes(void)
 	corm_classes c;
 	char err[128];
 	CHECK(corm_classes_init(&c, 4096, err, sizeof err) == 0, "4 KiB blocks");
-	CHECK(c.n == 43, "43 classes for 4 KiB blocks (digest 4.3): %d", c.n);
+	CHECK(c.n == 43, "43 classes for 4 KiB blocks (the CoRM authors' size classes): %d", c.n);
 	CHECK(c.size[0] == 16 && c.slots[0] == 255, "first class 16 B, 255 slots");
 	CHECK(c.size[14] == 128 && c.slots[14] == 31, "class 14: 128 B, 31 slots");
 	CHECK(c.size[c.n - 1] == 4080 && c.slots[c.n - 1] == 1, "last class 4080 B, 1 slot");

@@ -1,9 +1,9 @@
 /* netmem clover: Clover's passive key-value store (Tsai, Shan and Zhang,
  * ATC'20, as the in-network contention paper of Grant and Snoeren describes
- * it; digest clover.md 3.1 and 3.2) over raw verbs, with that paper's
- * contention resolution in the packet path (--resolve; the path itself is
- * workloads/clover/clover_path.c, its algorithm
- * primitives/packet/clover_resolve.h).
+ * it in Sec. 2: append-only chains, c&s on the tail, chain walking) over raw
+ * verbs, with that paper's contention resolution in the packet path
+ * (--resolve; the path itself is workloads/clover/clover_path.c, its
+ * algorithm primitives/packet/clover_resolve.h).
  *
  * Roles, from the rank layout: rank 0 is the metadata server, the last
  * --memory-nodes ranks are memory nodes, the ranks in between are clients

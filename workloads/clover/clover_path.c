@@ -1,9 +1,10 @@
 /* netmem clover-path: Clover's contention resolution (Grant and Snoeren,
- * digest clover.md 3.3) where RoCEv2 packets really pass. There is no
- * programmable switch here; netfilter's NFQUEUE hands every RoCEv2 packet
- * (UDP port 4791) of this host to this process, which runs it through the
- * pure rewrite module (primitives/packet/clover_resolve.h) and sends it on,
- * edited or not. Nothing is dropped by choice.
+ * Sec. 3; their prototype, Sec. 3.3, is a DPDK software switch) where RoCEv2
+ * packets really pass. There is no programmable switch here; netfilter's
+ * NFQUEUE hands every RoCEv2 packet (UDP port 4791) of this host to this
+ * process, which runs it through the pure rewrite module
+ * (primitives/packet/clover_resolve.h) and sends it on, edited or not.
+ * Nothing is dropped by choice.
  *
  * Where it must run (see the README, "netmem clover"):
  * - Soft-RoCE: on the memory node's host, hook `local` (input: the clients'

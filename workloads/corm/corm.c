@@ -1,5 +1,6 @@
 /* netmem corm: CoRM, compactable remote memory whose one-sided reads
- * survive compaction (CoRM paper, SIGMOD '21; digest corm.md).
+ * survive compaction (Taranov, Di Girolamo and Hoefler, "CoRM: Compactable
+ * Remote Memory over RDMA", SIGMOD '21).
  *
  * Rank 0 is the server (CoRM's memory, primitives/corm/corm_heap.h, and -T RPC
  * worker threads); ranks 1.. are clients with -T threads, one RC QP each

@@ -12,7 +12,9 @@
 #include <stdatomic.h>
 #include <stdbool.h>
 
-/* How one-sided access survives a remap (digest 4.10-4.11). */
+/* How one-sided access survives a remap (CoRM paper, Sec. 3.5 and Fig. 8:
+ * ibv_rereg_mr, ODP, ODP + prefetch; DEFER is ours, for a device with
+ * neither, such as Soft-RoCE without ODP). */
 typedef enum {
 	CORM_STRAT_AUTO,
 	CORM_STRAT_REREG,          /* ibv_rereg_mr(CHANGE_TRANSLATION), keys kept */

@@ -54,7 +54,8 @@ const nm_counter corm_counters[CORM_C_N] = {
 };
 
 /* DirectRead gives up after this many locked or torn copies and lets the
- * caller fall back (the paper leaves the bound open, digest 5.23). */
+ * caller fall back (the CoRM paper, Sec. 3.2.3, retries "after a backoff
+ * period" and leaves both the backoff and the bound open). */
 #define DIRECT_TRIES 1000
 /* Measured reads whose every content byte is checked: one in this many. */
 #define CONTENT_EVERY 16

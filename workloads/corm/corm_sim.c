@@ -219,9 +219,9 @@ static void trace_read(trace *t, const char *path)
 		nm_usage_error("corm-sim: trace %s holds no operation", path);
 }
 
-/* The paper's synthetic trace (digest 4.13): `objects` allocations with
- * sizes drawn uniformly from `sizes`, then a random `fraction` of them freed
- * in random order. IDs are 0 .. objects-1. */
+/* The paper's synthetic trace (CoRM paper, Sec. 4.4.2, Fig. 17): `objects`
+ * allocations with sizes drawn uniformly from `sizes`, then a random
+ * `fraction` of them freed in random order. IDs are 0 .. objects-1. */
 static void trace_synthetic(trace *t, uint64_t objects, const double *sizes, int nsizes,
 			    double fraction, uint64_t seed)
 {

@@ -9,7 +9,8 @@
  * memory: the local index (key -> node, slot, counter;
  * primitives/loco/kvindex.h) and the free slots of the node.
  *
- * Operations (the digest's steps; linearization points as Appendix C):
+ * Operations (the LOCO paper's kvstore, Sec. 6 and Fig. 3; linearization
+ * points as its Appendix C):
  *   get     index lookup under the read lock; one RDMA READ of the slot (a
  *           CPU copy when it is on this node); a checksum mismatch is a
  *           torn read and the whole lookup is retried; counter mismatch or
@@ -35,7 +36,7 @@
  *
  * Decisions the paper leaves open:
  * - Slot: 8-byte key, the value, a 32-bit counter with the valid bit, an
- *   XXH64 checksum: 32 bytes for 8-byte values (the digest's proposal).
+ *   XXH64 checksum: 32 bytes for 8-byte values (the paper gives no layout).
  * - Locks: --locks ticket locks (65,536 by default), lock i homed on node
  *   i mod nodes; next_ticket and now_serving side by side, 16 bytes per lock,
  *   taken by every node through the NIC (loopback on the home). No local
@@ -49,7 +50,8 @@
  *   the paper does not say how it prefilled). Each node has room for its
  *   prefill share plus every key that may still be inserted.
  * - A local slot is read and written with CPU copies, a remote one by RDMA.
- * - The inserter updates its own index before broadcasting (digest 3.10).
+ * - The inserter updates its own index before broadcasting (the paper does
+ *   not say whether before the broadcast or after the acknowledgements).
  * - Tracker: 256 entries per sender ring; the tracker thread is one more
  *   thread per node, not measured. */
 #include "kv.h"

@@ -1,0 +1,150 @@
+#!/bin/sh
+# The documentation a clone carries is all a reader has.
+# 1. No tracked file points at a document that is not in the repository
+#    (notes kept beside the project during development): a user cannot
+#    follow such a reference. What a reader needs from one belongs here,
+#    citing the paper's own section.
+# 2. In README.md and every README.md under workloads/ and tests/, each
+#    repository path written in backticks (inline or in a fenced block) is
+#    in the tree: globs are expanded, {a,b} alternatives too; paths under
+#    results/ and bin/ (produced at run time), paths git ignores, and
+#    placeholders with a capital-letter word (FILE, DIR, NAME, figN) are
+#    skipped.
+# 3. Each `netmem SUBCOMMAND` README.md names is a command `netmem --help`
+#    lists, and each --long-flag after it in the same span (up to a pipe,
+#    ';', '&&' or a comment) is in `netmem SUBCOMMAND --help`.
+# One TAP line per problem, or one ok line per file when it is clean.
+cd "$(dirname "$0")/../.." || exit 1
+. tests/lib.sh
+tmp=$(mktemp -d); trap 'rm -rf "$tmp"' EXIT
+
+if ! git rev-parse --is-inside-work-tree >/dev/null 2>&1; then
+	skip "documentation checks" "not a git work tree (they check what a clone has)"
+	t_summary; exit
+fi
+git ls-files >"$tmp/files"
+
+# 1. No reference to an outside document (this file excepted: it has to
+# name what it looks for).
+pat='digest|\.\./shared|shared/papers|shared/notes|(clover|corm|loco|numa|alock|anchors)\.md'
+grep -v '^tests/cli/test_docs\.sh$' "$tmp/files" | tr '\n' '\0' |
+	xargs -0 grep -nIiE "$pat" -- >"$tmp/refs" 2>/dev/null
+if [ -s "$tmp/refs" ]; then
+	notok "no reference to a document a clone does not have: $(wc -l <"$tmp/refs") found"
+	sed 's/^/# /' "$tmp/refs"
+else
+	ok "no reference to a document a clone does not have"
+fi
+
+# spans FILE: "LINE<TAB>text" for every backtick span (one may run over
+# lines within a paragraph) and every line of a fenced code block
+spans() {
+	awk '
+	/^[ \t]*```/ { fence = !fence; open = 0; next }
+	fence && /\\$/ { if (cont == "") cl = NR; cont = cont substr($0, 1, length($0) - 1) " "; next }
+	fence { print (cont == "" ? NR : cl) "\t" cont $0; cont = ""; next }
+	/^[ \t]*$/ { open = 0; next }
+	{
+		line = $0
+		while (line != "") {
+			i = index(line, "`")
+			if (open) {
+				if (i == 0) { buf = buf " " line; line = "" }
+				else {
+					print start "\t" buf " " substr(line, 1, i - 1)
+					open = 0; line = substr(line, i + 1)
+				}
+			} else if (i == 0) line = ""
+			else {
+				line = substr(line, i + 1); j = index(line, "`")
+				if (j == 0) { open = 1; start = NR; buf = line; line = "" }
+				else { print NR "\t" substr(line, 1, j - 1); line = substr(line, j + 1) }
+			}
+		}
+	}' "$1"
+}
+
+# Every tracked file and every directory above one: what a path may name.
+awk -F/ '{ p = ""; for (i = 1; i < NF; i++) { p = p $i "/"; print p } print }' "$tmp/files" |
+	sort -u >"$tmp/tree"
+
+# braces WORD: WORD with each {a,b,...} expanded, one a line
+braces() {
+	case $1 in
+	*\{*,*\}*)
+		pre=${1%%\{*}; rest=${1#*\{}; alts=${rest%%\}*}; post=${rest#*\}}
+		echo "$alts" | tr ',' '\n' | while read -r a; do braces "$pre$a$post"; done ;;
+	*) echo "$1" ;;
+	esac
+}
+# in_tree PATH: PATH (a shell glob allowed) names a tracked file or directory
+in_tree() {
+	re=$(printf '%s' "${1%/}" | sed -e 's/[.+^$()|\\[]/\\&/g' -e 's/\*/[^\/]*/g' -e 's/?/[^\/]/g')
+	grep -qE "^$re/?\$" "$tmp/tree"
+}
+
+# 2. Repository paths in backticks
+docs=$(grep -E '^(README\.md|(workloads|tests)/.*README\.md)$' "$tmp/files")
+for doc in $docs; do
+	spans "$doc" >"$tmp/spans"
+	bad=0
+	# words of the spans that look like repository paths, with their line
+	awk -F '\t' '{
+		n = split($2, w, /[ \t=:;|()<>"'"'"']+/)
+		for (i = 1; i <= n; i++) {
+			t = w[i]; sub(/^\.\//, "", t); sub(/[.,]+$/, "", t)
+			if (t ~ /^(harness|workloads|primitives|numa|plots|configs|results|tests|bin)\// ||
+			    t == "run_all.sh" || t == "Makefile")
+				print $1 "\t" t
+		}
+	}' "$tmp/spans" | sort -u -t "$(printf '\t')" -k2,2 >"$tmp/paths"
+	while IFS="$(printf '\t')" read -r line p; do
+		case $p in results/* | bin/*) continue ;; esac
+		for q in $(braces "$p"); do
+			q=${q%,}
+			in_tree "$q" && continue
+			git check-ignore -q -- "$q" 2>/dev/null && continue
+			echo "$q" | grep -qE '[A-Z]+([^A-Za-z]|$)' && continue   # a placeholder
+			notok "$doc:$line: \`$q\` is not in the repository"
+			bad=1
+		done
+	done <"$tmp/paths"
+	[ "$bad" = 0 ] && ok "$doc: every repository path in backticks exists"
+done
+
+# 3. netmem commands and their flags in README.md
+[ -x bin/netmem ] || make -s bin/netmem >/dev/null 2>&1
+if [ ! -x bin/netmem ]; then
+	notok "README.md: bin/netmem could not be built to check its commands"
+else
+	bin/netmem --help 2>&1 | awk '/^  [a-z]/ { print $1 }' >"$tmp/cmds"
+	spans README.md | awk -F '\t' '{
+		s = $2
+		while (match(s, /(^|[ \/])netmem [a-z][a-z0-9-]*/)) {
+			m = substr(s, RSTART, RLENGTH); sub(/^[ \/]/, "", m); sub(/^netmem /, "", m)
+			s = substr(s, RSTART + RLENGTH)
+			rest = s; sub(/(\||;|&&|#| -- ).*/, "", rest)
+			print $1 "\t" m
+			n = split(rest, w, /[ \t]+/)
+			for (i = 1; i <= n; i++)
+				if (match(w[i], /^--[a-z][a-z0-9-]*/)) print $1 "\t" m "\t" substr(w[i], 1, RLENGTH)
+		}
+	}' | sort -u -t "$(printf '\t')" -k2 >"$tmp/uses"
+	bad=0
+	while IFS="$(printf '\t')" read -r line cmd flag; do
+		if ! grep -qx -- "$cmd" "$tmp/cmds"; then
+			[ -n "$flag" ] && continue   # reported once, without its flags
+			notok "README.md:$line: \`netmem $cmd\` is not a command netmem --help lists"
+			bad=1; continue
+		fi
+		[ -n "$flag" ] || continue
+		[ -e "$tmp/help-$cmd" ] || bin/netmem "$cmd" --help >"$tmp/help-$cmd" 2>&1
+		if ! grep -qE -- "$flag([^a-z0-9-]|\$)" "$tmp/help-$cmd"; then
+			notok "README.md:$line: \`netmem $cmd $flag\`: netmem $cmd --help has no $flag"
+			bad=1
+		fi
+	done <"$tmp/uses"
+	[ "$bad" = 0 ] && ok "README.md: every netmem command and flag is one netmem --help lists"
+fi
+
+t_summary
