@@ -134,17 +134,18 @@ static const json_t *find_entry(const nm_rundoc *d, const char *key, const json_
 	return hit;
 }
 
+/* --y when some entry of the document has it, else the first preferred
+ * metric one has; NULL when none. */
 static const char *pick_metric(const nm_rundoc *d, const char *want)
 {
-	if (want)
-		return want;
-	size_t i;
+	size_t i, n = want ? 1 : sizeof preferred_metrics / sizeof *preferred_metrics;
 	json_t *e;
-	for (size_t m = 0; m < sizeof preferred_metrics / sizeof *preferred_metrics; m++)
+	for (size_t m = 0; m < n; m++)
 		json_array_foreach(json_object_get(d->doc, "summary"), i, e) {
 			double v;
-			if (nm_entry_metric(e, preferred_metrics[m], &v))
-				return preferred_metrics[m];
+			const char *name = want ? want : preferred_metrics[m];
+			if (nm_entry_metric(e, name, &v))
+				return name;
 		}
 	return NULL;
 }
@@ -189,12 +190,13 @@ static void draw(const cmp_opts *o, const char *name, const char *metric, const 
 	}
 }
 
-/* One document name held by every run: 1 when some point matched. */
+/* One document name held by every run: 1 when some point matched, 0 when
+ * none did, -1 when the document has no metric to compare (not --y's). */
 static int compare_doc(const cmp_opts *o, const nm_rundoc *const *docs, int nruns, const char *const *labels)
 {
 	const char *metric = pick_metric(docs[0], o->metric);
 	if (!metric)
-		return 0;
+		return -1;
 	json_t *keys = json_object(), *ignored = json_object(), *swept = json_object();
 	for (int r = 0; r < nruns; r++) {
 		size_t i;
@@ -323,6 +325,7 @@ static int compare_main(int argc, char **argv)
 	char where[PATH_MAX + 32];
 	snprintf(o.plot, sizeof o.plot, "%s", nm_suite_file("plots/compare.gp", where, sizeof where));
 	int matched = 0;
+	int with_metric = 0;
 	for (size_t i = 0; i < runs[0].ndocs; i++) {
 		const nm_rundoc *docs[MAX_RUNS];
 		char label_buf[MAX_RUNS][512];
@@ -338,10 +341,20 @@ static int compare_main(int argc, char **argv)
 		}
 		if (!all)
 			continue;
-		matched += compare_doc(&o, docs, nruns, labels);
+		int got = compare_doc(&o, docs, nruns, labels);
+		if (got < 0)
+			continue;
+		with_metric++;
+		matched += got;
 	}
 	for (int r = 0; r < nruns; r++)
 		nm_run_free(&runs[r]);
+	if (!with_metric && o.metric)
+		nm_usage_error("compare: --y %s: no document the runs share has that metric (a key of summary[].geomean, "
+			       "e.g. ops_per_sec or lat.p50)", o.metric);
+	if (!with_metric)
+		nm_usage_error("compare: the documents the runs share have none of the metrics compare draws by default; "
+			       "name one with --y");
 	if (!matched)
 		nm_usage_error("compare: the runs hold no valid point with the same parameters (see the parameters listed above)");
 	return 0;

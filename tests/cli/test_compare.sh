@@ -49,4 +49,8 @@ run "$tmp/invalid" mlx5_0 16.35.2000 100 2 '[8, 64]' 1
 jq '.summary[].valid = false' "$tmp/invalid/ops-lat.json" >"$tmp/d.json" && mv "$tmp/d.json" "$tmp/invalid/ops-lat.json"
 expect_usage "runs with no valid point in common" $N compare "$tmp/cx3" "$tmp/invalid" --out "$tmp/out2"
 expect_usage "one run only" $N compare "$tmp/cx5"
+check "--y with a metric no document has: one line naming --y and the metric, exit 2" sh -c \
+	"$N compare $tmp/cx3 $tmp/cx5 --out $tmp/out3 --y nosuch_metric >$tmp/o3 2>$tmp/e3; [ \$? = 2 ] &&
+	 grep -q '^netmem: compare: --y nosuch_metric: no document the runs share has that metric' $tmp/e3 &&
+	 [ \$(grep -c '^netmem:' $tmp/e3) = 1 ]"
 t_summary
