@@ -4,7 +4,7 @@
 #    (notes kept beside the project during development): a user cannot
 #    follow such a reference. What a reader needs from one belongs here,
 #    citing the paper's own section.
-# 2. In README.md and every README.md under workloads/ and tests/, each
+# 2. In README.md and every README.md under workloads/, tests/, numa/, primitives/ and results/, each
 #    repository path written in backticks (inline or in a fenced block) is
 #    in the tree: globs are expanded, {a,b} alternatives too; paths under
 #    results/ and bin/ (produced at run time), paths git ignores, and
@@ -84,7 +84,7 @@ in_tree() {
 }
 
 # 2. Repository paths in backticks
-docs=$(grep -E '^(README\.md|(workloads|tests)/.*README\.md)$' "$tmp/files")
+docs=$(grep -E '^(README\.md|(workloads|tests|numa|primitives|results)/.*README\.md)$' "$tmp/files")
 for doc in $docs; do
 	spans "$doc" >"$tmp/spans"
 	bad=0
