@@ -10,7 +10,7 @@
 # N failed".
 cd "$(dirname "$0")/.." || exit 1
 pass=0; fail=0; skipped=0
-skipped_of() { n=$(echo "$1" | sed -n 's/.*, \([0-9]*\) skipped.*/\1/p'); echo "${n:-0}"; }
+. tests/lib.sh   # skipped_of
 # A lane's summary line is "N passed, N failed" with ", N skipped" when a
 # check could not be made on this host; skips are shown and added up, never
 # counted as passes.

@@ -59,6 +59,9 @@ nm_flush() {
 	done <"$tmp/.chk/list" 3<"$tmp/.chk/verdicts"
 	rm -rf "$tmp/.chk"
 }
+# skipped_of LINE: the N of a summary line's ", N skipped" (0 without one),
+# for the scripts that add up lanes and files.
+skipped_of() { n=$(echo "$1" | sed -n 's/.*, \([0-9]*\) skipped.*/\1/p'); echo "${n:-0}"; }
 t_summary() {
 	nm_flush
 	if [ "$T_SKIP" -gt 0 ]; then echo "$T_PASS passed, $T_FAIL failed, $T_SKIP skipped"

@@ -6,7 +6,7 @@
 cd "$(dirname "$0")/../.." || exit 1
 [ $# -gt 0 ] || set -- tests/integration/test_*.sh
 pass=0; fail=0; skipped=0
-skipped_of() { n=$(echo "$1" | sed -n 's/.*, \([0-9]*\) skipped.*/\1/p'); echo "${n:-0}"; }
+. tests/lib.sh   # skipped_of
 for t in "$@"; do
 	echo "# $t"
 	out=$(mktemp)
