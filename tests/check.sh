@@ -32,44 +32,72 @@ lane_start=$(date +%s)
 echo "== unit tests"
 tests/run-unit.sh "$@" >"$log" 2>&1; grep -v '^unit ' "$log" | grep -v '^[0-9]* passed' ; tally unit "$log"
 
+# The VM lanes run as two streams beside the host's command-line tests: a
+# guest under TCG keeps about 1.1 of the host's cores busy (process starts,
+# MPI's wire-up and the tests' own waits leave the rest idle), so the
+# integration lane in one guest and the NUMA, ODP and cluster lanes in
+# others, one after another, fill both cores. Each lane writes its own log;
+# its progress lines are shown as they come, prefixed with the lane's name,
+# and its total is added up below in a fixed order.
+# vm_lane NAME CMD...: one VM lane into $vmlogs/NAME, its time in NAME.time
+vm_lane() {
+	name=$1; shift
+	s=$(date +%s)
+	"$@" 2>&1 | tee "$vmlogs/$name" |
+		grep --line-buffered -E '^(not ok|# .* s\)$|integration:|[0-9]+ passed)|netmem-(vm|cluster)|^cluster:' |
+		sed -u "s/^/[$name] /"
+	echo $(( $(date +%s) - s )) >"$vmlogs/$name.time"
+}
+if [ "${NETMEM_SKIP_VM:-0}" = 1 ]; then
+	echo "== integration tests skipped (NETMEM_SKIP_VM=1)"
+else
+	vmlogs=$(mktemp -d); trap 'rm -f "$log"; rm -rf "$vmlogs"' EXIT
+	# run_all.sh at check scale, split over the VMs below (tests/integration/test_run_all.sh)
+	NETMEM_CHECK_RUN=$(mktemp -d); export NETMEM_CHECK_RUN
+	# Generous limits: the VM runs under emulation; a loaded host is slower.
+	echo "== VM lanes started: integration (Soft-RoCE); NUMA (two NUMA nodes), then ODP (CoRM's remap; a newer Debian kernel), then cluster (two Soft-RoCE hosts joined by a link)"
+	vm_lane integration tests/vm/softroce-run --timeout 3600 -- tests/integration/run-all.sh &
+	vm_a=$!
+	# Lanes on the host's own verbs (a device, or Soft-RoCE the host can add)
+	# would share it, and the first to end removes an added one: one at a time
+	# there, as with NETMEM_CHECK_SERIAL=1.
+	if [ "${NETMEM_CHECK_SERIAL:-0}" = 1 ] || [ -d /sys/module/rdma_rxe ] ||
+		[ -n "$(ls /sys/class/infiniband 2>/dev/null)" ]; then
+		wait "$vm_a"
+	fi
+	{
+		NETMEM_VM_TIMEOUT=1800 vm_lane numa tests/integration/numa/run.sh
+		NETMEM_VM_TIMEOUT=1200 vm_lane odp tests/integration/odp/run.sh
+		NETMEM_VM_TIMEOUT=1200 vm_lane cluster tests/integration/cluster/run.sh
+	} &
+	vm_b=$!
+fi
+
 for t in tests/cli/test_*.sh; do
 	lane_start=$(date +%s)
 	echo "== command-line tests: $t"
 	sh "$t" >"$log" 2>&1; grep '^not ok' "$log"; tally "$(basename "$t" .sh)" "$log"
 done
 
-if [ "${NETMEM_SKIP_VM:-0}" = 1 ]; then
-	echo "== integration tests skipped (NETMEM_SKIP_VM=1)"
-else
-	# run_all.sh at check scale, split over the VMs below (tests/integration/test_run_all.sh)
-	NETMEM_CHECK_RUN=$(mktemp -d); export NETMEM_CHECK_RUN
-	lane_start=$(date +%s)
-	echo "== integration tests (Soft-RoCE)"
-	# Generous limits: the VM runs under emulation; a loaded host is slower.
-	tests/vm/softroce-run --timeout 3600 -- tests/integration/run-all.sh 2>&1 | tee "$log" |
-		grep -E '^(not ok|# .* s\)$|integration:)|netmem-vm'
-	tally integration "$log" "integration: "
-	lane_start=$(date +%s)
-	echo "== NUMA integration tests (two NUMA nodes)"
-	NETMEM_VM_TIMEOUT=1800 tests/integration/numa/run.sh 2>&1 | tee "$log" |
-		grep -E '^(not ok|# .* s\)$|integration:)|netmem-vm'
-	tally numa "$log" "integration: "
-	lane_start=$(date +%s)
-	echo "== ODP integration tests (CoRM's remap; a newer Debian kernel in the VM)"
-	NETMEM_VM_TIMEOUT=1200 tests/integration/odp/run.sh 2>&1 | tee "$log" |
-		grep -E '^(not ok|# .* s\)$|integration:)|netmem-vm'
-	tally odp "$log" "integration: "
+if [ "${NETMEM_SKIP_VM:-0}" != 1 ]; then
+	wait "$vm_a" "$vm_b"
+	for lane in integration numa odp; do
+		lane_start=$(( $(date +%s) - $(cat "$vmlogs/$lane.time" 2>/dev/null || echo 0) ))
+		tally "$lane" "$vmlogs/$lane" "integration: "
+	done
 	lane_start=$(date +%s)
 	echo "== run_all.sh at check scale: simulator, figures, report (host; $NETMEM_CHECK_RUN)"
 	tests/run-all-check.sh "$NETMEM_CHECK_RUN" >"$log" 2>&1; grep '^not ok' "$log"
 	tally run_all "$log"
 	# kept for a look when something failed
 	if grep -q '^not ok' "$log"; then echo "== kept $NETMEM_CHECK_RUN"; else rm -rf "$NETMEM_CHECK_RUN"; fi
-	lane_start=$(date +%s)
-	echo "== cluster tests (two Soft-RoCE hosts joined by a link)"
-	NETMEM_VM_TIMEOUT=1200 tests/integration/cluster/run.sh 2>&1 | tee "$log" |
-		grep -E '^(not ok|[0-9]+ passed)|netmem-(vm|cluster)|^cluster:'
-	tally cluster "$log"
+	lane_start=$(( $(date +%s) - $(cat "$vmlogs/cluster.time" 2>/dev/null || echo 0) ))
+	tally cluster "$vmlogs/cluster"
+	# a failed lane's log in full: its "not ok" lines were shown, the why is here
+	for lane in integration numa odp cluster; do
+		grep -q '^not ok' "$vmlogs/$lane" 2>/dev/null && cp "$vmlogs/$lane" "${TMPDIR:-/tmp}/netmem-check-$lane.log" &&
+			echo "== kept the $lane lane's log: ${TMPDIR:-/tmp}/netmem-check-$lane.log"
+	done
 fi
 echo "$pass passed, $fail failed, $skipped skipped"
 [ "$fail" -eq 0 ]
