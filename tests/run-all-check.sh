@@ -60,7 +60,9 @@ missing=$(grep '^Not in this run: ' "$run/report.md" | sed 's/^Not in this run: 
 check "every figure of the report's papers is in the run but the two-host ones (missing: ${missing:-none})" test -z "$missing"
 
 # Claims: every claim whose documents the run holds is evaluated (a verdict,
-# not "not run"); the run is Soft-RoCE, so none counts as a hardware
+# not "not run", "no matching points" or "failed run": every point of the
+# run is valid and every selection names values the configs hold); the run
+# is Soft-RoCE, so none counts as a hardware
 # reproduction and the computed ones say they are not.
 claims=$(bin/netmem report "$run" 2>/dev/null | grep '^claim ')
 # verdict_is LINE ERE: the claim's line matches
@@ -74,7 +76,7 @@ for id in $(jq -r '.papers[].claims[] | select(.documents != null) | "\(.id)=\(.
 		check "claim $id: not run (no $doc config at check scale)" verdict_is "$line" ': not run$'
 	else
 		check "claim $id: ${line#claim $id: }" verdict_is "$line" \
-			': (reproduced|direction only|not reproduced) \(measured [^,]*, (Soft-RoCE \(emulated\)[^)]*, not a hardware reproduction|simulation)\)$'
+			': (reproduced|direction only|not reproduced|above the paper.s range|below the paper.s range|not exercised) \(measured [^,]*, (Soft-RoCE \(emulated\)[^)]*, not a hardware reproduction|simulation)\)(; .*)?$'
 	fi
 done
 check "report.md counts no hardware reproduction" grep -q '^Hardware reproductions: 0 reproduced, 0 direction only, 0 not reproduced, of 0 claims' "$run/report.md"

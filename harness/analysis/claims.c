@@ -1,79 +1,59 @@
 /* Computing the papers' claims from a run's documents
- * (harness/analysis/claims.h). */
+ * (harness/analysis/claims.h). Every entry a claim's selection matches is
+ * accounted for: used, failed (invalid, or a zero it would divide by) or
+ * left out with the reason, so a failed point can never vanish into a
+ * "reproduced". */
 #include "claims.h"
 #include "alloc.h"
 #include "log.h"
 #include "result.h"
 #include <math.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 const char *const nm_verdict_names[NM_VERDICT_COUNT] = {
 	[NM_VERDICT_NOT_RUN] = "not run",
+	[NM_VERDICT_NO_MATCH] = "no matching points",
+	[NM_VERDICT_FAILED] = "failed run",
+	[NM_VERDICT_NOT_EXERCISED] = "not exercised",
 	[NM_VERDICT_NOT_REPRODUCED] = "not reproduced",
 	[NM_VERDICT_DIRECTION_ONLY] = "direction only",
+	[NM_VERDICT_BELOW_RANGE] = "below the paper's range",
+	[NM_VERDICT_ABOVE_RANGE] = "above the paper's range",
 	[NM_VERDICT_REPRODUCED] = "reproduced",
 };
 
-typedef enum reduce_kind { REDUCE_MAX, REDUCE_MIN, REDUCE_MEAN, REDUCE_VALUE, REDUCE_COUNT } reduce_kind;
-static const char *const reduce_names[REDUCE_COUNT] = {
-	[REDUCE_MAX] = "max", [REDUCE_MIN] = "min", [REDUCE_MEAN] = "mean", [REDUCE_VALUE] = "value",
-};
+bool nm_verdict_measured(nm_verdict v)
+{
+	return v != NM_VERDICT_NOT_RUN && v != NM_VERDICT_NO_MATCH;
+}
 
-static int reduce_of(const json_t *claim)
+typedef enum reduce_kind { REDUCE_MAX, REDUCE_MIN, REDUCE_MEAN, REDUCE_VALUE } reduce_kind;
+extern const char *const nm_claim_reductions[]; /* claims_load.c, in reduce_kind's order */
+
+static reduce_kind reduce_of(const json_t *claim)
 {
 	const char *r = json_string_value(json_object_get(claim, "reduce"));
-	for (int k = 0; r && k < REDUCE_COUNT; k++)
-		if (!strcmp(r, reduce_names[k]))
-			return k;
-	return -1;
+	int k = 0;
+	while (r && nm_claim_reductions[k] && strcmp(r, nm_claim_reductions[k]))
+		k++;
+	return (reduce_kind)k;
 }
 
-json_t *nm_claims_load(const char *path, char *err, size_t len)
-{
-	json_error_t je;
-	json_t *c = json_load_file(path, 0, &je);
-	if (!c) {
-		nm_errf(err, len, "%s: line %d: %s", path, je.line, je.text);
-		return NULL;
-	}
-	size_t i, k;
-	json_t *paper, *claim;
-	if (!json_is_array(json_object_get(c, "papers")))
-		goto bad;
-	json_array_foreach(json_object_get(c, "papers"), i, paper) {
-		if (!json_is_string(json_object_get(paper, "id")))
-			goto bad;
-		json_array_foreach(json_object_get(paper, "claims"), k, claim) {
-			const json_t *ratio = json_object_get(claim, "ratio");
-			const char *id = json_string_value(json_object_get(claim, "id"));
-			if (!id || !json_is_string(json_object_get(claim, "claim")) ||
-			    !json_is_string(json_object_get(claim, "experiment")) ||
-			    !json_is_string(json_object_get(claim, "metric")) || reduce_of(claim) < 0 ||
-			    (ratio && (!json_is_object(json_object_get(ratio, "num")) ||
-				       !json_is_object(json_object_get(ratio, "den"))))) {
-				nm_errf(err, len, "%s: claim '%s' needs claim, experiment, metric, reduce (max, min, mean "
-					"or value) and, with ratio, its num and den selections", path, id ? id : "?");
-				json_decref(c);
-				return NULL;
-			}
-		}
-	}
-	return c;
-bad:
-	nm_errf(err, len, "%s: not a claims file (want {\"papers\": [{\"id\", \"claims\": [...]}]})", path);
-	json_decref(c);
-	return NULL;
-}
-
-/* The values a claim reduces, gathered over the run's documents. */
+/* The values a claim reduces, gathered over the run's documents, and
+ * what happened to every entry the selection matched. */
 typedef struct gathered {
 	double *v;
 	size_t n, cap;
+	size_t selected, failed;
+	double exercised;        /* the largest value of the claim's "exercised" metric */
 	nm_basis basis;
 	char docs[256];
-	size_t ambiguous;  /* ratio: num entries with several den partners */
+	const nm_rundoc *first;  /* the first document a value came from: its NIC picks the range */
+	char *left;              /* "- doc {params}: why" lines */
+	size_t left_len;
 } gathered;
 
 static void push(gathered *g, double v)
@@ -83,13 +63,31 @@ static void push(gathered *g, double v)
 	g->v[g->n++] = v;
 }
 
-static void note_doc(gathered *g, const nm_rundoc *d)
+static void leave(gathered *g, const nm_rundoc *d, const json_t *params, const char *fmt, ...)
+	__attribute__((format(printf, 4, 5)));
+static void leave(gathered *g, const nm_rundoc *d, const json_t *params, const char *fmt, ...)
+{
+	char why[256], *p = json_dumps(params, JSON_COMPACT | JSON_SORT_KEYS);
+	va_list ap;
+	va_start(ap, fmt);
+	vsnprintf(why, sizeof why, fmt, ap);
+	va_end(ap);
+	size_t add = strlen(d->name) + (p ? strlen(p) : 2) + strlen(why) + 8;
+	g->left = nm_realloc(g->left, g->left_len + add + 1);
+	g->left_len += (size_t)snprintf(g->left + g->left_len, add + 1, "- %s %s: %s\n", d->name, p ? p : "{}", why);
+	free(p);
+}
+
+static void note_doc(gathered *g, const nm_rundoc *d, bool numa_claim)
 {
 	size_t used = strlen(g->docs);
 	snprintf(g->docs + used, sizeof g->docs - used, "%s%s", used ? ", " : "", d->name);
 	g->basis.emulated |= d->emulated;
 	g->basis.numa_not_real |= d->numa_not_real;
+	g->basis.numa_unverified |= numa_claim && !d->has_placement && !d->simulated;
 	g->basis.simulated |= d->simulated;
+	if (!g->first)
+		g->first = d;
 }
 
 /* Do a and b have equal values for every key but those of the selection? */
@@ -110,57 +108,95 @@ static bool paired(const json_t *a, const json_t *b, const json_t *sel)
 
 static json_t *merged(const json_t *a, const json_t *b)
 {
-	json_t *m = json_deep_copy(a);
+	json_t *m = a ? json_deep_copy(a) : json_object();
 	json_object_update(m, (json_t *)b);
 	return m;
 }
 
-/* One document's contribution: the metric of every selected valid entry,
- * or, with a ratio, num over den for every num entry with a partner. */
-static void gather_doc(const json_t *claim, const nm_rundoc *d, gathered *g)
+static const json_t *params_of(const json_t *e)
+{
+	return json_object_get(e, "params");
+}
+
+static void note_exercised(const json_t *claim, const json_t *e, gathered *g)
+{
+	const json_t *ex = json_object_get(claim, "exercised");
+	double v;
+	if (ex && nm_entry_value(e, json_string_value(json_object_get(ex, "metric")), true, &v) && v > g->exercised)
+		g->exercised = v;
+}
+
+/* One entry of a plain claim: its metric, or why it is left out. */
+static void gather_value(const json_t *claim, const nm_rundoc *d, const json_t *e, gathered *g)
 {
 	const char *metric = json_string_value(json_object_get(claim, "metric"));
-	const json_t *select = json_object_get(claim, "select");
-	const json_t *ratio = json_object_get(claim, "ratio");
-	json_t *summary = json_object_get(d->doc, "summary");
-	size_t before = g->n, i, k;
-	json_t *e, *f;
-	if (!ratio) {
-		json_array_foreach(summary, i, e) {
-			double v;
-			/* a value may be 0 (a count that had none, such as CoRM's
-			 * conflicts, is a measurement); a ratio's sides may not */
-			if (nm_params_match(json_object_get(e, "params"), select) && nm_entry_value(e, metric, true, &v))
-				push(g, v);
-		}
+	double v;
+	g->selected++;
+	if (!json_is_true(json_object_get(e, "valid"))) {
+		g->failed++;
+		leave(g, d, params_of(e), "failed (invalid point)");
+	} else if (!nm_entry_value(e, metric, true, &v)) {
+		leave(g, d, params_of(e), "no %s in its summary", metric);
 	} else {
-		json_t *num = merged(select, json_object_get(ratio, "num"));
-		json_t *den = merged(select, json_object_get(ratio, "den"));
-		json_t *keys = merged(json_object_get(ratio, "num"), json_object_get(ratio, "den"));
-		json_array_foreach(summary, i, e) {
-			double a, b;
-			if (!nm_params_match(json_object_get(e, "params"), num) || !nm_entry_metric(e, metric, &a))
-				continue;
-			size_t partners = 0;
-			double r = 0;
-			json_array_foreach(summary, k, f)
-				if (nm_params_match(json_object_get(f, "params"), den) &&
-				    paired(json_object_get(e, "params"), json_object_get(f, "params"), keys) &&
-				    nm_entry_metric(f, metric, &b)) {
-					partners++;
-					r = a / b;
-				}
-			if (partners == 1)
-				push(g, r);
-			else if (partners > 1)
-				g->ambiguous++;
-		}
-		json_decref(num);
-		json_decref(den);
-		json_decref(keys);
+		push(g, v);
+		note_exercised(claim, e, g);
 	}
-	if (g->n > before)
-		note_doc(g, d);
+}
+
+/* One numerator entry of a ratio: num over its one den partner, or why not. */
+static void gather_ratio(const json_t *claim, const nm_rundoc *d, const json_t *e, const json_t *den,
+			 const json_t *keys, gathered *g)
+{
+	const char *metric = json_string_value(json_object_get(claim, "metric"));
+	json_t *summary = json_object_get(d->doc, "summary"), *f, *partner = NULL;
+	size_t k, partners = 0;
+	json_array_foreach(summary, k, f)
+		if (nm_params_match(params_of(f), den) && paired(params_of(e), params_of(f), keys)) {
+			partners++;
+			partner = f;
+		}
+	double a, b;
+	g->selected++;
+	if (partners == 0)
+		leave(g, d, params_of(e), "no denominator entry with the same other parameters");
+	else if (partners > 1)
+		leave(g, d, params_of(e), "%zu denominator entries pair with it; the selection must pick one", partners);
+	else if (!json_is_true(json_object_get(e, "valid")) || !json_is_true(json_object_get(partner, "valid"))) {
+		g->failed++;
+		leave(g, d, params_of(e), "failed (the %s point is invalid)",
+		      json_is_true(json_object_get(e, "valid")) ? "denominator's" : "numerator's");
+	} else if (!nm_entry_value(e, metric, true, &a) || !nm_entry_value(partner, metric, true, &b))
+		leave(g, d, params_of(e), "no %s in its or its partner's summary", metric);
+	else if (b == 0) {
+		g->failed++;
+		leave(g, d, params_of(partner), "failed (%s is 0, and the ratio divides by it)", metric);
+	} else {
+		push(g, a / b);
+		note_exercised(claim, e, g);
+	}
+}
+
+static void gather_doc(const json_t *claim, const nm_rundoc *d, gathered *g, bool numa_claim)
+{
+	const json_t *select = json_object_get(claim, "select"), *ratio = json_object_get(claim, "ratio");
+	json_t *summary = json_object_get(d->doc, "summary"), *e;
+	size_t before = g->n, failed = g->failed, i;
+	json_t *num = merged(select, json_object_get(ratio, "num"));
+	json_t *den = merged(select, json_object_get(ratio, "den"));
+	json_t *keys = merged(json_object_get(ratio, "num"), json_object_get(ratio, "den"));
+	json_array_foreach(summary, i, e) {
+		if (!nm_params_match(params_of(e), num))
+			continue;
+		if (ratio)
+			gather_ratio(claim, d, e, den, keys, g);
+		else
+			gather_value(claim, d, e, g);
+	}
+	json_decref(num);
+	json_decref(den);
+	json_decref(keys);
+	if (g->n > before || g->failed > failed)
+		note_doc(g, d, numa_claim);
 }
 
 static double reduce(reduce_kind kind, const double *v, size_t n)
@@ -177,33 +213,128 @@ static double reduce(reduce_kind kind, const double *v, size_t n)
 	return kind == REDUCE_MEAN ? r / (double)n : r;
 }
 
-/* Is x inside the bounds {"min", "max"} (either may be absent)? With
- * `above`/`below` keys: on that side (strictly) of the value. */
-static bool within(const json_t *range, double x)
+/* The reproduced range for the documents' NIC: ranges_by_nic's entry whose
+ * part the NIC's part name contains, else the claim's own, else NULL (a
+ * range only some NIC generations have: direction only elsewhere). */
+static const json_t *range_for(const json_t *claim, const nm_rundoc *d, char *desc, size_t len)
 {
-	json_t *lo = json_object_get(range, "min"), *hi = json_object_get(range, "max");
-	json_t *above = json_object_get(range, "above"), *below = json_object_get(range, "below");
-	return (!json_is_number(lo) || x >= json_number_value(lo)) && (!json_is_number(hi) || x <= json_number_value(hi)) &&
-	       (!json_is_number(above) || x > json_number_value(above)) &&
-	       (!json_is_number(below) || x < json_number_value(below));
+	const json_t *rs = json_object_get(claim, "ranges_by_nic"), *r;
+	char part[64];
+	size_t i;
+	if (!rs) {
+		r = json_object_get(claim, "reproduced");
+		if (r)
+			snprintf(desc, len, "[%.3g, %.3g]", json_number_value(json_object_get(r, "min")),
+				 json_number_value(json_object_get(r, "max")));
+		return r;
+	}
+	nm_rundoc_part(d, part, sizeof part);
+	json_array_foreach(rs, i, r)
+		if (strstr(part, json_string_value(json_object_get(r, "part")))) {
+			snprintf(desc, len, "%s: [%.3g, %.3g]", json_string_value(json_object_get(r, "part")),
+				 json_number_value(json_object_get(r, "min")), json_number_value(json_object_get(r, "max")));
+			return r;
+		}
+	snprintf(desc, len, "none for %s: direction only", part);
+	return NULL;
 }
 
-static nm_verdict verdict_of(const json_t *claim, double x)
+static bool on_side(const json_t *dir, double x)
 {
-	const json_t *repro = json_object_get(claim, "reproduced");
+	const json_t *above = json_object_get(dir, "above"), *below = json_object_get(dir, "below");
+	return (!above || x > json_number_value(above)) && (!below || x < json_number_value(below));
+}
+
+static nm_verdict verdict_of(const json_t *claim, const json_t *range, double x)
+{
 	const json_t *dir = json_object_get(claim, "direction");
-	/* An ordering (no paper value) is reproduced when its direction holds. */
-	if (json_is_null(json_object_get(claim, "paper_value")) || !repro)
-		return within(dir, x) ? NM_VERDICT_REPRODUCED : NM_VERDICT_NOT_REPRODUCED;
-	if (within(repro, x))
+	if (!range) /* an ordering, or no range for this NIC */
+		return !on_side(dir, x) ? NM_VERDICT_NOT_REPRODUCED :
+		       json_is_null(json_object_get(claim, "paper_value")) ? NM_VERDICT_REPRODUCED :
+									     NM_VERDICT_DIRECTION_ONLY;
+	double lo = json_number_value(json_object_get(range, "min")), hi = json_number_value(json_object_get(range, "max"));
+	if (x >= lo && x <= hi)
 		return NM_VERDICT_REPRODUCED;
-	return dir && within(dir, x) ? NM_VERDICT_DIRECTION_ONLY : NM_VERDICT_NOT_REPRODUCED;
+	if (!on_side(dir, x))
+		return NM_VERDICT_NOT_REPRODUCED;
+	/* beyond the far bound on the paper's side: not the paper's number either */
+	if (x > hi && !json_object_get(dir, "below"))
+		return NM_VERDICT_ABOVE_RANGE;
+	if (x < lo && !json_object_get(dir, "above"))
+		return NM_VERDICT_BELOW_RANGE;
+	return NM_VERDICT_DIRECTION_ONLY;
+}
+
+/* Where a selection matches nothing: each selected key against the values
+ * the claim's documents hold for it. */
+static void describe_miss(const json_t *claim, const nm_run *run, char *buf, size_t len)
+{
+	json_t *sel = merged(json_object_get(claim, "select"), json_object_get(json_object_get(claim, "ratio"), "num"));
+	const char *exp = json_string_value(json_object_get(claim, "experiment"));
+	const char *docs = json_string_value(json_object_get(claim, "documents")), *key;
+	json_t *want;
+	size_t used = (size_t)snprintf(buf, len, "the selection matches no entry:"), nkeys = 0;
+	json_object_foreach(sel, key, want) {
+		json_t *held = json_array();
+		for (size_t i = 0; i < run->ndocs; i++) {
+			const nm_rundoc *d = &run->docs[i];
+			size_t k;
+			json_t *e;
+			if (d->experiment && !strcmp(d->experiment, exp) && nm_name_matches(d->name, docs))
+				json_array_foreach(json_object_get(d->doc, "summary"), k, e) {
+					json_t *v = json_object_get(params_of(e), key);
+					if (v && !nm_json_array_has(held, v))
+						json_array_append(held, v);
+				}
+		}
+		char *w = json_dumps(want, JSON_ENCODE_ANY | JSON_COMPACT), *h = json_dumps(held, JSON_COMPACT);
+		if (used < len)
+			used += (size_t)snprintf(buf + used, len - used, "%s %s=%s (held: %s)", nkeys++ ? ";" : "", key, w ? w : "?",
+						 json_array_size(held) ? h : "absent");
+		free(w);
+		free(h);
+		json_decref(held);
+	}
+	json_decref(sel);
+}
+
+/* Settles the verdict once the values are gathered. */
+static void judge(const json_t *claim, const nm_run *run, gathered *g, nm_claim_result *res)
+{
+	reduce_kind kind = reduce_of(claim);
+	const json_t *ex = json_object_get(claim, "exercised");
+	if (g->n)
+		res->measured = reduce(kind, g->v, g->n);
+	res->used = g->n;
+	if (g->failed) {
+		res->verdict = NM_VERDICT_FAILED;
+		snprintf(res->note, sizeof res->note, "%zu of %zu points failed%s", g->failed, g->selected,
+			 g->n ? "; the value is over the valid ones" : "; no valid one");
+	} else if (g->n == 0) {
+		res->verdict = NM_VERDICT_NO_MATCH;
+		if (g->selected)
+			snprintf(res->note, sizeof res->note, "%zu entries selected, none usable (listed below)", g->selected);
+		else
+			describe_miss(claim, run, res->note, sizeof res->note);
+	} else if (kind == REDUCE_VALUE && g->n != 1) {
+		res->verdict = NM_VERDICT_NO_MATCH;
+		snprintf(res->note, sizeof res->note, "%zu entries match; the selection must pick one", g->n);
+	} else if (ex && g->exercised < json_number_value(json_object_get(ex, "min"))) {
+		res->verdict = NM_VERDICT_NOT_EXERCISED;
+		snprintf(res->note, sizeof res->note, "%s reached %.4g, below the %.4g the claim needs",
+			 json_string_value(json_object_get(ex, "metric")), g->exercised,
+			 json_number_value(json_object_get(ex, "min")));
+	} else {
+		const json_t *range = range_for(claim, g->first, res->range, sizeof res->range);
+		res->verdict = verdict_of(claim, range, res->measured);
+	}
 }
 
 static void evaluate(const json_t *claim, const nm_run *run, nm_claim_result *res)
 {
 	const char *exp = json_string_value(json_object_get(claim, "experiment"));
 	const char *docs = json_string_value(json_object_get(claim, "documents"));
+	bool numa_claim = res->paper && !strcmp(res->paper, "numa");
 	gathered g = {0};
 	size_t ndocs = 0;
 	for (size_t i = 0; i < run->ndocs; i++) {
@@ -211,26 +342,21 @@ static void evaluate(const json_t *claim, const nm_run *run, nm_claim_result *re
 		if (!d->experiment || strcmp(d->experiment, exp) || !nm_name_matches(d->name, docs))
 			continue;
 		ndocs++;
-		gather_doc(claim, d, &g);
+		gather_doc(claim, d, &g, numa_claim);
 	}
+	if (ndocs == 0) {
+		const char *needs = json_string_value(json_object_get(claim, "needs"));
+		res->verdict = NM_VERDICT_NOT_RUN;
+		snprintf(res->note, sizeof res->note, "no %s document%s%s in the run%s%s", exp, docs ? " " : "",
+			 docs ? docs : "", needs ? "; needs " : "", needs ? needs : "");
+	} else {
+		judge(claim, run, &g, res);
+	}
+	res->selected = g.selected;
+	res->failed = g.failed;
 	res->basis = g.basis;
+	res->left_out = g.left;
 	snprintf(res->documents, sizeof res->documents, "%s", g.docs);
-	reduce_kind kind = (reduce_kind)reduce_of(claim);
-	if (ndocs == 0)
-		snprintf(res->note, sizeof res->note, "no %s document%s%s in the run", exp, docs ? " " : "", docs ? docs : "");
-	else if (g.n == 0)
-		snprintf(res->note, sizeof res->note, "no valid entry matches the selection (%zu %s document%s)", ndocs, exp,
-			 ndocs == 1 ? "" : "s");
-	else if (kind == REDUCE_VALUE && g.n != 1)
-		snprintf(res->note, sizeof res->note, "%zu entries match; the selection must pick one", g.n);
-	else {
-		res->measured = reduce(kind, g.v, g.n);
-		res->used = g.n;
-		res->verdict = verdict_of(claim, res->measured);
-		if (g.ambiguous)
-			snprintf(res->note, sizeof res->note, "%zu entr%s with several partners left out", g.ambiguous,
-				 g.ambiguous == 1 ? "y" : "ies");
-	}
 	free(g.v);
 }
 
@@ -251,9 +377,17 @@ nm_claim_result *nm_claims_evaluate(const json_t *claims, const nm_run *run, siz
 	return out;
 }
 
+void nm_claims_free(nm_claim_result *res, size_t n)
+{
+	for (size_t i = 0; i < n; i++)
+		free(res[i].left_out);
+	free(res);
+}
+
 bool nm_claim_on_hardware(const nm_claim_result *r)
 {
-	return r->verdict != NM_VERDICT_NOT_RUN && !r->basis.emulated && !r->basis.numa_not_real && !r->basis.simulated;
+	return nm_verdict_measured(r->verdict) && !r->basis.emulated && !r->basis.numa_not_real &&
+	       !r->basis.numa_unverified && !r->basis.simulated;
 }
 
 void nm_basis_describe(const nm_basis *b, char *buf, size_t len)
@@ -261,9 +395,12 @@ void nm_basis_describe(const nm_basis *b, char *buf, size_t len)
 	if (b->simulated)
 		snprintf(buf, len, "simulation");
 	else if (b->emulated)
-		snprintf(buf, len, "Soft-RoCE (emulated)%s", b->numa_not_real ? "; NUMA not real" : "");
+		snprintf(buf, len, "Soft-RoCE (emulated)%s", b->numa_not_real ? "; NUMA not real" :
+							    b->numa_unverified ? "; NUMA not verified" : "");
 	else if (b->numa_not_real)
 		snprintf(buf, len, "NUMA not real");
+	else if (b->numa_unverified)
+		snprintf(buf, len, "NUMA not verified");
 	else
 		snprintf(buf, len, "hardware");
 }

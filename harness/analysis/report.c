@@ -19,7 +19,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#define CLAIM_COLS 8
+#define CLAIM_COLS 9
 
 static void usage(FILE *out)
 {
@@ -30,10 +30,16 @@ static void usage(FILE *out)
 		"FIGURE.png) beside the paper figure and caption it regenerates, the document it\n"
 		"was drawn from (sweep, command line, NIC and host, valid points), and the claims\n"
 		"table: each claim of --claims (default plots/claims.json) computed from the run's\n"
-		"result documents, with the measured and the paper's value and a verdict\n"
-		"(reproduced, direction only, not reproduced, not run). Claims computed from\n"
-		"Soft-RoCE, \"NUMA not real\" or simulator documents are marked and never count\n"
-		"as hardware reproductions.\n");
+		"result documents, with the measured and the paper's value and range, the\n"
+		"paper's own words, and a verdict: reproduced, direction only, above or below the\n"
+		"paper's range, not reproduced, failed run (a selected point failed: never\n"
+		"reproduced), not exercised, no matching points (the document is there, the\n"
+		"selection matches nothing: listed against the values it holds), not run (no\n"
+		"such document). Entries a claim left out are listed under the table. Claims\n"
+		"computed from Soft-RoCE (any sign of it in any run's NIC records, or no NIC\n"
+		"record), \"NUMA not real\", \"NUMA not verified\" or simulator documents are\n"
+		"marked and never count as hardware reproductions. A bad claims file or a\n"
+		"document of another schema: one line, exit 2.\n");
 }
 
 static bool file_in(const char *dir, const char *name)
@@ -60,71 +66,122 @@ static const nm_rundoc *figure_doc(const nm_run *run, const char *figure)
 	return best;
 }
 
+static const char *verdict_class(const nm_claim_result *r)
+{
+	switch (r->verdict) {
+	case NM_VERDICT_NOT_RUN:
+	case NM_VERDICT_NO_MATCH:
+		return "not-run";
+	case NM_VERDICT_REPRODUCED:
+		return "reproduced";
+	case NM_VERDICT_DIRECTION_ONLY:
+		return "direction-only";
+	case NM_VERDICT_FAILED:
+	case NM_VERDICT_NOT_EXERCISED:
+		return "failed";
+	default:
+		return "not-reproduced";
+	}
+}
+
 static void claim_row(nm_out *o, const nm_claim_result *r)
 {
 	const json_t *c = r->claim;
 	const char *unit = json_string_value(json_object_get(c, "unit"));
-	char measured[64], paper[64], verdict[96], basis[96], cls[64], where[600];
-	if (r->verdict == NM_VERDICT_NOT_RUN)
+	char measured[96], paper[160], verdict[640], basis[96], cls[64], where[300], quote[1200];
+	bool hw = nm_claim_on_hardware(r), computed = nm_verdict_measured(r->verdict) && r->used;
+	if (!computed)
 		snprintf(measured, sizeof measured, "-");
 	else
 		snprintf(measured, sizeof measured, "%.3g%s (%s of %zu)", r->measured, unit ? unit : "",
 			 json_string_value(json_object_get(c, "reduce")), r->used);
 	json_t *pv = json_object_get(c, "paper_value");
 	if (json_is_number(pv))
-		snprintf(paper, sizeof paper, "%.3g%s", json_number_value(pv), unit ? unit : "");
+		snprintf(paper, sizeof paper, "%.3g%s%s%s", json_number_value(pv), unit ? unit : "", r->range[0] ? "; range " : "",
+			 r->range);
 	else
 		snprintf(paper, sizeof paper, "(ordering)");
-	bool hw = nm_claim_on_hardware(r);
-	snprintf(verdict, sizeof verdict, "%s%s", nm_verdict_names[r->verdict],
-		 r->verdict == NM_VERDICT_NOT_RUN || hw ? "" :
-		 r->basis.simulated ? " (simulation)" : " (not a hardware reproduction)");
-	if (r->verdict == NM_VERDICT_NOT_RUN)
+	snprintf(verdict, sizeof verdict, "%s%s%s%s", nm_verdict_names[r->verdict],
+		 !nm_verdict_measured(r->verdict) || hw ? "" :
+		 r->basis.simulated ? " (simulation)" : " (not a hardware reproduction)", r->note[0] ? ": " : "", r->note);
+	if (!nm_verdict_measured(r->verdict))
 		snprintf(basis, sizeof basis, "-");
 	else
 		nm_basis_describe(&r->basis, basis, sizeof basis);
-	snprintf(where, sizeof where, "%s%s%s", r->documents, r->documents[0] && r->note[0] ? "; " : "", r->note);
-	snprintf(cls, sizeof cls, "%s%s", r->verdict == NM_VERDICT_NOT_RUN ? "not-run" :
-		 r->verdict == NM_VERDICT_REPRODUCED ? "reproduced" :
-		 r->verdict == NM_VERDICT_DIRECTION_ONLY ? "direction-only" : "not-reproduced",
-		 r->verdict != NM_VERDICT_NOT_RUN && !hw ? " emulated" : "");
+	snprintf(where, sizeof where, "%s", r->documents[0] ? r->documents : "-");
+	snprintf(cls, sizeof cls, "%s%s", verdict_class(r), nm_verdict_measured(r->verdict) && !hw ? " emulated" : "");
+	snprintf(quote, sizeof quote, "\u201c%s\u201d (%s)", json_string_value(json_object_get(c, "quote")),
+		 json_string_value(json_object_get(c, "where")) ? json_string_value(json_object_get(c, "where")) : "");
 	char claim[512];
 	snprintf(claim, sizeof claim, "%s [%s]", json_string_value(json_object_get(c, "claim")),
 		 json_string_value(json_object_get(c, "id")));
-	const char *cells[CLAIM_COLS] = {r->paper, json_string_value(json_object_get(c, "figure")) ?
-		json_string_value(json_object_get(c, "figure")) : "", claim, measured, paper, verdict, basis, where};
+	const char *cells[CLAIM_COLS] = {r->paper, json_string_value(json_object_get(c, "figure")), claim, measured,
+					 paper, verdict, quote, basis, where};
 	nm_out_row(o, cls, cells, CLAIM_COLS);
+}
+
+/* Every entry a claim left out, under the claim's id (at most 40 lines
+ * each: a run where a whole sweep failed says so in its count). */
+static void left_out_section(nm_out *o, const nm_claim_result *res, size_t n)
+{
+	bool any = false;
+	for (size_t i = 0; i < n; i++) {
+		const char *l = res[i].left_out;
+		if (!l)
+			continue;
+		if (!any)
+			nm_out_heading(o, 3, "Entries the claims left out");
+		any = true;
+		size_t lines = 0, cut = 0;
+		for (const char *p = l; *p; p++)
+			if (*p == '\n' && ++lines == 40)
+				cut = (size_t)(p - l) + 1;
+		char head[256];
+		snprintf(head, sizeof head, "%s: %zu entr%s left out", json_string_value(json_object_get(res[i].claim, "id")),
+			 lines, lines == 1 ? "y" : "ies");
+		nm_out_para(o, head);
+		if (cut) {
+			char *text = nm_strdup(l);
+			snprintf(text + cut, strlen(l) + 1 - cut, "... and %zu more\n", lines - 40);
+			nm_out_pre(o, text);
+			free(text);
+		} else
+			nm_out_pre(o, l);
+	}
 }
 
 static void claims_section(nm_out *o, const nm_claim_result *res, size_t n)
 {
-	size_t hw[NM_VERDICT_COUNT] = {0}, marked = 0, sim = 0, not_run = 0;
+	size_t hw[NM_VERDICT_COUNT] = {0}, marked = 0, sim = 0, unrun = 0, on_hw = 0;
 	for (size_t i = 0; i < n; i++) {
-		if (res[i].verdict == NM_VERDICT_NOT_RUN)
-			not_run++;
+		if (!nm_verdict_measured(res[i].verdict))
+			unrun++;
 		else if (nm_claim_on_hardware(&res[i]))
-			hw[res[i].verdict]++;
+			on_hw++, hw[res[i].verdict]++;
 		else if (res[i].basis.simulated && !res[i].basis.emulated)
 			sim++;
 		else
 			marked++;
 	}
 	nm_out_heading(o, 2, "Claims");
-	char line[512];
-	size_t on_hw = hw[NM_VERDICT_REPRODUCED] + hw[NM_VERDICT_DIRECTION_ONLY] + hw[NM_VERDICT_NOT_REPRODUCED];
+	char line[1024];
 	snprintf(line, sizeof line,
 		 "Hardware reproductions: %zu reproduced, %zu direction only, %zu not reproduced, of %zu claims "
-		 "computed on hardware. %zu claims computed from Soft-RoCE or NUMA-not-real documents "
-		 "(not hardware reproductions); %zu by a simulator (no NIC involved); %zu not run.",
-		 hw[NM_VERDICT_REPRODUCED], hw[NM_VERDICT_DIRECTION_ONLY], hw[NM_VERDICT_NOT_REPRODUCED], on_hw, marked,
-		 sim, not_run);
+		 "computed on hardware (and %zu above the paper's range, %zu below it, %zu failed runs, %zu not "
+		 "exercised). %zu claims computed from Soft-RoCE, NUMA-not-real or NUMA-not-verified documents "
+		 "(not hardware reproductions); %zu by a simulator (no NIC involved); %zu not run or with no matching "
+		 "points.",
+		 hw[NM_VERDICT_REPRODUCED], hw[NM_VERDICT_DIRECTION_ONLY], hw[NM_VERDICT_NOT_REPRODUCED], on_hw,
+		 hw[NM_VERDICT_ABOVE_RANGE], hw[NM_VERDICT_BELOW_RANGE], hw[NM_VERDICT_FAILED], hw[NM_VERDICT_NOT_EXERCISED],
+		 marked, sim, unrun);
 	nm_out_para(o, line);
 	static const char *const head[CLAIM_COLS] = {"paper", "figure", "claim", "measured", "paper value",
-						      "verdict", "basis", "documents"};
+						      "verdict", "the paper's words", "basis", "documents"};
 	nm_out_table(o, head, CLAIM_COLS);
 	for (size_t i = 0; i < n; i++)
 		claim_row(o, &res[i]);
 	nm_out_table_end(o);
+	left_out_section(o, res, n);
 }
 
 /* The sweep of a document: its array-valued options. */
@@ -294,6 +351,22 @@ static void write_file(const nm_run *run, const char *name, nm_out_kind kind, co
 	printf("%s\n", path);
 }
 
+/* One line per claim on stdout: "claim ID: VERDICT (measured X, BASIS)",
+ * then what failed or matched nothing. */
+static void print_claim(const nm_claim_result *r)
+{
+	char basis[96];
+	printf("claim %s: %s", json_string_value(json_object_get(r->claim, "id")), nm_verdict_names[r->verdict]);
+	if (nm_verdict_measured(r->verdict) && r->used) {
+		nm_basis_describe(&r->basis, basis, sizeof basis);
+		printf(" (measured %.4g, %s%s)", r->measured, basis,
+		       nm_claim_on_hardware(r) || r->basis.simulated ? "" : ", not a hardware reproduction");
+	}
+	if (r->verdict == NM_VERDICT_FAILED || r->verdict == NM_VERDICT_NO_MATCH || r->verdict == NM_VERDICT_NOT_EXERCISED)
+		printf("; %s", r->note);
+	printf("\n");
+}
+
 static int report_main(int argc, char **argv)
 {
 	const char *dir = NULL, *claims_path = NULL;
@@ -326,17 +399,9 @@ static int report_main(int argc, char **argv)
 	nm_claim_result *res = nm_claims_evaluate(claims, &run, &n);
 	write_file(&run, "report.md", NM_OUT_MARKDOWN, claims, res, n);
 	write_file(&run, "index.html", NM_OUT_HTML, claims, res, n);
-	for (size_t i = 0; i < n; i++) {
-		char basis[96] = "-";
-		if (res[i].verdict != NM_VERDICT_NOT_RUN)
-			nm_basis_describe(&res[i].basis, basis, sizeof basis);
-		printf("claim %s: %s", json_string_value(json_object_get(res[i].claim, "id")), nm_verdict_names[res[i].verdict]);
-		if (res[i].verdict != NM_VERDICT_NOT_RUN)
-			printf(" (measured %.4g, %s%s)", res[i].measured, basis,
-			       nm_claim_on_hardware(&res[i]) || res[i].basis.simulated ? "" : ", not a hardware reproduction");
-		printf("\n");
-	}
-	free(res);
+	for (size_t i = 0; i < n; i++)
+		print_claim(&res[i]);
+	nm_claims_free(res, n);
 	nm_run_free(&run);
 	json_decref(claims);
 	return 0;

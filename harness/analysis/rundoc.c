@@ -23,19 +23,48 @@ static bool ends_with(const char *s, const char *suffix)
 	return n > k && !strcmp(s + n - k, suffix);
 }
 
+/* Is this NIC record Soft-RoCE (or siw), by any sign it carries? */
+static bool nic_emulated(const json_t *nic)
+{
+	const char *drv = json_string_value(json_object_get(nic, "driver"));
+	const char *dev = json_string_value(json_object_get(nic, "device"));
+	return json_is_true(json_object_get(nic, "emulated")) || (drv && (!strcmp(drv, "rxe") || !strcmp(drv, "siw"))) ||
+	       (dev && (!strncmp(dev, "rxe", 3) || !strncmp(dev, "siw", 3)));
+}
+
+/* Emulated unless every run names its NICs and none shows a sign of
+ * Soft-RoCE: a run without a NIC record proves no hardware. */
+static bool runs_emulated(const json_t *runs)
+{
+	size_t i, k;
+	json_t *r, *rank;
+	json_array_foreach(runs, i, r) {
+		const json_t *ranks = json_object_get(r, "ranks");
+		if (json_is_true(json_object_get(r, "emulated")) || json_array_size(ranks) == 0)
+			return true;
+		json_array_foreach(ranks, k, rank) {
+			const json_t *nic = json_object_get(rank, "nic");
+			if (!json_is_object(nic) || nic_emulated(nic))
+				return true;
+		}
+	}
+	return false;
+}
+
 /* Fills the flags a verdict depends on from the document itself. */
 static void classify(nm_rundoc *d)
 {
 	json_t *runs = json_object_get(json_object_get(d->doc, "meta"), "runs");
 	d->simulated = !json_is_array(runs) || json_array_size(runs) == 0;
+	d->emulated = !d->simulated && runs_emulated(runs);
 	size_t i;
-	json_t *r, *p;
-	json_array_foreach(runs, i, r)
-		if (json_is_true(json_object_get(r, "emulated")))
-			d->emulated = true;
-	json_array_foreach(json_object_get(d->doc, "points"), i, p)
-		if (json_is_false(json_object_get(json_object_get(p, "placement"), "numa_real")))
+	json_t *p;
+	json_array_foreach(json_object_get(d->doc, "points"), i, p) {
+		const json_t *numa_real = json_object_get(json_object_get(p, "placement"), "numa_real");
+		d->has_placement |= json_is_boolean(numa_real);
+		if (json_is_false(numa_real))
 			d->numa_not_real = true;
+	}
 	const char *schema = json_string_value(json_object_get(d->doc, "schema"));
 	d->schema = schema ? schema : "none";
 	d->experiment = json_string_value(json_object_get(d->doc, "experiment"));
@@ -67,6 +96,16 @@ int nm_run_load(const char *dir, nm_run *run, char *err, size_t len)
 		}
 		if (run->ndocs == cap)
 			run->docs = nm_realloc(run->docs, (cap = cap ? 2 * cap : 16) * sizeof *run->docs);
+		const json_t *schema = json_object_get(doc, "schema");
+		if (schema && (!json_is_string(schema) || strcmp(json_string_value(schema), NM_RESULT_SCHEMA))) {
+			char *s = json_dumps(schema, JSON_ENCODE_ANY);
+			nm_errf(err, len, "%s: schema %s is not one this netmem reads (%s): use the netmem that wrote it",
+				path, s ? s : "?", NM_RESULT_SCHEMA);
+			free(s);
+			json_decref(doc);
+			closedir(dh);
+			return -1;
+		}
 		nm_rundoc *d = &run->docs[run->ndocs++];
 		*d = (nm_rundoc){.name = nm_strdup(e->d_name), .doc = doc};
 		d->name[strlen(d->name) - strlen(".json")] = '\0';
@@ -107,13 +146,23 @@ bool nm_name_matches(const char *name, const char *pattern)
 	return !strcmp(name, pattern);
 }
 
+bool nm_json_array_has(const json_t *array, const json_t *v)
+{
+	size_t i;
+	json_t *e;
+	json_array_foreach(array, i, e)
+		if (nm_json_same_value(e, v))
+			return true;
+	return false;
+}
+
 bool nm_params_match(const json_t *params, const json_t *select)
 {
 	const char *key;
 	json_t *want;
 	json_object_foreach((json_t *)select, key, want) {
 		json_t *have = json_object_get(params, key);
-		if (!have || !nm_json_same_value(have, want))
+		if (!have || !(nm_json_same_value(have, want) || (json_is_array(want) && nm_json_array_has(want, have))))
 			return false;
 	}
 	return true;
@@ -151,6 +200,48 @@ static const char *str(const json_t *o, const char *key)
 static const json_t *rank0(const json_t *meta, const char *key)
 {
 	return json_object_get(json_array_get(json_object_get(meta, "ranks"), 0), key);
+}
+
+/* Mellanox's PCI device ids (ibv_devinfo's vendor_part_id), the parts the
+ * papers and CloudLab's node types name. */
+static const struct {
+	long id;
+	const char *name;
+} mlx_parts[] = {
+	{4099, "ConnectX-3"}, {4103, "ConnectX-3 Pro"}, {4113, "Connect-IB"}, {4115, "ConnectX-4"},
+	{4117, "ConnectX-4 Lx"}, {4119, "ConnectX-5"}, {4121, "ConnectX-5 Ex"}, {4123, "ConnectX-6"},
+	{4125, "ConnectX-6 Dx"}, {4127, "ConnectX-6 Lx"}, {4129, "ConnectX-7"},
+};
+
+void nm_nic_part_name(const json_t *nic, char *buf, size_t len)
+{
+	const json_t *id = json_object_get(nic, "vendor_part_id");
+	if (!json_is_object(nic)) {
+		snprintf(buf, len, "no NIC record");
+		return;
+	}
+	if (nic_emulated(nic)) {
+		snprintf(buf, len, "Soft-RoCE (%s)", str(nic, "driver"));
+		return;
+	}
+	for (size_t i = 0; json_is_integer(id) && i < sizeof mlx_parts / sizeof mlx_parts[0]; i++)
+		if (json_integer_value(id) == mlx_parts[i].id) {
+			snprintf(buf, len, "%s", mlx_parts[i].name);
+			return;
+		}
+	if (json_is_integer(id))
+		snprintf(buf, len, "part %" JSON_INTEGER_FORMAT, json_integer_value(id));
+	else
+		snprintf(buf, len, "unknown part");
+}
+
+void nm_rundoc_part(const nm_rundoc *d, char *buf, size_t len)
+{
+	const json_t *meta = d ? nm_rundoc_meta(d) : NULL;
+	if (!meta)
+		snprintf(buf, len, "no NIC");
+	else
+		nm_nic_part_name(rank0(meta, "nic"), buf, len);
 }
 
 void nm_rundoc_nic_label(const nm_rundoc *d, char *buf, size_t len)

@@ -13,8 +13,9 @@ typedef struct nm_rundoc {
 	json_t *doc;
 	const char *experiment;
 	const char *schema;  /* "netmem-result/1", or "none" for a tool's document (corm-sim) */
-	bool emulated;       /* some run of it used Soft-RoCE */
+	bool emulated;       /* some run of it used Soft-RoCE, or named no NIC */
 	bool numa_not_real;  /* some point says placement.numa_real false */
+	bool has_placement;  /* some point carries a placement record (numa_real) */
 	bool simulated;      /* a tool's document: no NIC, no metadata */
 } nm_rundoc;
 
@@ -26,7 +27,8 @@ typedef struct nm_run {
 
 /* Loads every *.json in dir that is a result document (has "experiment"
  * and a "summary" array); other JSON files are passed over. -1 with one
- * line in err when dir cannot be read or a document does not parse. */
+ * line in err when dir cannot be read, a document does not parse or has a
+ * schema other than NM_RESULT_SCHEMA. */
 int nm_run_load(const char *dir, nm_run *run, char *err, size_t len);
 void nm_run_free(nm_run *run);
 const nm_rundoc *nm_run_find(const nm_run *run, const char *name);
@@ -38,8 +40,11 @@ const char *nm_suite_file(const char *rel, char *buf, size_t len);
 /* Does a document's name match a claim's "documents" (a name, or a prefix
  * ending in '*'; NULL matches every name)? */
 bool nm_name_matches(const char *name, const char *pattern);
-/* Do params hold every key of select with the same value? */
+/* Do params hold every key of select with the same value (or, where the
+ * selected value is a list, one of its values)? */
 bool nm_params_match(const json_t *params, const json_t *select);
+/* Does array hold a value equal to v? */
+bool nm_json_array_has(const json_t *array, const json_t *v);
 /* The summary entry's geometric mean of a dotted metric path, when valid,
  * numeric and positive (or zero, with zero_ok); else false. */
 bool nm_entry_value(const json_t *entry, const char *metric, bool zero_ok, double *v);
@@ -51,6 +56,10 @@ const json_t *nm_rundoc_meta(const nm_rundoc *d);
 /* One line naming the hardware: device, part, firmware, link, hosts, CPU,
  * and "Soft-RoCE (emulated)" or "simulator (no NIC)" where so. */
 void nm_rundoc_hardware(const nm_rundoc *d, char *buf, size_t len);
+/* A NIC record's part: "ConnectX-5", "Soft-RoCE (rxe)", "part 4242". */
+void nm_nic_part_name(const json_t *nic, char *buf, size_t len);
+/* The part of the NIC of the document's last run ("no NIC" for a tool's). */
+void nm_rundoc_part(const nm_rundoc *d, char *buf, size_t len);
 /* The same for a legend: device, firmware, link only. */
 void nm_rundoc_nic_label(const nm_rundoc *d, char *buf, size_t len);
 /* Points in the document: all, valid, invalid, skipped. */
