@@ -51,6 +51,12 @@ static bool runs_emulated(const json_t *runs)
 	return false;
 }
 
+bool nm_doc_emulated(const json_t *doc)
+{
+	json_t *runs = json_object_get(json_object_get(doc, "meta"), "runs");
+	return json_array_size(runs) && runs_emulated(runs);
+}
+
 /* Fills the flags a verdict depends on from the document itself. */
 static void classify(nm_rundoc *d)
 {

@@ -56,6 +56,9 @@ const json_t *nm_rundoc_meta(const nm_rundoc *d);
 /* One line naming the hardware: device, part, firmware, link, hosts, CPU,
  * and "Soft-RoCE (emulated)" or "simulator (no NIC)" where so. */
 void nm_rundoc_hardware(const nm_rundoc *d, char *buf, size_t len);
+/* Is a document with runs emulated: any run flagged, any NIC record of
+ * rxe or siw (by driver or device name), or a run with no NIC record? */
+bool nm_doc_emulated(const json_t *doc);
 /* A NIC record's part: "ConnectX-5", "Soft-RoCE (rxe)", "part 4242". */
 void nm_nic_part_name(const json_t *nic, char *buf, size_t len);
 /* The part of the NIC of the document's last run ("no NIC" for a tool's). */

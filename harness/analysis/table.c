@@ -4,6 +4,7 @@
 #include "alloc.h"
 #include "experiment.h"
 #include "log.h"
+#include "rundoc.h"
 #include <jansson.h>
 #include <stdbool.h>
 #include <stdio.h>
@@ -29,14 +30,16 @@ static void usage(FILE *out)
 		"--values prints, on one line, the distinct values of PARAM over the valid, measured\n"
 		"(not skipped) summary entries that match (numbers ascending, other values in first-seen order): a\n"
 		"figure's panels and series, e.g. ALock Fig. 5's node and lock counts.\n"
-		"--describe prints one line naming the hardware behind a document, marked\n"
-		"when it is Soft-RoCE (emulated), for figure titles.\n"
+		"--describe prints one line naming the hardware behind a document (device, part,\n"
+		"firmware, link, ranks), marked when it is Soft-RoCE (emulated) and when points\n"
+		"are invalid (\"N of M points INVALID, not drawn\"), for figure titles.\n"
 		"--relative-to PARAM=VALUE divides each y by the y of the entry whose parameters\n"
 		"are the same except PARAM=VALUE (a speedup; entries without one are left out).\n"
 		"--mean-over PARAM averages (arithmetic mean) the rows of one series and x that\n"
 		"differ only in PARAM, e.g. ALock Fig. 4's speedup averaged over localities.\n"
 		"METRIC is a dotted path into the metrics, e.g. lat.p50, mops, mib_per_sec.\n"
-		"Points marked invalid are left out (a note on stderr says so).\n");
+		"Points marked invalid are left out (a note on stderr says so, and --describe,\n"
+		"which every figure's title shows, counts them).\n");
 }
 
 /* A parameter as a label and for --where: reals in their shortest form
@@ -183,6 +186,18 @@ static int print_values(const char *const *files, int nfiles, const char *param,
 	return 0;
 }
 
+/* Summary entries marked invalid, of all: a figure's title says how many
+ * it does not draw, so a failed point is never just a gap. */
+static size_t invalid_entries(const json_t *doc, size_t *all)
+{
+	size_t i, bad = 0;
+	json_t *s;
+	*all = json_array_size(json_object_get(doc, "summary"));
+	json_array_foreach(json_object_get(doc, "summary"), i, s)
+		bad += !json_is_true(json_object_get(s, "valid"));
+	return bad;
+}
+
 static int describe(const char *path)
 {
 	json_error_t je;
@@ -193,14 +208,18 @@ static int describe(const char *path)
 	json_t *run = json_array_get(runs, json_array_size(runs) - 1);
 	json_t *nic = json_object_get(json_array_get(json_object_get(run, "ranks"), 0), "nic");
 	const char *dev = json_string_value(json_object_get(nic, "device"));
-	printf("%s: %s, part %" JSON_INTEGER_FORMAT ", fw %s, %s %.0f Gb/s, %" JSON_INTEGER_FORMAT " rank(s)%s\n",
-	       json_string_value(json_object_get(doc, "experiment")), dev ? dev : "?",
-	       json_integer_value(json_object_get(nic, "vendor_part_id")),
+	char part[64], bad[96] = "";
+	size_t all, invalid = invalid_entries(doc, &all);
+	nm_nic_part_name(nic, part, sizeof part);
+	if (invalid)
+		snprintf(bad, sizeof bad, " - %zu of %zu points INVALID, not drawn", invalid, all);
+	printf("%s: %s, %s, fw %s, %s %.0f Gb/s, %" JSON_INTEGER_FORMAT " rank(s)%s%s\n",
+	       json_string_value(json_object_get(doc, "experiment")), dev ? dev : "?", part,
 	       json_string_value(json_object_get(nic, "fw_ver")) ? json_string_value(json_object_get(nic, "fw_ver")) : "?",
 	       json_string_value(json_object_get(nic, "link_layer")) ? json_string_value(json_object_get(nic, "link_layer")) : "?",
 	       json_number_value(json_object_get(nic, "link_gbps")),
 	       json_integer_value(json_object_get(run, "nranks")),
-	       json_is_true(json_object_get(run, "emulated")) ? " - SOFT-ROCE (EMULATED): NOT HARDWARE NUMBERS" : "");
+	       nm_doc_emulated(doc) ? " - SOFT-ROCE (EMULATED): NOT HARDWARE NUMBERS" : "", bad);
 	json_decref(doc);
 	return 0;
 }

@@ -166,6 +166,14 @@ for sign in rxe:'{"device": "rxe0", "driver": "rxe", "vendor_part_id": 0}' \
 	verdict "$tmp/sign-$k" t-repro "reproduced (measured 30, Soft-RoCE (emulated), not a hardware reproduction)"
 done
 
+# Every figure's title (plots/common.gp) is netmem table --describe: the
+# part by name, Soft-RoCE by any sign, and the invalid points it does not draw.
+check "figure title: the part by name and the invalid points not drawn" sh -c \
+	"$N table $tmp/hw/alock-fig5.json --describe | grep -q 'mlx5_0, ConnectX-5, fw 16.35.2000, .* - 1 of 4 points INVALID, not drawn'"
+check "figure title: Soft-RoCE by its NIC record alone" sh -c \
+	"$N table $tmp/sign-rxe/alock-fig5.json --describe | grep -q 'SOFT-ROCE (EMULATED)' &&
+	 ! $N table $tmp/hw/alock-fig5.json --describe | grep -q 'SOFT-ROCE'"
+
 mkdir -p "$tmp/empty"
 check "an empty run: every claim of the papers' file not run" sh -c \
 	"$N report $tmp/empty > $tmp/empty/out && grep -q '^claim' $tmp/empty/out && ! grep -v ': not run$' $tmp/empty/out | grep -q '^claim'"
