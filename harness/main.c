@@ -433,12 +433,20 @@ static void job_open(job *j, const char *outpath, bool resume, int full_argc, ch
 	}
 	json_t *meta = job_meta(&j->dev, json_array_get(j->points, 0), full_argc, full_argv);
 	if (j->rank == 0) {
-		json_t *old = json_object_get(j->res.doc, "meta");
-		if (old && json_is_array(json_object_get(old, "runs")))
-			json_array_append_new(json_object_get(old, "runs"), meta);
+		json_t *old = json_object_get(j->res.doc, "meta"), *runs = json_object_get(old, "runs");
+		char why[512];
+		if (json_array_size(runs) &&
+		    nm_meta_same_nics(json_array_get(runs, json_array_size(runs) - 1), meta, why, sizeof why) != 0) {
+			snprintf(err, sizeof err, "%s was measured on other hardware (%s): one document holds one NIC's "
+				 "numbers; choose another --output", j->path, why);
+			json_decref(meta);
+			nm_result_close(&j->res);
+			failed = 1;
+		} else if (json_is_array(runs))
+			json_array_append_new(runs, meta);
 		else
 			nm_result_set(&j->res, "meta", json_pack("{s:[o]}", "runs", meta));
-		if (nm_result_save(&j->res) != 0) {
+		if (!failed && nm_result_save(&j->res) != 0) {
 			snprintf(err, sizeof err, "cannot write %s: %s", j->path, strerror(errno));
 			failed = 1;
 		}

@@ -1,4 +1,5 @@
 #include "meta.h"
+#include "result.h"
 #include "clock.h"
 #include "log.h"
 #include "topo.h"
@@ -567,4 +568,36 @@ char *nm_iso8601_now(void)
 		s = NULL;
 	}
 	return s;
+}
+
+/* The NIC identity of one rank's record: what must not change within a
+ * document (a resumed run on another part, firmware or device would mix two
+ * NICs' numbers under one label). */
+static const char *const nic_identity[] = {"device", "vendor_part_id", "fw_ver"};
+
+int nm_meta_same_nics(const json_t *old_run, const json_t *new_run, char *why, size_t len)
+{
+	const json_t *oh = json_object_get(old_run, "hosts"), *nh = json_object_get(new_run, "hosts");
+	if (!nm_json_same_value(oh, nh)) {
+		char *a = json_dumps(oh, JSON_COMPACT | JSON_ENCODE_ANY), *b = json_dumps(nh, JSON_COMPACT | JSON_ENCODE_ANY);
+		snprintf(why, len, "its hosts were %s, this job's are %s", a ? a : "?", b ? b : "?");
+		free(a);
+		free(b);
+		return -1;
+	}
+	const json_t *or = json_object_get(old_run, "ranks"), *nr = json_object_get(new_run, "ranks");
+	for (size_t i = 0; i < json_array_size(nr); i++)
+		for (size_t k = 0; k < sizeof nic_identity / sizeof nic_identity[0]; k++) {
+			const json_t *a = json_object_get(json_object_get(json_array_get(or, i), "nic"), nic_identity[k]);
+			const json_t *b = json_object_get(json_object_get(json_array_get(nr, i), "nic"), nic_identity[k]);
+			if (a && !nm_json_same_value(a, b)) {
+				char *sa = json_dumps(a, JSON_ENCODE_ANY), *sb = json_dumps(b, JSON_ENCODE_ANY);
+				snprintf(why, len, "rank %zu's NIC %s was %s, is now %s", i, nic_identity[k], sa ? sa : "?",
+					 sb ? sb : "?");
+				free(sa);
+				free(sb);
+				return -1;
+			}
+		}
+	return 0;
 }

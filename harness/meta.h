@@ -55,6 +55,10 @@ json_t *nm_meta_software(void);
 
 /* Current UTC time as "2026-11-21T20:15:03Z"; malloc'd, NULL on failure. */
 char *nm_iso8601_now(void);
+/* 0 when new_run (a run's metadata) has the hosts and, rank by rank, the NIC
+ * device, part and firmware of old_run; else -1 and why. One document holds
+ * one NIC: --resume elsewhere is refused. */
+int nm_meta_same_nics(const json_t *old_run, const json_t *new_run, char *why, size_t len);
 
 /* A GID of the form ::ffff:a.b.c.d (RoCE over IPv4). */
 int nm_gid_is_ipv4_mapped(const union ibv_gid *g);

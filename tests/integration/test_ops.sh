@@ -51,6 +51,9 @@ $MPI -np 2 $N ops --output "$tmp/res.json" --op read -s 8,16,32 -n 20 --resume >
 check "resume: reruns only the missing point" sh -c "grep -q '1 point(s) run, 2 resumed' $tmp/res2.err && jq -e '(.points | length) == 3 and (.meta.runs | length) == 2' $tmp/res.json"
 expect_usage "existing output without --resume" $MPI -np 2 $N ops $Q --output "$tmp/res.json" --op read -s 8,16,32 -n 20
 expect_usage "resume with another configuration" $MPI -np 2 $N ops $Q --output "$tmp/res.json" --op write -n 20 --resume
+# one document holds one NIC: the same job resumed on another firmware is refused
+jq '.meta.runs[-1].ranks[0].nic.fw_ver = "1.2.3"' "$tmp/res.json" >"$tmp/res-fw.json"
+expect_usage "resume on a NIC of other firmware" $MPI -np 2 $N ops $Q --output "$tmp/res-fw.json" --op read -s 8,16,32 -n 20 --resume
 
 # 8. repetitions: summary holds the geometric mean
 nm_run reps 2 --op read -n 50 --reps 3
