@@ -123,36 +123,6 @@ static void flatten(const json_t *m, const char *prefix, json_t *flat)
 	}
 }
 
-static bool soft_name(const json_t *s)
-{
-	const char *n = json_string_value(s);
-	return n && (!strncmp(n, "rxe", 3) || !strncmp(n, "siw", 3));
-}
-
-/* Soft-RoCE somewhere in the document: a run marked emulated, a NIC record
- * that says so or names an rxe/siw driver or device, or no NIC record at all
- * (a simulator's document). */
-static bool doc_emulated(const nm_rundoc *d)
-{
-	bool any_nic = false;
-	size_t i, j;
-	json_t *run, *rank;
-	json_array_foreach(json_object_get(json_object_get(d->doc, "meta"), "runs"), i, run) {
-		if (json_is_true(json_object_get(run, "emulated")))
-			return true;
-		json_array_foreach(json_object_get(run, "ranks"), j, rank) {
-			json_t *nic = json_object_get(rank, "nic");
-			if (!json_is_object(nic))
-				continue;
-			any_nic = true;
-			if (json_is_true(json_object_get(nic, "emulated")) || soft_name(json_object_get(nic, "driver")) ||
-			    soft_name(json_object_get(nic, "device")))
-				return true;
-		}
-	}
-	return !any_nic;
-}
-
 /* What a document's rows share: the fixed columns after valid and reps. */
 typedef struct doc_cells {
 	bool emulated;
@@ -166,7 +136,9 @@ static doc_cells doc_cells_of(const nm_rundoc *d)
 	const json_t *nic = json_object_get(json_array_get(json_object_get(meta, "ranks"), 0), "nic");
 	json_t *hosts = json_object_get(meta, "hosts");
 	return (doc_cells){
-		.emulated = doc_emulated(d),
+		/* rundoc's rule (any Soft-RoCE sign, or no NIC record), and a
+		 * simulator's document names no NIC either */
+		.emulated = d->emulated || d->simulated,
 		.device = json_object_get(nic, "device"),
 		.part = json_object_get(nic, "vendor_part_id"),
 		.firmware = json_object_get(nic, "fw_ver"),
