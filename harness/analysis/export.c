@@ -196,19 +196,6 @@ static void col_set_free(col_set *c)
 	free(c->headers);
 }
 
-/* Refuses (one line, exit 2) a document of a schema this netmem does not
- * read; "none" is a tool's document (the CoRM simulator's), which has no
- * schema key. */
-static void check_schemas(const nm_run *run)
-{
-	for (size_t i = 0; i < run->ndocs; i++) {
-		const nm_rundoc *d = &run->docs[i];
-		if (strcmp(d->schema, NM_RESULT_SCHEMA) && strcmp(d->schema, "none"))
-			nm_usage_error("export: %s/%s.json is schema '%s'; this netmem reads %s", run->dir, d->name,
-				       d->schema, NM_RESULT_SCHEMA);
-	}
-}
-
 /* Writes the table; returns the number of rows. */
 static size_t write_csv(FILE *f, const nm_run *run)
 {
@@ -291,7 +278,6 @@ static int export_main(int argc, char **argv)
 		nm_usage_error("export: %s", err);
 	if (!run.ndocs)
 		nm_usage_error("export: %s holds no result document (NAME.json with \"experiment\" and \"summary\")", dir);
-	check_schemas(&run);
 	bool to_stdout = !csv || !strcmp(csv, "-");
 	FILE *f = to_stdout ? stdout : fopen(csv, "w");
 	if (!f)

@@ -130,7 +130,7 @@ expect_usage "a document that does not parse" $N export "$tmp/broken"
 mkdir -p "$tmp/future"; jq '.schema = "netmem-result/9"' "$run/locks.json" >"$tmp/future/locks.json"
 check "an unknown schema version: one line naming the document and its schema, exit 2" sh -c \
 	"$N export $tmp/future >$tmp/o4 2>$tmp/e4; [ \$? = 2 ] && [ ! -s $tmp/o4 ] && [ \$(wc -l <$tmp/e4) = 1 ] &&
-	 grep -q \"^netmem: export: $tmp/future/locks.json is schema 'netmem-result/9'\" $tmp/e4"
+	 grep -q \"^netmem: export: $tmp/future/locks.json: schema .netmem-result/9. is not one this netmem reads\" $tmp/e4"
 expect_usage "an unknown option" $N export "$run" --tsv
 expect_usage "no run directory" $N export
 expect_usage "two run directories" $N export "$run" "$sim"
