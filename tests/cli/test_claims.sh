@@ -1,15 +1,34 @@
 #!/bin/sh
-# plots/claims.json against the configs (host only): every claim names the
-# documents it is computed from, a config of the quick, check and paper scales
-# (a two-host figure: paper only; or a CoRM simulator document of run_all.sh),
-# of the claim's experiment, and every parameter its selectors ("select",
-# "ratio") use is a parameter of that config, swept or fixed, with the value
-# selected among the config's values. Every figure the claims file lists is
-# drawn at those scales. Then the same checks on broken claims, which must
-# fail.
+# plots/claims.json against the configs and the code (host only). For every
+# claim:
+# - what the paper says: a quote (its own words) and where it is, neither
+#   empty; a claim with a paper value has both bounds, min < max, the paper's
+#   value between them, in "reproduced" or per NIC in "ranges_by_nic" (never
+#   both; a per-NIC claim has a direction); an ordering (paper value null)
+#   has a direction and no range; a direction is one a measurement can fail
+#   (never above 0 or less; on a ratio, above 1 or more or below 1 or less)
+#   with the paper's value on its side; "exercised" names metrics with a floor
+#   above 0; "needs", where given, says what is missing;
+# - the metric, and every exercised metric, is one the claim's experiment
+#   writes: the table below, each row of which is found in the code that
+#   writes the metric (a claim with "needs" is reported skipped instead);
+# - the documents: a config of the quick, check and paper scales (a two-host
+#   figure: paper only) of the claim's experiment, or a CoRM simulator
+#   document of run_all.sh, made here (bin/netmem, run_all.sh's arguments for
+#   the paper scale and for the smaller ones, fewer objects);
+# - every parameter the selectors (select, ratio num and den) use is a
+#   parameter of that config at every scale, swept or fixed; at paper scale
+#   every value selected, each of a list's, is among the config's values; at
+#   the quick and check scales a scalar must be run and a list ("any of") must
+#   have one of its values run, or the claim is a known gap of that scale
+#   (listed below, reported skipped; a listed gap that is not one fails).
+# Every figure the claims file lists is drawn at those scales. Then the same
+# checks on broken claims, each of which must fail for its reason.
 cd "$(dirname "$0")/../.." || exit 1
 . tests/lib.sh
 tmp=$(mktemp -d); trap 'rm -rf "$tmp"' EXIT
+N=bin/netmem
+C=plots/claims.json
 
 # Figures no single host can run (the memory node alone on its host, the
 # packet path between two guests): not in run_all.sh's quick or check scale.
@@ -17,60 +36,276 @@ two_host="clover-fig2 clover-fig4"
 # The documents of CoRM's simulator, which run_all.sh runs (no config).
 tools="corm-fig7 corm-fig17 corm-fig18"
 in_list() { case " $2 " in *" $1 "*) true ;; *) false ;; esac; }
-
 # scales DOC: the config directories a claim on DOC must find it in
 scales() {
 	if in_list "$1" "$two_host"; then echo configs/paper; else echo configs/quick configs/check configs/paper; fi
 }
 
-# problems CLAIM_JSON: one line per problem of this claim (none: it is fine)
-problems() {
-	docs=$(printf '%s' "$1" | jq -r '.documents // empty')
-	exp=$(printf '%s' "$1" | jq -r '.experiment')
-	[ -n "$docs" ] || { echo "no \"documents\": nothing says which config it is computed from"; return; }
-	if in_list "$docs" "$tools"; then
-		[ "$exp" = corm-sim ] || echo "$docs is a CoRM simulator document, but the claim's experiment is $exp"
-		return
-	fi
-	for dir in $(scales "$docs"); do
-		found=0
-		for cfg in "$dir"/$docs.json; do
-			[ -r "$cfg" ] || continue
-			found=1
-			# the selectors' parameters, each with the value selected, against
-			# the config's params (a scalar is a one-value axis); values
-			# compare as text, so 0.5 matches 0.5 and true matches true
-			printf '%s' "$1" | jq -r --slurpfile c "$cfg" --arg cfg "$cfg" '
-				($c[0]) as $c |
-				(if $c.experiment != .experiment then "\($cfg) is a \($c.experiment) config, the claim says \(.experiment)" else empty end),
-				([.select // {}, .ratio.num // {}, .ratio.den // {}] | map(to_entries[]) | .[]) as $s |
-				($c.params[$s.key]) as $v |
-				if $v == null then "\($cfg) has no parameter \($s.key) (the claim selects \($s.key)=\($s.value))"
-				elif ([$v] | flatten | map(tostring) | index($s.value | tostring)) == null then
-					"\($cfg) never runs \($s.key)=\($s.value) (its values: \([$v] | flatten | map(tostring) | join(", ")))"
-				else empty end' 2>&1
+# Claims the smaller scales cannot compute (a value their configs never run),
+# ID SCALE: each is reported skipped, and must still be a gap.
+gaps='alock-low-contention-mcs quick
+alock-low-contention-mcs check
+alock-low-contention-spin quick
+alock-low-contention-spin check
+alock-spin-240-threads quick
+alock-spin-240-threads check
+alock-latency-20x quick
+alock-latency-20x check
+loco-window-128 check
+numa-write-inversion quick
+numa-write-inversion check
+numa-remote-reads-35pct quick
+numa-remote-reads-35pct check
+numa-per-side-10pct check
+numa-mtu-inversion quick
+numa-mtu-inversion check
+corm-vs-mesh quick/check'
+
+# The metrics claims read, per experiment: EXPERIMENT|METRIC|FILE|TEXT, where
+# TEXT is what in FILE writes the metric (a summary's geometric means are its
+# metrics' numeric leaves, dotted, harness/result.c); every row must be found.
+metrics='lock|ops_per_sec|workloads/locks/lock.c|{"ops", lock_counters
+lock|ops_per_sec|harness/measure.c|"%s_per_sec"
+lock|lat.p99|harness/measure.c|"lat", nm_hist_summary_json
+lock|lat.p99|harness/stats.c|{"p99",
+lock|ratio_to_mcs|workloads/locks/lock.c|"ratio_to_%s"
+lock|ratio_to_mcs|workloads/locks/lock.c|{"spin", "mcs"}
+lock|ratio_to_spin|workloads/locks/lock.c|"ratio_to_%s"
+lock|ratio_to_spin|workloads/locks/lock.c|{"spin", "mcs"}
+txn|txns_per_sec|workloads/locks/txn.c|{"txns", txn_counters
+txn|txns_per_sec|harness/measure.c|"%s_per_sec"
+kv|ops_per_sec|workloads/kv/kv.c|{"ops", kv_counters
+kv|ops_per_sec|harness/measure.c|"%s_per_sec"
+ops|mops|workloads/ops/ops.c|{"ops", ops_counters
+ops|mops|harness/measure.c|"m%s"
+ops|lat.mean|harness/measure.c|"lat", nm_hist_summary_json
+ops|lat.mean|harness/stats.c|{"mean",
+numa-kv|ops_per_sec|workloads/numa/numa_kv.c|{"ops", kv_counters
+numa-kv|ops_per_sec|harness/measure.c|"%s_per_sec"
+corm|ops_per_sec|workloads/corm/corm.c|"rounds" : "ops"
+corm|ops_per_sec|harness/measure.c|"%s_per_sec"
+corm|direct_read_conflicts_per_op|workloads/corm/corm.c|"direct_read_conflicts_per_op"
+corm|mmap_us|workloads/corm/corm_remap.c|"mmap_us"
+corm|nic_step_us|workloads/corm/corm_remap.c|"nic_step_us"
+corm|first_read_penalty_us|workloads/corm/corm_remap.c|"first_read_penalty_us"
+corm|shared_ops|workloads/corm/corm_bench.c|{"shared_ops", NM_COUNT_METRIC}
+corm|shared_ops|harness/measure.c|& NM_COUNT_METRIC
+corm|writes|workloads/corm/corm_bench.c|{"writes", NM_COUNT_METRIC}
+corm|writes|harness/measure.c|& NM_COUNT_METRIC
+corm|fairness.threads|harness/measure.c|"fairness", fairness(
+corm|fairness.threads|harness/measure.c|"threads", (int)n
+corm-sim|reduction|workloads/corm/corm_sim.c|"reduction"
+clover|mops|workloads/clover/clover.c|{"ops", cl_counters
+clover|mops|harness/measure.c|"m%s"
+clover|rtts.p99|workloads/clover/clover.c|"rtts", rtt
+clover|rtts.p99|workloads/clover/clover.c|"p99", nm_hist_quantile(&h, 0.99)
+clover|fairness.threads|harness/measure.c|"fairness", fairness(
+clover|fairness.threads|harness/measure.c|"threads", (int)n'
+printf '%s\n' "$metrics" >"$tmp/metrics.txt"
+while IFS='|' read -r exp metric file text; do
+	if grep -qF -- "$text" "$file"; then ok "metric $exp $metric: $file writes it ($text)"
+	else notok "metric $exp $metric: '$text' is not in $file"; fi
+done <"$tmp/metrics.txt"
+printf '%s\n' "$metrics" | jq -R -s '[split("\n")[] | select(length > 0) | split("|") | {exp: .[0], metric: .[1]}]
+	| group_by(.exp) | map({key: .[0].exp, value: (map(.metric) | unique)}) | from_entries' >"$tmp/metrics.json"
+
+# The checks, one jq program over every claim at once (a jq start is costly
+# on a loaded host): for each claim, lines "ID<tab>KIND<tab>TEXT", KIND one
+# of SCHEMA (a problem of what it states), FAIL (of its documents or
+# selection), GAP (TEXT: "SCALE<tab>why"), SKIP (not checked, why) and NEEDS.
+cat >"$tmp/check.jq" <<'EOF'
+def num: type == "number";
+def text: type == "string" and length > 0;
+def scalar: type == "string" or type == "number" or type == "boolean";
+# a parameter's values: a scalar is a one-value axis; "A..B" every power of
+# two between; "4M" a size (harness/opt.c)
+def sizeval: capture("^(?<n>[0-9]+)(?<u>[kKmMgG]?)[bB]?$")
+	| (.n | tonumber) * ({"": 1, k: 1024, K: 1024, m: 1048576, M: 1048576, g: 1073741824, G: 1073741824}[.u]);
+def expand: if type == "string" and test("^[0-9]+[kKmMgG]?[bB]?\\.\\.[0-9]+[kKmMgG]?[bB]?$")
+	then (split("..") | map(sizeval)) as $ab | [$ab[0] | recurse(. * 2; . <= $ab[1])]
+	elif type == "string" and test("^[0-9]+[kKmMgG]?[bB]?$") then [sizeval] else [.] end;
+def runs: [if type == "array" then .[] else . end | expand[] | tostring];
+def selectors: [.select, .ratio.num, .ratio.den] | map(objects | to_entries[]) | .[];
+
+# what the claim states
+def schema($known):
+	. as $c |
+	(if (.id | text) and (.claim | text) and (.experiment | text) and (.metric | text) and (.unit | type) == "string" then empty
+	 else "want id, claim, experiment, metric and unit" end),
+	(if (.quote | text) then empty else "no quote: the paper's own sentence or caption, verbatim" end),
+	(if (.where | text) then empty else "no where: the section or figure of the quote" end),
+	(if any(("max", "min", "mean", "value"); . == $c.reduce) then empty else "reduce \(.reduce) is not max, min, mean or value" end),
+	(if has("ratio") and ((.ratio.num | type) != "object" or (.ratio.den | type) != "object") then "ratio wants num and den selections" else empty end),
+	(if (.select // {} | type) != "object" then "select is not an object" else empty end),
+	(selectors | select((.value | scalar) or ((.value | type) == "array" and (.value | length) > 0 and all(.value[]; scalar)) | not)
+	 | "selector \(.key): want a value or a non-empty list of values"),
+	(if has("paper_value") | not then "no paper_value (a number, or null for an ordering)"
+	 elif (.paper_value | num) then
+		(if has("ranges_by_nic") then
+			(if has("reproduced") then "both reproduced and ranges_by_nic: ranges_by_nic replaces reproduced" else empty end),
+			(if (.ranges_by_nic | type) != "array" or (.ranges_by_nic | length) == 0 then "ranges_by_nic: want a non-empty list"
+			 else (.ranges_by_nic[] | select((.part | text) and (.min | num) and (.max | num) and .min < .max | not)
+				| "ranges_by_nic entry \(tojson): want a part and min < max"),
+			      (if any(.ranges_by_nic[]; (.min | num) and (.max | num) and .min <= $c.paper_value and $c.paper_value <= .max) then empty
+			       else "paper_value \(.paper_value) is in no range of ranges_by_nic" end) end),
+			(if has("direction") then empty else "ranges_by_nic without a direction (a NIC no range names gets at most direction only)" end)
+		 elif (.reproduced.min | num) and (.reproduced.max | num) then
+			(if .reproduced.min < .reproduced.max then empty else "reproduced: min \(.reproduced.min) is not below max \(.reproduced.max)" end),
+			(if .reproduced.min <= .paper_value and .paper_value <= .reproduced.max then empty
+			 else "paper_value \(.paper_value) is outside reproduced \(.reproduced | tojson)" end)
+		 else "reproduced needs both min and max (numbers)" end)
+	 elif .paper_value == null then
+		(if has("reproduced") or has("ranges_by_nic") then "an ordering (paper_value null) has no range: its direction is its range" else empty end),
+		(if has("direction") then empty else "an ordering (paper_value null) needs a direction" end)
+	 else "paper_value is neither a number nor null" end),
+	(if has("direction") then
+		(if (.direction | type) == "object" then .direction | keys else [] end) as $k |
+		if ($k != ["above"] and $k != ["below"]) or (.direction[$k[0]] | num | not) then "direction: want {\"above\": v} or {\"below\": v}"
+		else .direction[$k[0]] as $v |
+			(if $k[0] == "above" and $v <= 0 then "direction above \($v): every measurement of a non-negative metric passes it" else empty end),
+			(if .unit == "x" and (($k[0] == "above" and $v < 1) or ($k[0] == "below" and $v > 1))
+			 then "direction \($k[0]) \($v) on a ratio: the neutral value of a ratio is 1" else empty end),
+			(if (.paper_value | num) and (($k[0] == "above" and .paper_value <= $v) or ($k[0] == "below" and .paper_value >= $v))
+			 then "paper_value \(.paper_value) is not on the side of direction \($k[0]) \($v)" else empty end)
+		end
+	 else empty end),
+	(if has("exercised") then
+		([.exercised] | flatten) as $e |
+		if ($e | length) == 0 then "exercised: empty"
+		else ($e[] | select((.metric | text) and (.min | num) and .min > 0 | not) | "exercised \(tojson): want {metric, min > 0}"),
+		     ($e[] | .metric | select(text) | select(. as $x | $known | index([$x]) == null)
+			| "exercised metric \(.) is not one \($c.experiment) writes (the table in tests/cli/test_claims.sh)")
+		end
+	 else empty end),
+	(if has("needs") then (if (.needs | text) then empty else "needs: empty (say what is missing)" end)
+	 elif (.metric | text) and ($known | index([$c.metric])) == null then
+		"metric \(.metric) is not one \(.experiment) writes (the table in tests/cli/test_claims.sh)"
+	 else empty end);
+
+# the selectors against a config's params: "FAIL why" or "GAP why"; with
+# $strict every value must be run, else a scalar, or one of a list's
+def selection($params; $exp; $where; $strict):
+	(if $exp != .experiment then "FAIL \($where) is a \($exp) config, the claim says \(.experiment)" else empty end),
+	(selectors as $s | ($params[$s.key]) as $v |
+	 if $v == null then "FAIL \($where) has no parameter \($s.key) (the claim selects \($s.key)=\($s.value | tojson))"
+	 else ($v | runs) as $have | ([$s.value] | flatten | map(tostring)) as $want | ($want - $have) as $missing |
+		if ($missing | length) == 0 then empty
+		elif $strict then "FAIL \($where) never runs \($s.key)=\($missing | join(",")) (its values: \($have | join(", ")))"
+		elif ($s.value | type) == "array" and ($missing | length) < ($want | length) then empty
+		else "GAP \($where) never runs \($s.key)=\($s.value | tojson) (its values: \($have | join(", ")))" end
+	 end);
+
+def named($docs): if $docs | endswith("*") then startswith($docs[:-1]) else . == $docs end;
+
+# the documents and the selection
+def problems:
+	. as $c | .documents as $docs |
+	if ($docs | text | not) then "FAIL\tno \"documents\": nothing says which config it is computed from"
+	elif $tools | index([$docs]) then
+		if .experiment != "corm-sim" then "FAIL\t\($docs) is a CoRM simulator document, but the claim's experiment is \(.experiment)"
+		elif $sims[$docs] == null then "SKIP\tno \($docs) simulator document (bin/netmem not built?)"
+		else ("paper", "quick/check") as $sc | $sims[$docs][$sc] as $d |
+			(selection($d.params; "corm-sim"; "\($docs) (\($sc))"; $sc == "paper") | sub("^GAP "; "GAP\t\($sc)\t") | sub("^FAIL "; "FAIL\t")),
+			(if $d.metrics | index([$c.metric]) then empty
+			 else "FAIL\t\($docs) (\($sc)) has no metric \($c.metric) (its metrics: \($d.metrics | join(", ")))" end)
+		end
+	else
+		(if $two_host | index([$docs]) then ["paper"] else ["quick", "check", "paper"] end)[] as $sc |
+		[$cfgs | keys[] | select(startswith("configs/\($sc)/") and (ltrimstr("configs/\($sc)/") | rtrimstr(".json") | named($docs)))] as $files |
+		if ($files | length) == 0 then "FAIL\tno config \($docs) in configs/\($sc)"
+		else $files[] as $f |
+			selection($cfgs[$f].params; $cfgs[$f].experiment; $f; $sc == "paper") | sub("^GAP "; "GAP\t\($sc)\t") | sub("^FAIL "; "FAIL\t")
+		end
+	end;
+
+.papers[].claims[] | . as $c |
+	(schema($metrics[.experiment] // []) | "\($c.id)\tSCHEMA\t\(.)"),
+	(problems | "\($c.id)\t\(.)"),
+	(if has("needs") then "\(.id)\tNEEDS\t\(.needs)" else empty end)
+EOF
+
+# The configs of every scale: {path: {experiment, params}}.
+jq -n '[inputs | {key: input_filename, value: {experiment, params}}] | from_entries' configs/*/*.json >"$tmp/cfgs.json"
+
+# The simulator's documents the claims name, as run_all.sh makes them (its
+# arguments for the paper scale, the first, and for the smaller ones, the
+# last), with fewer objects: {DOC: {SCALE: {params: {key: [values]},
+# metrics: [...]}}}.
+echo '{}' >"$tmp/sims.json"
+if [ -x "$N" ]; then
+	for doc in $tools; do
+		jq -e --arg d "$doc" 'any(.papers[].claims[]; .documents == $d)' "$C" >/dev/null || continue
+		args=$(sed -n "s/^[[:space:]]*tool_args\[$doc\]=\"\(.*\)\"\$/\1/p" run_all.sh)
+		[ -n "$args" ] || continue
+		for sc in paper quick/check; do
+			if [ "$sc" = paper ]; then a=$(printf '%s\n' "$args" | head -n 1); else a=$(printf '%s\n' "$args" | tail -n 1); fi
+			# shellcheck disable=SC2046 # the arguments as run_all.sh passes them
+			$N corm-sim $(printf '%s' "$a" | sed 's/-n [0-9]*/-n 2000/') -o "$tmp/sim.json" >/dev/null 2>&1 || continue
+			jq --arg doc "$doc" --arg sc "$sc" --slurpfile d "$tmp/sim.json" '.[$doc][$sc] = {
+				params: ([$d[0].summary[].params | to_entries[]] | group_by(.key) | map({key: .[0].key, value: (map(.value) | unique)}) | from_entries),
+				metrics: ([$d[0].summary[].geomean | keys[]] | unique)}' "$tmp/sims.json" >"$tmp/sims.new" && mv "$tmp/sims.new" "$tmp/sims.json"
 		done
-		[ "$found" = 1 ] || echo "no config $docs in $dir"
+	done
+fi
+
+# run_checks CLAIMS_FILE OUT: the check's lines for every claim of CLAIMS_FILE
+run_checks() {
+	jq -r --slurpfile metrics "$tmp/metrics.json" --slurpfile cfgs "$tmp/cfgs.json" --slurpfile sims "$tmp/sims.json" \
+		--arg two_host "$two_host" --arg tools "$tools" \
+		'($metrics[0]) as $metrics | ($cfgs[0]) as $cfgs | ($sims[0]) as $sims |
+		 ($two_host | split(" ")) as $two_host | ($tools | split(" ")) as $tools | '"$(cat "$tmp/check.jq")" "$1" >"$2" 2>&1 ||
+		echo "?	FAIL	jq: $(cat "$2")" >>"$2"
+}
+run_checks "$C" "$tmp/out"
+# gap_listed ID SCALE: is it a known gap?
+gap_listed() { printf '%s\n' "$gaps" | grep -qx "$1 $2"; }
+# field KIND ID OUT: the TEXT of ID's lines of KIND in OUT, one per line
+field() { awk -F '\t' -v k="$1" -v id="$2" '$1 == id && $2 == k { sub(/^[^\t]*\t[^\t]*\t/, ""); print }' "$3"; }
+
+jq -r '.papers[].claims[] | "\(.id)\t\(.documents // "?")"' "$C" >"$tmp/ids"
+[ -s "$tmp/ids" ] || notok "$C holds no claim"
+if [ -n "$(cut -f1 "$tmp/ids" | sort | uniq -d)" ]; then notok "claim ids are unique: $(cut -f1 "$tmp/ids" | sort | uniq -d | tr '\n' ' ')"
+else ok "claim ids are unique"; fi
+if grep -q '^?	' "$tmp/out"; then notok "the check ran: $(grep '^?	' "$tmp/out")"; fi
+: >"$tmp/gaps.seen"; : >"$tmp/unchecked"
+while read -r id docs; do
+	p=$(field SCHEMA "$id" "$tmp/out" | tr '\n' ';')
+	if [ -z "$p" ]; then ok "claim $id: quote, where, bounds, direction, metric"; else notok "claim $id: $p"; fi
+	n=$(field NEEDS "$id" "$tmp/out")
+	[ -z "$n" ] || skip "claim $id: its metric" "needs: $n"
+	fails=$(field FAIL "$id" "$tmp/out" | tr '\n' ';')
+	unlisted=""; gapped=" "
+	for sc in $(field GAP "$id" "$tmp/out" | cut -f1 | sort -u); do
+		why=$(field GAP "$id" "$tmp/out" | awk -F '\t' -v s="$sc" '$1 == s { print $2 }' | tr '\n' ';')
+		echo "$id $sc" >>"$tmp/gaps.seen"
+		gapped="$gapped$sc "
+		if gap_listed "$id" "$sc"; then skip "claim $id at the $sc scale" "a known gap: $why"
+		else unlisted="$unlisted not computable at the $sc scale: $why"; fi
+	done
+	sk=$(field SKIP "$id" "$tmp/out" | head -n 1)
+	if [ -n "$fails$unlisted" ]; then notok "claim $id: $fails$unlisted"
+	elif [ -n "$sk" ]; then skip "claim $id: $docs" "$sk"; echo "$id" >>"$tmp/unchecked"
+	else
+		at=""
+		for d in $(scales "$docs"); do in_list "${d#configs/}" "$(echo "$gapped" | tr / " ")" || at="$at ${d#configs/}"; done
+		ok "claim $id: selection of $docs at$at"
+	fi
+done <"$tmp/ids"
+# stale_gaps: listed gaps that are not (or no longer) gaps, of the claims checked
+stale_gaps() {
+	printf '%s\n' "$gaps" | while read -r g; do
+		grep -qx "$g" "$tmp/gaps.seen" || grep -qx "${g%% *}" "$tmp/unchecked" || echo "$g"
 	done
 }
-
-jq -c '.papers[].claims[]' plots/claims.json >"$tmp/claims"
-[ -s "$tmp/claims" ] || notok "plots/claims.json holds no claim"
-while read -r c; do
-	id=$(printf '%s' "$c" | jq -r .id)
-	p=$(problems "$c" | tr '\n' ';')
-	if [ -z "$p" ]; then ok "claim $id: $(printf '%s' "$c" | jq -r .documents) at $(scales "$(printf '%s' "$c" | jq -r .documents)" | sed 's/configs\///g')"
-	else notok "claim $id: $p"; fi
-done <"$tmp/claims"
+s=$(stale_gaps | tr '\n' ';')
+if [ -z "$s" ]; then ok "every listed gap is one"; else notok "listed gaps that are not gaps (remove them): $s"; fi
 
 # Every figure a paper lists is drawn at those scales (the report looks for it).
 drawn() { # drawn DIR: the figures a scale's configs draw
-	for cfg in "$1"/*.json; do
-		jq -r --arg self "$(basename "$cfg" .json)" '.plots // [] | .[] | .figure // $self' "$cfg"
-	done
+	jq -r '(input_filename | sub(".*/"; "") | rtrimstr(".json")) as $self | .plots // [] | .[] | .figure // $self' "$1"/*.json
 }
 for dir in configs/quick configs/check configs/paper; do drawn "$dir" >"$tmp/${dir#configs/}.figs"; done
-for fig in $(jq -r '.papers[].figures[].figure' plots/claims.json); do
+for fig in $(jq -r '.papers[].figures[].figure' "$C"); do
 	miss=""
 	if ! in_list "$fig" "$tools"; then
 		for dir in $(scales "$fig"); do grep -qx "$fig" "$tmp/${dir#configs/}.figs" || miss="$miss ${dir#configs/}"; done
@@ -78,22 +313,70 @@ for fig in $(jq -r '.papers[].figures[].figure' plots/claims.json); do
 	if [ -z "$miss" ]; then ok "figure $fig is drawn"; else notok "figure $fig is drawn by no config of:$miss"; fi
 done
 
-# The checks must catch broken claims (on alock-fig5, whose configs hold
-# lock, locks and p_local at every scale).
-bad() { # bad "what" CLAIM_JSON
-	if [ -n "$(problems "$2")" ]; then ok "caught: $1"; else notok "not caught: $1"; fi
-}
-bad "no documents" '{"id":"x","experiment":"lock","select":{"lock":"alock"}}'
-bad "a config no scale has" '{"id":"x","experiment":"lock","documents":"alock-fig9","select":{}}'
-bad "another experiment" '{"id":"x","experiment":"txn","documents":"alock-fig5","select":{}}'
-bad "a parameter the config lacks" '{"id":"x","experiment":"lock","documents":"alock-fig5","select":{"window":3}}'
-bad "a value the config never runs" '{"id":"x","experiment":"lock","documents":"alock-fig5","select":{"lock":"ticket"}}'
-bad "a ratio side the config never runs" '{"id":"x","experiment":"lock","documents":"alock-fig5","select":{},"ratio":{"num":{"p_local":100},"den":{"p_local":7}}}'
-bad "a simulator document under another experiment" '{"id":"x","experiment":"corm","documents":"corm-fig17","select":{}}'
-bad "a two-host figure's claim on another experiment" '{"id":"x","experiment":"lock","documents":"clover-fig2","select":{}}'
-if [ -z "$(problems '{"id":"x","experiment":"lock","documents":"alock-fig5","select":{"p_local":100},"ratio":{"num":{"lock":"alock"},"den":{"lock":"mcs"}}}')" ]; then
-	ok "a good claim passes"
-else
-	notok "a good claim fails: $(problems '{"id":"x","experiment":"lock","documents":"alock-fig5","select":{"p_local":100},"ratio":{"num":{"lock":"alock"},"den":{"lock":"mcs"}}}')"
-fi
+# The checks must catch broken claims, each for its reason: a good claim (on
+# alock-fig5, whose configs hold lock, locks and p_local at every scale)
+# changed by a jq expression (WHAT|CHANGE|TEXT OF THE PROBLEM), all checked
+# in one run.
+good='{"id": "good", "claim": "c", "quote": "q", "where": "Sec. 1", "experiment": "lock", "documents": "alock-fig5",
+	"select": {"p_local": 100}, "ratio": {"num": {"lock": "alock"}, "den": {"lock": "mcs"}}, "metric": "ops_per_sec",
+	"reduce": "max", "paper_value": 2, "unit": "x", "reproduced": {"min": 1.5, "max": 3}, "direction": {"above": 1}}'
+cat >"$tmp/bad" <<'EOF'
+no documents|del(.documents)|no "documents"
+a config no scale has|.documents = "alock-fig9"|no config alock-fig9
+another experiment|.experiment = "txn"|is a lock config, the claim says txn
+a parameter the config lacks|.select.window = 3|has no parameter window
+a value the config never runs|.ratio.den.lock = "ticket"|never runs lock=ticket
+a list value the paper config never runs|.select.p_local = [100, 7]|paper/alock-fig5.json never runs p_local=7
+a value only the paper config runs, not a listed gap|.select.p_local = 95|quick/alock-fig5.json never runs p_local=95
+a simulator document under another experiment|.experiment = "corm" + .documents = "corm-fig17"|simulator document
+a two-host figure's claim on another experiment|.documents = "clover-fig2"|is a clover config
+no quote|del(.quote)|no quote
+an empty where|.where = ""|no where
+one bound|del(.reproduced.max)|both min and max
+min above max|.reproduced = {"min": 3, "max": 1.5}|is not below max
+the paper's value outside its range|.paper_value = 5|outside reproduced
+a direction any measurement passes|.unit = "us" + .direction = {"above": 0}|every measurement
+a ratio's direction short of 1|.direction = {"above": 0.9}|neutral value of a ratio
+the paper's value against its direction|.direction = {"below": 1}|not on the side
+an ordering without a direction|.paper_value = null + del(.reproduced) + del(.direction)|needs a direction
+an ordering with a range|.paper_value = null|has no range
+a metric the experiment does not write|.metric = "lat.p42"|metric lat.p42 is not one lock writes
+ranges_by_nic beside reproduced|.ranges_by_nic = [{"part": "ConnectX-3", "min": 1.5, "max": 3}]|replaces reproduced
+ranges_by_nic without a direction|del(.reproduced) + del(.direction) + .ranges_by_nic = [{"part": "ConnectX-3", "min": 1.5, "max": 3}]|without a direction
+the paper's value in no NIC's range|del(.reproduced) + .ranges_by_nic = [{"part": "ConnectX-3", "min": 3, "max": 4}]|in no range
+a NIC range without a part|del(.reproduced) + .ranges_by_nic = [{"min": 1.5, "max": 3}]|want a part
+an exercised metric the experiment does not write|.exercised = {"metric": "nope", "min": 1}|exercised metric nope
+an exercised floor of 0|.exercised = [{"metric": "ops_per_sec", "min": 0}]|min > 0
+an empty needs|.needs = ""|needs: empty
+an unknown reduction|.reduce = "median"|is not max, min, mean or value
+an empty list selected|.select.p_local = []|non-empty list
+a simulator size never simulated|.experiment = "corm-sim" + .documents = "corm-fig17" + .metric = "reduction" + .select = {"size": 12345} + .ratio = {"num": {"strategy": "corm-16"}, "den": {"strategy": "mesh"}}|never runs size=12345
+EOF
+# The broken claims, "bad-N" each (" + " in a change is jq's "|"), beside
+# the good one, in one claims file.
+i=0
+printf '%s\n' "$good" | jq -c . >"$tmp/bad.claims"
+while IFS='|' read -r what change pattern; do
+	i=$((i + 1))
+	printf '%s' "$good" | jq -c --arg id "bad-$i" "$(printf '%s' "$change" | sed 's/ + / | /g') | .id = \$id" >>"$tmp/bad.claims" ||
+		notok "broken claim $i ($what): the change does not apply"
+done <"$tmp/bad"
+jq -s '{papers: [{id: "bad", claims: .}]}' "$tmp/bad.claims" >"$tmp/bad.json"
+run_checks "$tmp/bad.json" "$tmp/bad.out"
+# found ID: every line of ID but a skip
+found() { awk -F '\t' -v id="$1" '$1 == id && $2 != "SKIP" && $2 != "NEEDS"' "$tmp/bad.out"; }
+if [ -z "$(found good)" ]; then ok "a good claim passes"; else notok "a good claim fails: $(found good | tr '\n' ';')"; fi
+i=0
+while IFS='|' read -r what change pattern; do
+	i=$((i + 1))
+	if [ "$what" = "a simulator size never simulated" ] && [ "$(jq 'has("corm-fig17")' "$tmp/sims.json")" != true ]; then
+		skip "caught: $what" "no corm-fig17 simulator document (bin/netmem not built, or no claim on it)"
+	elif found "bad-$i" | grep -qF -- "$pattern"; then ok "caught: $what"
+	else notok "not caught: $what (found: $(found "bad-$i" | tr '\n' ';'))"; fi
+done <"$tmp/bad"
+# ... and a listed gap that is not one
+gaps="$gaps
+alock-22x-spin quick"
+if stale_gaps | grep -qx 'alock-22x-spin quick'; then ok "caught: a listed gap that is not one"
+else notok "not caught: a listed gap that is not one"; fi
 t_summary
