@@ -8,6 +8,9 @@
 #include <jansson.h>
 #include <stdbool.h>
 
+/* At most this many "exercised" conditions per claim. */
+#define NM_EXERCISED_MAX 4
+
 typedef enum nm_verdict {
 	NM_VERDICT_NOT_RUN,        /* the run has no document the claim names */
 	NM_VERDICT_NO_MATCH,       /* documents, but no usable entry in the selection */

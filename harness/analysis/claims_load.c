@@ -95,6 +95,26 @@ static const char *bad_ranges_by_nic(const json_t *claim)
 	return NULL;
 }
 
+static bool bad_condition(const json_t *c)
+{
+	return !nonempty(c, "metric") || !json_is_number(json_object_get(c, "min")) || json_object_size(c) != 2;
+}
+
+/* One condition, or a list of them (all must hold). */
+static bool bad_exercised(const json_t *ex)
+{
+	size_t i;
+	const json_t *c;
+	if (!json_is_array(ex))
+		return bad_condition(ex);
+	if (json_array_size(ex) == 0 || json_array_size(ex) > NM_EXERCISED_MAX)
+		return true;
+	json_array_foreach(ex, i, c)
+		if (bad_condition(c))
+			return true;
+	return false;
+}
+
 static const char *bad_claim(const json_t *claim)
 {
 	const json_t *ratio = json_object_get(claim, "ratio"), *ex = json_object_get(claim, "exercised");
@@ -113,8 +133,8 @@ static const char *bad_claim(const json_t *claim)
 		return "has a ratio without its num and den selections";
 	if (json_object_get(claim, "select") && !json_is_object(json_object_get(claim, "select")))
 		return "has a select that is not an object";
-	if (ex && (!nonempty(ex, "metric") || !json_is_number(json_object_get(ex, "min"))))
-		return "has exercised without its metric and min";
+	if (ex && bad_exercised(ex))
+		return "has exercised that is not {\"metric\", \"min\"} or a list of at most 4 of them";
 	const json_t *pv = json_object_get(claim, "paper_value");
 	if (!json_is_null(pv) && !json_is_number(pv))
 		return "needs paper_value: a number, or null for an ordering";

@@ -362,7 +362,8 @@ static void print_claim(const nm_claim_result *r)
 		printf(" (measured %.4g, %s%s)", r->measured, basis,
 		       nm_claim_on_hardware(r) || r->basis.simulated ? "" : ", not a hardware reproduction");
 	}
-	if (r->verdict == NM_VERDICT_FAILED || r->verdict == NM_VERDICT_NO_MATCH || r->verdict == NM_VERDICT_NOT_EXERCISED)
+	if (r->verdict == NM_VERDICT_FAILED || r->verdict == NM_VERDICT_NO_MATCH || r->verdict == NM_VERDICT_NOT_EXERCISED ||
+	    json_object_get(r->claim, "needs"))
 		printf("; %s", r->note);
 	printf("\n");
 }

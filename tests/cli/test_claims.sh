@@ -43,23 +43,7 @@ scales() {
 
 # Claims the smaller scales cannot compute (a value their configs never run),
 # ID SCALE: each is reported skipped, and must still be a gap.
-gaps='alock-low-contention-mcs quick
-alock-low-contention-mcs check
-alock-low-contention-spin quick
-alock-low-contention-spin check
-alock-spin-240-threads quick
-alock-spin-240-threads check
-alock-latency-20x quick
-alock-latency-20x check
-loco-window-128 check
-numa-write-inversion quick
-numa-write-inversion check
-numa-remote-reads-35pct quick
-numa-remote-reads-35pct check
-numa-per-side-10pct check
-numa-mtu-inversion quick
-numa-mtu-inversion check
-corm-vs-mesh quick/check'
+gaps=$(grep -v '^#' tests/data/claim-gaps)
 
 # The metrics claims read, per experiment: EXPERIMENT|METRIC|FILE|TEXT, where
 # TEXT is what in FILE writes the metric (a summary's geometric means are its
