@@ -10,12 +10,15 @@
 #include "log.h"
 #include "rundoc.h"
 #include <errno.h>
+#include <fcntl.h>
 #include <jansson.h>
 #include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
 
 #define MAX_RUNS 8
 
@@ -44,8 +47,10 @@ static void usage(FILE *out)
 		"ratio to the first run's. Parameters with no value common to all runs (a\n"
 		"duration, a device) are left out of the matching and listed. Draws DIR/NAME.png\n"
 		"and DIR/NAME.svg (default DIR: compare), one line per run, labelled by the run's\n"
-		"NIC (device, firmware, link). Runs of different schema versions, or with no\n"
-		"document or point in common, are refused (exit 2).\n");
+		"NIC (device, firmware, link), from any working directory. Runs of different\n"
+		"schema versions, or with no document or point in common, are refused (exit 2);\n"
+		"a figure that could not be drawn (see DIR/NAME.gnuplot.log) makes the exit\n"
+		"status 1.\n");
 }
 
 static char *canon(const json_t *v)
@@ -171,28 +176,80 @@ static void point_label(const json_t *entry, const json_t *swept, char *buf, siz
 
 typedef struct cmp_opts {
 	const char *out, *metric;
-	char plot[PATH_MAX + 32];
+	char plot[PATH_MAX + 32], term[PATH_MAX + 32];
+	bool failed;  /* a figure could not be drawn */
 } cmp_opts;
 
-static void draw(const cmp_opts *o, const char *name, const char *metric, const char *dat, const char *exp)
+/* gnuplot's single-quoted string of s ('' for a quote). */
+static void gp_quote(char *buf, size_t len, const char *s)
+{
+	size_t j = 0;
+	for (; *s && j + 3 < len; s++) {
+		if (*s == '\'')
+			buf[j++] = '\'';
+		buf[j++] = *s;
+	}
+	buf[j] = '\0';
+}
+
+/* Runs gnuplot on script with the variables set, its output into log;
+ * true when it exited 0. */
+static bool gnuplot(const char *script, const char *vars, const char *log, bool append)
+{
+	fflush(stdout);
+	fflush(stderr);
+	pid_t pid = fork();
+	if (pid < 0)
+		return false;
+	if (pid == 0) {
+		int fd = open(log, O_WRONLY | O_CREAT | (append ? O_APPEND : O_TRUNC), 0666);
+		if (fd >= 0) {
+			dup2(fd, STDOUT_FILENO);
+			dup2(fd, STDERR_FILENO);
+		}
+		execlp("gnuplot", "gnuplot", "-e", vars, script, (char *)NULL);
+		dprintf(STDERR_FILENO, "netmem compare: cannot run gnuplot: %s\n", strerror(errno));
+		_exit(127);
+	}
+	int status;
+	while (waitpid(pid, &status, 0) < 0)
+		if (errno != EINTR)
+			return false;
+	return WIFEXITED(status) && WEXITSTATUS(status) == 0;
+}
+
+/* Draws the document's figures; false when one failed. */
+static bool draw(const cmp_opts *o, const char *name, const char *metric, const char *dat, const char *exp)
 {
 	static const char *const ext[] = {"png", "svg"};
+	char log[PATH_MAX], q[5][2 * PATH_MAX], title[1024];
+	bool ok = true;
+	snprintf(log, sizeof log, "%s/%s.gnuplot.log", o->out, name);
+	snprintf(title, sizeof title, "%s (%s): %s by run", name, exp, metric);
+	gp_quote(q[0], sizeof q[0], dat);
+	gp_quote(q[2], sizeof q[2], title);
+	gp_quote(q[3], sizeof q[3], metric);
+	gp_quote(q[4], sizeof q[4], o->term);
 	for (int k = 0; k < 2; k++) {
-		char cmd[PATH_MAX * 3 + 512];
-		snprintf(cmd, sizeof cmd,
-			 "gnuplot -e \"in='%s'; out='%s/%s.%s'; ttl='%s (%s): %s by run'; ylab='%s'\" '%s' 2>'%s/%s.gnuplot.log'",
-			 dat, o->out, name, ext[k], name, exp, metric, metric, o->plot, o->out, name);
-		if (system(cmd) != 0)
-			fprintf(stderr, "netmem: compare: drawing %s/%s.%s failed (see %s/%s.gnuplot.log)\n", o->out, name,
-				ext[k], o->out, name);
-		else
-			printf("figure %s/%s.%s\n", o->out, name, ext[k]);
+		char out[PATH_MAX], vars[12 * PATH_MAX];
+		snprintf(out, sizeof out, "%s/%s.%s", o->out, name, ext[k]);
+		gp_quote(q[1], sizeof q[1], out);
+		snprintf(vars, sizeof vars, "in='%s'; out='%s'; ttl='%s'; ylab='%s'; termgp='%s'", q[0], q[1], q[2], q[3],
+			 q[4]);
+		if (gnuplot(o->plot, vars, log, k > 0)) {
+			printf("figure %s\n", out);
+		} else {
+			fflush(stdout);
+			fprintf(stderr, "netmem: compare: drawing %s failed (see %s)\n", out, log);
+			ok = false;
+		}
 	}
+	return ok;
 }
 
 /* One document name held by every run: 1 when some point matched, 0 when
  * none did, -1 when the document has no metric to compare (not --y's). */
-static int compare_doc(const cmp_opts *o, const nm_rundoc *const *docs, int nruns, const char *const *labels)
+static int compare_doc(cmp_opts *o, const nm_rundoc *const *docs, int nruns, const char *const *labels)
 {
 	const char *metric = pick_metric(docs[0], o->metric);
 	if (!metric)
@@ -264,8 +321,8 @@ static int compare_doc(const cmp_opts *o, const nm_rundoc *const *docs, int nrun
 	}
 	fclose(f);
 	printf("   %zu point(s) matched\n", matched);
-	if (matched)
-		draw(o, docs[0]->name, metric, dat, docs[0]->experiment);
+	if (matched && !draw(o, docs[0]->name, metric, dat, docs[0]->experiment))
+		o->failed = true;
 	json_decref(keys);
 	json_decref(ignored);
 	json_decref(swept);
@@ -324,6 +381,7 @@ static int compare_main(int argc, char **argv)
 		nm_usage_error("compare: cannot create %s: %s", o.out, strerror(errno));
 	char where[PATH_MAX + 32];
 	snprintf(o.plot, sizeof o.plot, "%s", nm_suite_file("plots/compare.gp", where, sizeof where));
+	snprintf(o.term, sizeof o.term, "%s", nm_suite_file("plots/term.gp", where, sizeof where));
 	int matched = 0;
 	int with_metric = 0;
 	for (size_t i = 0; i < runs[0].ndocs; i++) {
@@ -357,7 +415,7 @@ static int compare_main(int argc, char **argv)
 			       "name one with --y");
 	if (!matched)
 		nm_usage_error("compare: the runs hold no valid point with the same parameters (see the parameters listed above)");
-	return 0;
+	return o.failed ? NM_EXIT_FAIL : 0;
 }
 
 static const nm_experiment compare_tool = {

@@ -5,6 +5,7 @@
 cd "$(dirname "$0")/../.." || exit 1
 . tests/lib.sh
 N=bin/netmem
+top=$(pwd)
 tmp=$(mktemp -d); trap 'rm -rf "$tmp"' EXIT
 
 # run DIR DEVICE FW GBPS DURATION SIZES SCALE [SCHEMA]: an ops-lat document,
@@ -23,7 +24,9 @@ run() {
 run "$tmp/cx3" mlx4_0 2.42.5000 56 10 '[8, 64, 4096]' 2
 run "$tmp/cx5" mlx5_0 16.35.2000 100 2 '[8, 64, 1024]' 1
 
-check "compare two runs on different NICs" sh -c "$N compare $tmp/cx3 $tmp/cx5 --out $tmp/out > $tmp/o 2> $tmp/e"
+# with gnuplot a compare that draws exits 0; without, drawing fails: 1
+if command -v gnuplot >/dev/null 2>&1; then drawn=0; else drawn=1; fi
+check "compare two runs on different NICs" sh -c "$N compare $tmp/cx3 $tmp/cx5 --out $tmp/out > $tmp/o 2> $tmp/e; [ \$? = $drawn ]"
 check "the legend names each run's device, firmware and link" sh -c \
 	"grep -q 'run A: mlx4_0, fw 2.42.5000, InfiniBand 56 Gb/s' $tmp/o && grep -q 'run B: mlx5_0, fw 16.35.2000, InfiniBand 100 Gb/s' $tmp/o &&
 	 grep -q 'A: mlx4_0, fw 2.42.5000' $tmp/out/ops-lat.dat"
@@ -37,9 +40,19 @@ check "the ratio per point: B over A is 0.5 at every matched size" sh -c \
 if command -v gnuplot >/dev/null 2>&1; then
 	check "the overlay is drawn as PNG and SVG" sh -c \
 		". tests/lib.sh; nm_figure_ok $tmp/out/ops-lat.png && nm_figure_ok $tmp/out/ops-lat.svg"
+	mkdir -p "$tmp/elsewhere"
+	check "drawn from another working directory too (the suite's plot files found beside the binary)" sh -c \
+		"cd $tmp/elsewhere && $top/$N compare $tmp/cx3 $tmp/cx5 --out fig >o 2>e &&
+		 . $top/tests/lib.sh && nm_figure_ok fig/ops-lat.png && nm_figure_ok fig/ops-lat.svg && ! grep -q failed e"
 else
 	skip "the overlay is drawn as PNG and SVG" "no gnuplot"
+	skip "drawn from another working directory too (the suite's plot files found beside the binary)" "no gnuplot"
 fi
+mkdir -p "$tmp/fakebin"; printf '#!/bin/sh\necho "gnuplot: broken" >&2\nexit 1\n' >"$tmp/fakebin/gnuplot"; chmod +x "$tmp/fakebin/gnuplot"
+check "a failed drawing is a non-zero exit (1) naming the figure and its log" sh -c \
+	"PATH=$tmp/fakebin:\$PATH $N compare $tmp/cx3 $tmp/cx5 --out $tmp/outf >$tmp/of 2>$tmp/ef; [ \$? = 1 ] &&
+	 grep -q '^netmem: compare: drawing $tmp/outf/ops-lat.png failed (see $tmp/outf/ops-lat.gnuplot.log' $tmp/ef &&
+	 grep -q '2 point(s) matched' $tmp/of"
 
 run "$tmp/old" mlx5_0 16.35.2000 100 2 '[8]' 1 netmem-result/0
 expect_usage "runs of different schema versions" $N compare "$tmp/cx5" "$tmp/old" --out "$tmp/out2"
