@@ -8,11 +8,13 @@
 #include "alloc.h"
 #include "experiment.h"
 #include "log.h"
+#include "result.h"
 #include "rundoc.h"
 #include <errno.h>
 #include <fcntl.h>
 #include <jansson.h>
 #include <limits.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -20,7 +22,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#define MAX_RUNS 8
+#define CMP_MAX_RUNS 8
 
 /* The metric a figure shows when --y is not given: the first of these the
  * document has. */
@@ -48,7 +50,9 @@ static void usage(FILE *out)
 		"duration, a device) are left out of the matching and listed. Draws DIR/NAME.png\n"
 		"and DIR/NAME.svg (default DIR: compare), one line per run, labelled by the run's\n"
 		"NIC (device, firmware, link), from any working directory. Runs of different\n"
-		"schema versions, or with no document or point in common, are refused (exit 2);\n"
+		"schema versions, or of a schema other than " NM_RESULT_SCHEMA " (a tool's document\n"
+		"without one, corm-sim's, is read), or with no document or point in common, are\n"
+		"refused with one line (exit 2), after the tables printed so far;\n"
 		"a figure that could not be drawn (see DIR/NAME.gnuplot.log) makes the exit\n"
 		"status 1.\n");
 }
@@ -76,7 +80,7 @@ static json_t *value_set(const nm_rundoc *d, const char *key)
 
 static key_kind classify_key(const nm_rundoc *const *docs, int nruns, const char *key, char *diff, size_t len)
 {
-	json_t *sets[MAX_RUNS];
+	json_t *sets[CMP_MAX_RUNS];
 	bool same = true;
 	for (int r = 0; r < nruns; r++) {
 		sets[r] = value_set(docs[r], key);
@@ -172,6 +176,19 @@ static void point_label(const json_t *entry, const json_t *swept, char *buf, siz
 			*c = '\'';
 	if (!buf[0])
 		snprintf(buf, len, "(one point)");
+}
+
+/* Bad input: stdout's tables first (a file or a pipe too), then one line, exit 2. */
+static _Noreturn void refuse(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+static _Noreturn void refuse(const char *fmt, ...)
+{
+	char msg[4096];
+	va_list ap;
+	va_start(ap, fmt);
+	vsnprintf(msg, sizeof msg, fmt, ap);
+	va_end(ap);
+	fflush(stdout);
+	nm_usage_error("compare: %s", msg);
 }
 
 typedef struct cmp_opts {
@@ -282,16 +299,16 @@ static int compare_doc(cmp_opts *o, const nm_rundoc *const *docs, int nruns, con
 	snprintf(dat, sizeof dat, "%s/%s.dat", o->out, docs[0]->name);
 	FILE *f = fopen(dat, "w");
 	if (!f)
-		nm_usage_error("compare: cannot write %s: %s", dat, strerror(errno));
+		refuse("cannot write %s: %s", dat, strerror(errno));
 	/* rows[r]: run r's block of the data file, built as the points match */
-	char *rows[MAX_RUNS] = {0};
-	size_t lens[MAX_RUNS] = {0}, matched = 0, i;
-	FILE *blocks[MAX_RUNS];
+	char *rows[CMP_MAX_RUNS] = {0};
+	size_t lens[CMP_MAX_RUNS] = {0}, matched = 0, i;
+	FILE *blocks[CMP_MAX_RUNS];
 	for (int r = 0; r < nruns; r++)
 		blocks[r] = open_memstream(&rows[r], &lens[r]);
 	json_t *e;
 	json_array_foreach(json_object_get(docs[0]->doc, "summary"), i, e) {
-		double val[MAX_RUNS];
+		double val[CMP_MAX_RUNS];
 		if (!nm_entry_metric(e, metric, &val[0]))
 			continue;
 		char *key = match_key(e, ignored);
@@ -329,10 +346,31 @@ static int compare_doc(cmp_opts *o, const nm_rundoc *const *docs, int nruns, con
 	return matched > 0;
 }
 
+/* Documents of another schema are refused, and so are runs that disagree on one. */
+static void check_schemas(const nm_run *runs, const char *const *dirs, int nruns)
+{
+	for (int r = 0; r < nruns; r++)
+		for (size_t i = 0; i < runs[r].ndocs; i++) {
+			const nm_rundoc *d = &runs[r].docs[i];
+			const json_t *s = json_object_get(d->doc, "schema");
+			if (s && (!json_is_string(s) || strcmp(json_string_value(s), NM_RESULT_SCHEMA)))
+				refuse("%s/%s.json is schema %s; this netmem reads %s (and tool documents without a "
+				       "schema): compare it with the netmem that wrote it", dirs[r], d->name,
+				       json_is_string(s) ? json_string_value(s) : "(not a string)", NM_RESULT_SCHEMA);
+			for (int q = 0; q < r; q++) {
+				const nm_rundoc *e = nm_run_find(&runs[q], d->name);
+				if (e && strcmp(e->schema, d->schema))
+					refuse("%s/%s.json is schema %s but %s/%s.json is %s: runs of different schema "
+					       "versions cannot be compared", dirs[q], e->name, e->schema, dirs[r], d->name,
+					       d->schema);
+			}
+		}
+}
+
 static int compare_main(int argc, char **argv)
 {
 	cmp_opts o = {.out = "compare"};
-	const char *dirs[MAX_RUNS];
+	const char *dirs[CMP_MAX_RUNS];
 	int nruns = 0;
 	for (int i = 1; i < argc; i++) {
 		const char *a = argv[i];
@@ -341,25 +379,26 @@ static int compare_main(int argc, char **argv)
 			return 0;
 		}
 		if ((!strcmp(a, "--out") || !strcmp(a, "--y")) && i + 1 >= argc)
-			nm_usage_error("compare: %s needs a value", a);
+			refuse("%s needs a value", a);
 		if (!strcmp(a, "--out"))
 			o.out = argv[++i];
 		else if (!strcmp(a, "--y"))
 			o.metric = argv[++i];
 		else if (a[0] == '-')
-			nm_usage_error("compare: unknown option '%s' (see netmem compare --help)", a);
-		else if (nruns == MAX_RUNS)
-			nm_usage_error("compare: at most %d runs", MAX_RUNS);
+			refuse("unknown option '%s' (see netmem compare --help)", a);
+		else if (nruns == CMP_MAX_RUNS)
+			refuse("at most %d runs", CMP_MAX_RUNS);
 		else
 			dirs[nruns++] = a;
 	}
 	if (nruns < 2)
-		nm_usage_error("compare: needs two or more run directories (see netmem compare --help)");
-	nm_run runs[MAX_RUNS];
+		refuse("needs two or more run directories (see netmem compare --help)");
+	nm_run runs[CMP_MAX_RUNS];
 	char err[512];
 	for (int r = 0; r < nruns; r++)
 		if (nm_run_load(dirs[r], &runs[r], err, sizeof err) != 0)
-			nm_usage_error("compare: %s", err);
+			refuse("%s", err);
+	check_schemas(runs, dirs, nruns);
 	/* Documents every run holds, checked before anything is written. */
 	int shared = 0;
 	for (size_t i = 0; i < runs[0].ndocs; i++) {
@@ -368,26 +407,22 @@ static int compare_main(int argc, char **argv)
 		for (int r = 1; r < nruns && all; r++) {
 			const nm_rundoc *d = nm_run_find(&runs[r], d0->name);
 			all = d && d->experiment && d0->experiment && !strcmp(d->experiment, d0->experiment);
-			if (d && strcmp(d->schema, d0->schema))
-				nm_usage_error("compare: %s/%s.json is schema %s but %s/%s.json is %s: runs of different "
-					       "schema versions cannot be compared", dirs[0], d0->name, d0->schema, dirs[r],
-					       d->name, d->schema);
 		}
 		shared += all;
 	}
 	if (!shared)
-		nm_usage_error("compare: %s and the other runs hold no result document in common", dirs[0]);
+		refuse("%s and the other runs hold no result document in common", dirs[0]);
 	if (mkdir(o.out, 0777) != 0 && errno != EEXIST)
-		nm_usage_error("compare: cannot create %s: %s", o.out, strerror(errno));
+		refuse("cannot create %s: %s", o.out, strerror(errno));
 	char where[PATH_MAX + 32];
 	snprintf(o.plot, sizeof o.plot, "%s", nm_suite_file("plots/compare.gp", where, sizeof where));
 	snprintf(o.term, sizeof o.term, "%s", nm_suite_file("plots/term.gp", where, sizeof where));
 	int matched = 0;
 	int with_metric = 0;
 	for (size_t i = 0; i < runs[0].ndocs; i++) {
-		const nm_rundoc *docs[MAX_RUNS];
-		char label_buf[MAX_RUNS][512];
-		const char *labels[MAX_RUNS];
+		const nm_rundoc *docs[CMP_MAX_RUNS];
+		char label_buf[CMP_MAX_RUNS][512];
+		const char *labels[CMP_MAX_RUNS];
 		bool all = true;
 		for (int r = 0; r < nruns && all; r++) {
 			docs[r] = nm_run_find(&runs[r], runs[0].docs[i].name);
@@ -408,13 +443,13 @@ static int compare_main(int argc, char **argv)
 	for (int r = 0; r < nruns; r++)
 		nm_run_free(&runs[r]);
 	if (!with_metric && o.metric)
-		nm_usage_error("compare: --y %s: no document the runs share has that metric (a key of summary[].geomean, "
+		refuse("--y %s: no document the runs share has that metric (a key of summary[].geomean, "
 			       "e.g. ops_per_sec or lat.p50)", o.metric);
 	if (!with_metric)
-		nm_usage_error("compare: the documents the runs share have none of the metrics compare draws by default; "
+		refuse("the documents the runs share have none of the metrics compare draws by default; "
 			       "name one with --y");
 	if (!matched)
-		nm_usage_error("compare: the runs hold no valid point with the same parameters (see the parameters listed above)");
+		refuse("the runs hold no valid point with the same parameters (see the parameters listed above)");
 	return o.failed ? NM_EXIT_FAIL : 0;
 }
 

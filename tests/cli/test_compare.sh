@@ -56,11 +56,24 @@ check "a failed drawing is a non-zero exit (1) naming the figure and its log" sh
 
 run "$tmp/old" mlx5_0 16.35.2000 100 2 '[8]' 1 netmem-result/0
 expect_usage "runs of different schema versions" $N compare "$tmp/cx5" "$tmp/old" --out "$tmp/out2"
-mkdir -p "$tmp/other"; mv "$tmp/old/ops-lat.json" "$tmp/other/ops-bw.json"
+run "$tmp/new1" mlx5_0 16.35.2000 100 2 '[8]' 1 netmem-result/2
+run "$tmp/new2" mlx5_0 16.35.2000 100 2 '[8]' 1 netmem-result/2
+expect_usage "documents of an unknown schema version, even the same in every run" $N compare "$tmp/new1" "$tmp/new2" --out "$tmp/out2"
+check "an unknown schema: the line names the document and the schema" sh -c \
+	"$N compare $tmp/new1 $tmp/new2 --out $tmp/out2 2>&1 >/dev/null | grep -q 'ops-lat.json is schema netmem-result/2'"
+mkdir -p "$tmp/other"; cp "$tmp/cx5/ops-lat.json" "$tmp/other/ops-bw.json"
 expect_usage "runs with no document in common" $N compare "$tmp/cx5" "$tmp/other" --out "$tmp/out2"
 run "$tmp/invalid" mlx5_0 16.35.2000 100 2 '[8, 64]' 1
 jq '.summary[].valid = false' "$tmp/invalid/ops-lat.json" >"$tmp/d.json" && mv "$tmp/d.json" "$tmp/invalid/ops-lat.json"
 expect_usage "runs with no valid point in common" $N compare "$tmp/cx3" "$tmp/invalid" --out "$tmp/out2"
+check "a refusal after the tables: the tables and the refusal reach a file" sh -c \
+	"$N compare $tmp/cx3 $tmp/invalid --out $tmp/out2 >$tmp/of 2>$tmp/ef; [ \$? = 2 ] &&
+	 grep -q '^== ops-lat' $tmp/of && grep -q '^netmem: compare: ' $tmp/ef"
+check "... and one file for both" sh -c \
+	"$N compare $tmp/cx3 $tmp/invalid --out $tmp/out2 >$tmp/of 2>&1; [ \$? = 2 ] &&
+	 grep -q '^== ops-lat' $tmp/of && grep -q '^netmem: compare: ' $tmp/of"
+check "... and a pipe" sh -c \
+	"$N compare $tmp/cx3 $tmp/invalid --out $tmp/out2 2>&1 | cat >$tmp/of; grep -q '^== ops-lat' $tmp/of && grep -q '^netmem: compare: ' $tmp/of"
 expect_usage "one run only" $N compare "$tmp/cx5"
 check "--y with a metric no document has: one line naming --y and the metric, exit 2" sh -c \
 	"$N compare $tmp/cx3 $tmp/cx5 --out $tmp/out3 --y nosuch_metric >$tmp/o3 2>$tmp/e3; [ \$? = 2 ] &&
