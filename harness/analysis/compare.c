@@ -27,14 +27,17 @@
 typedef struct cmp_opts {
 	const char *out, *metric;
 	json_t *ignore;  /* the --ignore names (object) */
+	cmp_per per;
 	char plot[PATH_MAX + 32], term[PATH_MAX + 32];
 } cmp_opts;
+
+static const char *const per_names[] = {[CMP_PER_NONE] = "", [CMP_PER_NODE] = "node", [CMP_PER_THREAD] = "thread"};
 
 static void usage(FILE *out)
 {
 	fprintf(out,
 		"Usage: netmem compare RUN_A RUN_B [RUN...] [--out DIR] [--y METRIC]\n"
-		"                      [--ignore PARAM[,PARAM...]]\n\n"
+		"                      [--ignore PARAM[,PARAM...]] [--per node|thread]\n\n"
 		"For every result document all runs hold (same name, same experiment), pairs\n"
 		"the summary entries one to one on their parameters and prints, per point, each\n"
 		"run's value of METRIC (default: the first of mops, txns_per_sec, ops_per_sec,\n"
@@ -47,6 +50,13 @@ static void usage(FILE *out)
 		"dropped. Points one run lacks, invalid ones, and documents not compared are\n"
 		"listed with the reason. Rows follow the runs' sweep order, whatever the order\n"
 		"of the arguments.\n\n"
+		"--per node divides a rate by the point's params.nodes, --per thread by\n"
+		"params.nodes x params.threads (threads per node), so that clusters of different\n"
+		"sizes compare. A rate is a top-level metric whose name ends in _per_sec\n"
+		"(ops_per_sec, txns_per_sec, gbit_per_sec) or m<unit> beside <unit>_per_sec\n"
+		"(mops); a nested one (fairness.min_ops_per_sec) is not. With --per the default\n"
+		"METRIC is the first of those defaults that is a rate; a document whose points\n"
+		"lack the parameter is not compared (and said so).\n\n"
 		"Draws DIR/NAME.png and DIR/NAME.svg (default DIR: compare; from any working\n"
 		"directory), one line per run, labelled by the run's NIC (device, firmware,\n"
 		"link). Exit status 1 when a figure could not be drawn (see\n"
@@ -83,7 +93,7 @@ static int parse_args(int argc, char **argv, cmp_opts *o, const char **dirs)
 	int nruns = 0;
 	for (int i = 1; i < argc; i++) {
 		const char *a = argv[i];
-		bool valued = !strcmp(a, "--out") || !strcmp(a, "--y") || !strcmp(a, "--ignore");
+		bool valued = !strcmp(a, "--out") || !strcmp(a, "--y") || !strcmp(a, "--ignore") || !strcmp(a, "--per");
 		if (valued && i + 1 >= argc)
 			refuse("%s needs a value (see netmem compare --help)", a);
 		if (!strcmp(a, "--out"))
@@ -92,7 +102,12 @@ static int parse_args(int argc, char **argv, cmp_opts *o, const char **dirs)
 			o->metric = argv[++i];
 		else if (!strcmp(a, "--ignore"))
 			add_ignore(o, argv[++i]);
-		else if (a[0] == '-')
+		else if (!strcmp(a, "--per")) {
+			const char *p = argv[++i];
+			if (strcmp(p, "node") && strcmp(p, "thread"))
+				refuse("--per %s: give --per node or --per thread", p);
+			o->per = !strcmp(p, "node") ? CMP_PER_NODE : CMP_PER_THREAD;
+		} else if (a[0] == '-')
 			refuse("unknown option '%s' (see netmem compare --help)", a);
 		else if (nruns == CMP_MAX_RUNS)
 			refuse("at most %d runs", CMP_MAX_RUNS);
@@ -181,12 +196,19 @@ static void plan_doc(const cmp_opts *o, const nm_run *runs, const char *const *d
 	}
 	d->shared = true;
 	cmp_classify(d, o->ignore);
-	d->metric = cmp_pick_metric(d, o->metric);
+	d->metric = cmp_pick_metric(d, o->metric, o->per);
 	if (!d->metric && o->metric)
 		d->why = printed("no run's document has %s (--y)", o->metric);
 	else if (!d->metric)
-		d->why = printed("it has none of the metrics compare draws by default (mops, txns_per_sec, ops_per_sec, "
-				 "lat.p50, lat.mean, reduction, probability) in every run; name one with --y");
+		d->why = printed("it has none of the %s compare draws by default (%s) in every run; name one with --y",
+				 o->per ? "rates" : "metrics",
+				 o->per ? "mops, txns_per_sec, ops_per_sec"
+					: "mops, txns_per_sec, ops_per_sec, lat.p50, lat.mean, reduction, probability");
+	else if (o->per && !cmp_is_rate(d, d->metric))
+		d->why = printed("--per %s divides rates, and %s is not one here (a rate: a top-level metric ending "
+				 "in _per_sec, or m<unit> beside <unit>_per_sec such as mops)", per_names[o->per], d->metric);
+	else if (o->per)
+		d->why = cmp_per_problem(d, o->per);
 }
 
 static void free_doc(cmp_doc *d)
@@ -346,7 +368,7 @@ static bool draw(const cmp_opts *o, const cmp_doc *d, const char *dat, const cha
 
 /* A group of points: true with each run's value in val when it pairs one
  * point of every run with the metric, else prints why it is dropped. */
-static bool group_row(const cmp_doc *d, const cmp_group *g, const char *label, double *val)
+static bool group_row(const cmp_doc *d, const cmp_group *g, cmp_per per, const char *label, double *val)
 {
 	bool none[CMP_MAX_RUNS] = {0}, some[CMP_MAX_RUNS] = {0}, invalid[CMP_MAX_RUNS] = {0}, nometric[CMP_MAX_RUNS] = {0};
 	bool lacking = false, several = false, bad = false, worse = false;
@@ -382,8 +404,8 @@ static bool group_row(const cmp_doc *d, const cmp_group *g, const char *label, d
 	for (int r = 0; r < d->nruns; r++) {
 		const json_t *e = json_array_get(g->entries[r], 0);
 		if (nm_entry_metric(e, d->metric, &val[r]))
-			continue;
-		if (!json_is_true(json_object_get(e, "valid")))
+			val[r] /= cmp_divisor(e, per);
+		else if (!json_is_true(json_object_get(e, "valid")))
 			bad = invalid[r] = true;
 		else
 			worse = nometric[r] = true;
@@ -425,8 +447,8 @@ static void print_header(const cmp_doc *d, const char *ylab)
  * number of points matched; *failed is set when a figure failed. */
 static size_t compare_doc(const cmp_opts *o, const cmp_doc *d, bool *failed)
 {
-	char dat[PATH_MAX];
-	const char *ylab = d->metric;
+	char ylab[512], dat[PATH_MAX];
+	snprintf(ylab, sizeof ylab, "%s%s%s", d->metric, o->per ? " per " : "", per_names[o->per]);
 	print_header(d, ylab);
 	snprintf(dat, sizeof dat, "%s/%s.dat", o->out, d->name);
 	FILE *f = fopen(dat, "w");
@@ -446,7 +468,7 @@ static size_t compare_doc(const cmp_opts *o, const cmp_doc *d, bool *failed)
 		for (int r = 0; r < d->nruns && !any; r++)
 			any = json_array_get(g[i].entries[r], 0);
 		cmp_label(any, d->swept, label, sizeof label);
-		if (!group_row(d, &g[i], label, val))
+		if (!group_row(d, &g[i], o->per, label, val))
 			continue;
 		printf("   %-60s A %-10.4g", label, val[0]);
 		for (int r = 1; r < d->nruns; r++)

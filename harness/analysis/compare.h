@@ -1,6 +1,6 @@
 /* netmem compare's two halves: compare.c (options, loading, tables, figures)
  * and compare_match.c (which parameters a document's points are matched on,
- * their one-to-one pairing across the runs, the metric). */
+ * their one-to-one pairing across the runs, the metric and --per). */
 #ifndef NM_COMPARE_H
 #define NM_COMPARE_H
 #include "rundoc.h"
@@ -9,6 +9,8 @@
 #include <stddef.h>
 
 #define CMP_MAX_RUNS 8
+
+typedef enum cmp_per { CMP_PER_NONE, CMP_PER_NODE, CMP_PER_THREAD } cmp_per;
 
 typedef enum cmp_kind {
 	CMP_SAME,      /* every run has the same values */
@@ -45,8 +47,16 @@ extern const char *const cmp_default_metrics[];
 /* Fills kinds, diffs, swept and varied of d (ignore: the --ignore names, an object). */
 void cmp_classify(cmp_doc *d, const json_t *ignore);
 /* The metric to compare: want when some run's document has it, else the
- * first default every run's document has; NULL if none. */
-const char *cmp_pick_metric(const cmp_doc *d, const char *want);
+ * first default every run's document has (a rate, with per); NULL if none. */
+const char *cmp_pick_metric(const cmp_doc *d, const char *want, cmp_per per);
+/* Is metric a rate of the whole job: a top-level metric whose name ends in
+ * _per_sec, or m<unit> where some entry has <unit>_per_sec (mops)? */
+bool cmp_is_rate(const cmp_doc *d, const char *metric);
+/* With per: NULL when every point with the metric names its count, else
+ * why not (malloc'd, one line naming the run, point and parameter). */
+char *cmp_per_problem(const cmp_doc *d, cmp_per per);
+/* The divisor of an entry's value under per (1 for CMP_PER_NONE). */
+double cmp_divisor(const json_t *entry, cmp_per per);
 /* "k=v k=v" of the entry's params for keys (an array); "(one point)" when empty. */
 void cmp_label(const json_t *entry, const json_t *keys, char *buf, size_t len);
 /* The document's points grouped on their parameters but the ignored ones,

@@ -1,9 +1,10 @@
 /* netmem compare: which parameters a document's points are matched on, their
- * one-to-one pairing across the runs, the metric (compare.h).
+ * one-to-one pairing across the runs, the metric and --per (compare.h).
  * Nothing here depends on the order the runs were named in, but the letters
  * (A, B, ...) the messages give them. */
 #include "compare.h"
 #include "alloc.h"
+#include <math.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -178,7 +179,7 @@ static bool run_has(const nm_rundoc *doc, const char *metric)
 	return false;
 }
 
-const char *cmp_pick_metric(const cmp_doc *d, const char *want)
+const char *cmp_pick_metric(const cmp_doc *d, const char *want, cmp_per per)
 {
 	if (want) {
 		for (int r = 0; r < d->nruns; r++)
@@ -187,6 +188,8 @@ const char *cmp_pick_metric(const cmp_doc *d, const char *want)
 		return NULL;
 	}
 	for (const char *const *m = cmp_default_metrics; *m; m++) {
+		if (per != CMP_PER_NONE && !cmp_is_rate(d, *m))
+			continue;
 		bool all = true;
 		for (int r = 0; r < d->nruns && all; r++)
 			all = run_has(d->docs[r], *m);
@@ -194,6 +197,79 @@ const char *cmp_pick_metric(const cmp_doc *d, const char *want)
 			return *m;
 	}
 	return NULL;
+}
+
+bool cmp_is_rate(const cmp_doc *d, const char *metric)
+{
+	static const char suffix[] = "_per_sec";
+	size_t n = strlen(metric), k = sizeof suffix - 1;
+	if (strchr(metric, '.'))
+		return false;
+	if (n > k && !strcmp(metric + n - k, suffix))
+		return true;
+	if (metric[0] != 'm' || n < 2)
+		return false;
+	char unit_rate[256];
+	snprintf(unit_rate, sizeof unit_rate, "%s%s", metric + 1, suffix);
+	for (int r = 0; r < d->nruns; r++) {
+		size_t i;
+		json_t *e;
+		json_array_foreach(summary(d->docs[r]), i, e)
+			if (json_object_get(json_object_get(e, "geomean"), unit_rate))
+				return true;
+	}
+	return false;
+}
+
+/* NULL when params.key is a positive whole number, else what it is. */
+static const char *not_a_count(const json_t *entry, const char *key)
+{
+	const json_t *x = json_object_get(json_object_get(entry, "params"), key);
+	double n = json_number_value(x);
+	if (!x)
+		return "no params.%s";
+	if (!json_is_number(x) || n < 0 || n != floor(n))
+		return "params.%s that is not a count";
+	if (n == 0)
+		return "params.%s 0 (all of the job's: the count is not in the params)";
+	return NULL;
+}
+
+char *cmp_per_problem(const cmp_doc *d, cmp_per per)
+{
+	static const char *const keys[] = {"nodes", "threads"};
+	int nkeys = per == CMP_PER_THREAD ? 2 : per == CMP_PER_NODE ? 1 : 0;
+	for (int r = 0; r < d->nruns; r++) {
+		size_t i;
+		json_t *e;
+		double v;
+		json_array_foreach(summary(d->docs[r]), i, e) {
+			if (!nm_entry_metric(e, d->metric, &v))
+				continue;
+			for (int k = 0; k < nkeys; k++) {
+				const char *what = not_a_count(e, keys[k]);
+				if (!what)
+					continue;
+				char label[512], has[128], *line = nm_malloc(1024);
+				cmp_label(e, d->swept, label, sizeof label);
+				snprintf(has, sizeof has, what, keys[k]);
+				snprintf(line, 1024, "--per %s: run %c's point %s has %s; --per %s divides by params.nodes%s",
+					 per == CMP_PER_NODE ? "node" : "thread", 'A' + r, label, has,
+					 per == CMP_PER_NODE ? "node" : "thread",
+					 per == CMP_PER_THREAD ? " x params.threads" : "");
+				return line;
+			}
+		}
+	}
+	return NULL;
+}
+
+double cmp_divisor(const json_t *entry, cmp_per per)
+{
+	const json_t *p = json_object_get(entry, "params");
+	double nodes = json_number_value(json_object_get(p, "nodes"));
+	double threads = json_number_value(json_object_get(p, "threads"));
+	return per == CMP_PER_NODE ? nodes : per == CMP_PER_THREAD ? nodes * threads : 1;
 }
 
 void cmp_label(const json_t *entry, const json_t *keys, char *buf, size_t len)

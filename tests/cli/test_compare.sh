@@ -2,7 +2,7 @@
 # netmem compare (host only): two crafted runs of one experiment on different
 # NICs (ConnectX-3 and ConnectX-5), with parameters they do not share and a
 # sweep they share in part; clusters of different sizes (one-to-one pairing,
-# --ignore); what is dropped and why; and the refusals (exit 2).
+# --ignore, --per); what is dropped and why; and the refusals (exit 2).
 cd "$(dirname "$0")/../.." || exit 1
 . tests/lib.sh
 N=bin/netmem
@@ -111,6 +111,23 @@ check "--ignore repeated, arguments swapped: the same rows in the same order" sh
 	 [ \"\$(awk '/^   [a-z_]+=/ { print \$1 }' $tmp/oab)\" = \"\$(awk '/^   [a-z_]+=/ { print \$1 }' $tmp/oba)\" ] &&
 	 [ \"\$(awk '/^   [a-z_]+=/ { print \$1 }' $tmp/oab | tr '\n' ' ')\" = 'threads=1 threads=2 threads=4 ' ]"
 expect_usage "--ignore of a parameter no document has" $N compare "$tmp/eight" "$tmp/two" --ignore nodez --out "$tmp/o3"
+
+# --per node|thread: rates of clusters of different sizes
+lockrun "$tmp/four" '[4]' '[2]' 100
+lockrun "$tmp/pair" '[2]' '[1]' 150
+check "--per node divides the rate by the point's nodes: 800/4 against 300/2, B/A 0.750" sh -c \
+	"$N compare $tmp/four $tmp/pair --ignore nodes,threads --per node --out $tmp/o4 >$tmp/o 2>$tmp/e; [ \$? = $drawn ] &&
+	 grep -q 'mops per node' $tmp/o && grep -q 'A 0.0002  *B 0.00015  *B/A 0.750' $tmp/o"
+check "--per thread divides by nodes x threads: 800/8 against 300/2, B/A 1.500" sh -c \
+	"$N compare $tmp/four $tmp/pair --ignore nodes,threads --per thread --y ops_per_sec --out $tmp/o4 >$tmp/o 2>$tmp/e; [ \$? = $drawn ] &&
+	 grep -q 'ops_per_sec per thread' $tmp/o && grep -q 'A 100  *B 150  *B/A 1.500' $tmp/o"
+jq '.summary[].params |= del(.threads)' "$tmp/pair/lock.json" >"$tmp/d.json" && mkdir -p "$tmp/nothreads" && mv "$tmp/d.json" "$tmp/nothreads/lock.json"
+expect_usage "--per thread on points without threads" $N compare "$tmp/four" "$tmp/nothreads" --ignore nodes,threads --per thread --out "$tmp/o4"
+check "--per thread on points without threads: the error names the parameter" sh -c \
+	"$N compare $tmp/four $tmp/nothreads --ignore nodes,threads --per thread --out $tmp/o4 2>&1 >/dev/null | grep -q 'no params.threads'"
+expect_usage "--per with a metric that is not a rate (a nested one, per thread already)" $N compare "$tmp/four" "$tmp/pair" --ignore nodes,threads --per node --y fairness.min_ops_per_sec --out "$tmp/o4"
+expect_usage "--per with a metric that is not a rate (seconds)" $N compare "$tmp/four" "$tmp/pair" --ignore nodes,threads --per node --y seconds --out "$tmp/o4"
+expect_usage "--per with neither node nor thread" $N compare "$tmp/four" "$tmp/pair" --per rank --out "$tmp/o4"
 
 # What is dropped is listed with the reason.
 run "$tmp/half" mlx5_0 16.35.2000 100 2 '[8, 64]' 1
