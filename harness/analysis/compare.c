@@ -539,6 +539,9 @@ static int compare_all(cmp_opts *o, const cmp_doc *docs, size_t n)
 	if (!with_metric && o->metric)
 		refuse("--y %s: no document the runs share has that metric (a key of summary[].geomean, e.g. "
 		       "ops_per_sec or lat.p50)", o->metric);
+	if (!with_metric && o->per)
+		refuse("--per %s: the documents the runs share have none of the rates compare draws by default (mops, "
+		       "txns_per_sec, ops_per_sec); name one with --y", per_names[o->per]);
 	if (!with_metric)
 		refuse("the documents the runs share have none of the metrics compare draws by default; name one with --y");
 	if (!compared && first_dropped)

@@ -127,6 +127,9 @@ check "--per thread on points without threads: the error names the parameter" sh
 	"$N compare $tmp/four $tmp/nothreads --ignore nodes,threads --per thread --out $tmp/o4 2>&1 >/dev/null | grep -q 'no params.threads'"
 expect_usage "--per with a metric that is not a rate (a nested one, per thread already)" $N compare "$tmp/four" "$tmp/pair" --ignore nodes,threads --per node --y fairness.min_ops_per_sec --out "$tmp/o4"
 expect_usage "--per with a metric that is not a rate (seconds)" $N compare "$tmp/four" "$tmp/pair" --ignore nodes,threads --per node --y seconds --out "$tmp/o4"
+check "--per on documents without a rate: one line saying so, exit 2" sh -c \
+	"$N compare $tmp/cx3 $tmp/cx5 $IGN --per node --out $tmp/o4 >$tmp/o 2>$tmp/e; [ \$? = 2 ] && [ \$(wc -l <$tmp/e) = 1 ] &&
+	 grep -q '^netmem: compare: --per node: the documents the runs share have none of the rates' $tmp/e"
 expect_usage "--per with neither node nor thread" $N compare "$tmp/four" "$tmp/pair" --per rank --out "$tmp/o4"
 
 # What is dropped is listed with the reason.
