@@ -1,9 +1,12 @@
 # netmem compare: one experiment's matched points from several runs, a line
 # per run (its NIC in the legend). Callers set in (the data file netmem
-# compare writes: a block per run, rows "index value label"), out, ttl, ylab.
+# compare writes: a block per run, rows "index value label"), out, ttl, ylab,
+# and termgp (plots/term.gp, wherever the suite is: netmem compare passes its
+# path, so the figure is drawn from any working directory).
 # drawn from: netmem compare
 if (!exists("netmem")) netmem = "bin/netmem"
-load "plots/term.gp"
+if (!exists("termgp")) termgp = "plots/term.gp"
+load termgp
 set terminal @term size 1100,620 font ",10"
 set output out
 set title ttl

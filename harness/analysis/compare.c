@@ -1,363 +1,592 @@
 /* netmem compare RUN_A RUN_B ...: the same experiments from several runs
  * (a ConnectX-3 and a ConnectX-5 cluster, say) side by side. For every
- * document name all runs hold, its summary entries are matched on the
- * parameters the runs share, a table of each run's value over the first
- * run's is printed, and one figure per experiment overlays the runs, each
- * labelled by its NIC. Parameters whose values the runs do not share
- * (a duration, a device name) are left out of the matching and listed. */
+ * document name all runs hold, its summary entries are paired one to one on
+ * their parameters (compare_match.c), a table of each run's value over the
+ * first run's is printed, and one figure per experiment overlays the runs,
+ * each labelled by its NIC. A parameter with no value common to the runs (a
+ * duration, a device name, a node count) is refused unless the user names
+ * it with --ignore; what is not compared is listed with the reason. */
 #include "alloc.h"
+#include "compare.h"
 #include "experiment.h"
 #include "log.h"
+#include "result.h"
 #include "rundoc.h"
 #include <errno.h>
+#include <fcntl.h>
 #include <jansson.h>
 #include <limits.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
 
-#define MAX_RUNS 8
+typedef struct cmp_opts {
+	const char *out, *metric;
+	json_t *ignore;  /* the --ignore names (object) */
+	cmp_per per;
+	char plot[PATH_MAX + 32], term[PATH_MAX + 32];
+} cmp_opts;
 
-/* The metric a figure shows when --y is not given: the first of these the
- * document has. */
-static const char *const preferred_metrics[] = {"mops", "txns_per_sec", "ops_per_sec", "lat.p50", "lat.mean",
-						"reduction", "probability"};
-
-typedef enum key_kind {
-	KEY_SAME,      /* every run has the same values */
-	KEY_COMMON,    /* some values shared: compared on those */
-	KEY_IGNORED,   /* no value shared by all runs: left out of the matching */
-} key_kind;
-static const char *const key_kind_names[] = {
-	[KEY_SAME] = "same", [KEY_COMMON] = "compared on the values all runs have", [KEY_IGNORED] = "differs: not matched on",
-};
+static const char *const per_names[] = {[CMP_PER_NONE] = "", [CMP_PER_NODE] = "node", [CMP_PER_THREAD] = "thread"};
 
 static void usage(FILE *out)
 {
 	fprintf(out,
-		"Usage: netmem compare RUN_A RUN_B [RUN...] [--out DIR] [--y METRIC]\n\n"
-		"For every result document all runs hold (same name, same experiment), matches\n"
-		"the summary entries on the parameters the runs share and prints, per matched\n"
-		"point, each run's value of METRIC (default: the first of mops, txns_per_sec,\n"
-		"ops_per_sec, lat.p50, lat.mean, reduction, probability the document has) and its\n"
-		"ratio to the first run's. Parameters with no value common to all runs (a\n"
-		"duration, a device) are left out of the matching and listed. Draws DIR/NAME.png\n"
-		"and DIR/NAME.svg (default DIR: compare), one line per run, labelled by the run's\n"
-		"NIC (device, firmware, link). Runs of different schema versions, or with no\n"
-		"document or point in common, are refused (exit 2).\n");
+		"Usage: netmem compare RUN_A RUN_B [RUN...] [--out DIR] [--y METRIC]\n"
+		"                      [--ignore PARAM[,PARAM...]] [--per node|thread]\n\n"
+		"For every result document all runs hold (same name, same experiment), pairs\n"
+		"the summary entries one to one on their parameters and prints, per point, each\n"
+		"run's value of METRIC (default: the first of mops, txns_per_sec, ops_per_sec,\n"
+		"lat.p50, lat.mean, reduction, probability every run's document has) and its\n"
+		"ratio to the first run's. A parameter whose runs share some values (a sweep\n"
+		"longer on one cluster) is compared on those. A parameter with no value common\n"
+		"to all runs (a duration, a device, a node count) is refused (exit 2, a line per\n"
+		"parameter with its values per run) unless named with --ignore (repeatable, or a\n"
+		"comma list); a point that would then pair with several of another run is\n"
+		"dropped. Points one run lacks, invalid ones, and documents not compared are\n"
+		"listed with the reason. Rows follow the runs' sweep order, whatever the order\n"
+		"of the arguments.\n\n"
+		"--per node divides a rate by the point's params.nodes, --per thread by\n"
+		"params.nodes x params.threads (threads per node), so that clusters of different\n"
+		"sizes compare. A rate is a top-level metric whose name ends in _per_sec\n"
+		"(ops_per_sec, txns_per_sec, gbit_per_sec) or m<unit> beside <unit>_per_sec\n"
+		"(mops); a nested one (fairness.min_ops_per_sec) is not. With --per the default\n"
+		"METRIC is the first of those defaults that is a rate; a document whose points\n"
+		"lack the parameter is not compared (and said so).\n\n"
+		"Draws DIR/NAME.png and DIR/NAME.svg (default DIR: compare; from any working\n"
+		"directory), one line per run, labelled by the run's NIC (device, firmware,\n"
+		"link). Exit status 1 when a figure could not be drawn (see\n"
+		"DIR/NAME.gnuplot.log); 2 when the input is refused: a document of a schema\n"
+		"other than " NM_RESULT_SCHEMA " (a tool's document without one, corm-sim's, is\n"
+		"read), runs with no document or valid point in common; else 0.\n");
 }
 
-static char *canon(const json_t *v)
+/* Bad input: stdout's tables first (a file or a pipe too), then one line, exit 2. */
+static _Noreturn void refuse(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+static _Noreturn void refuse(const char *fmt, ...)
 {
-	char *s = json_dumps(v, JSON_COMPACT | JSON_SORT_KEYS | JSON_ENCODE_ANY);
-	return s ? s : nm_strdup("?");
+	char msg[4096];
+	va_list ap;
+	va_start(ap, fmt);
+	vsnprintf(msg, sizeof msg, fmt, ap);
+	va_end(ap);
+	fflush(stdout);
+	nm_usage_error("compare: %s", msg);
 }
 
-/* The set of values (canonical strings, as object keys) of key in a document's entries. */
-static json_t *value_set(const nm_rundoc *d, const char *key)
+static void add_ignore(cmp_opts *o, const char *list)
 {
-	json_t *set = json_object();
-	size_t i;
-	json_t *e;
-	json_array_foreach(json_object_get(d->doc, "summary"), i, e) {
-		json_t *v = json_object_get(json_object_get(e, "params"), key);
-		char *c = canon(v ? v : json_null());
-		json_object_set_new(set, c, json_true());
-		free(c);
-	}
-	return set;
+	char *copy = nm_strdup(list), *save = NULL;
+	if (!list[0] || list[0] == ',' || list[strlen(list) - 1] == ',' || strstr(list, ",,"))
+		refuse("--ignore %s: give parameter names, e.g. --ignore nodes or --ignore nodes,duration", list);
+	for (char *name = strtok_r(copy, ",", &save); name; name = strtok_r(NULL, ",", &save))
+		json_object_set_new(o->ignore, name, json_true());
+	free(copy);
 }
 
-static key_kind classify_key(const nm_rundoc *const *docs, int nruns, const char *key, char *diff, size_t len)
+static int parse_args(int argc, char **argv, cmp_opts *o, const char **dirs)
 {
-	json_t *sets[MAX_RUNS];
-	bool same = true;
-	for (int r = 0; r < nruns; r++) {
-		sets[r] = value_set(docs[r], key);
-		same &= json_equal(sets[r], sets[0]);
-	}
-	size_t common = 0;
-	const char *v;
-	json_t *t;
-	json_object_foreach(sets[0], v, t) {
-		bool all = true;
-		for (int r = 1; r < nruns; r++)
-			all &= json_object_get(sets[r], v) != NULL;
-		common += all;
-	}
-	diff[0] = '\0';
-	for (int r = 0; r < nruns && !same; r++) {
-		size_t used = strlen(diff);
-		snprintf(diff + used, len - used, "%s%c=[", r ? ", " : "", 'A' + r);
-		bool first = true;
-		json_object_foreach(sets[r], v, t) {
-			used = strlen(diff);
-			snprintf(diff + used, len - used, "%s%s", first ? "" : ",", v);
-			first = false;
-		}
-		used = strlen(diff);
-		snprintf(diff + used, len - used, "]");
-	}
-	for (int r = 0; r < nruns; r++)
-		json_decref(sets[r]);
-	return same ? KEY_SAME : common ? KEY_COMMON : KEY_IGNORED;
-}
-
-/* The entry's params without the ignored keys, canonical: what matches. */
-static char *match_key(const json_t *entry, const json_t *ignored)
-{
-	json_t *p = json_deep_copy(json_object_get(entry, "params"));
-	const char *k;
-	json_t *v;
-	json_object_foreach((json_t *)ignored, k, v)
-		json_object_del(p, k);
-	char *c = canon(p);
-	json_decref(p);
-	return c;
-}
-
-static const json_t *find_entry(const nm_rundoc *d, const char *key, const json_t *ignored, size_t *count)
-{
-	const json_t *hit = NULL;
-	size_t i;
-	json_t *e;
-	*count = 0;
-	json_array_foreach(json_object_get(d->doc, "summary"), i, e) {
-		char *c = match_key(e, ignored);
-		if (!strcmp(c, key)) {
-			hit = e;
-			(*count)++;
-		}
-		free(c);
-	}
-	return hit;
-}
-
-/* --y when some entry of the document has it, else the first preferred
- * metric one has; NULL when none. */
-static const char *pick_metric(const nm_rundoc *d, const char *want)
-{
-	size_t i, n = want ? 1 : sizeof preferred_metrics / sizeof *preferred_metrics;
-	json_t *e;
-	for (size_t m = 0; m < n; m++)
-		json_array_foreach(json_object_get(d->doc, "summary"), i, e) {
-			double v;
-			const char *name = want ? want : preferred_metrics[m];
-			if (nm_entry_metric(e, name, &v))
-				return name;
-		}
-	return NULL;
-}
-
-/* The label of a matched point: its swept (non-SAME) parameters. */
-static void point_label(const json_t *entry, const json_t *swept, char *buf, size_t len)
-{
-	buf[0] = '\0';
-	const char *k;
-	json_t *v;
-	json_object_foreach((json_t *)swept, k, v) {
-		char *s = canon(json_object_get(json_object_get(entry, "params"), k));
-		size_t used = strlen(buf);
-		snprintf(buf + used, len - used, "%s%s=%s", used ? " " : "", k, s);
-		free(s);
-	}
-	for (char *c = buf; *c; c++)
-		if (*c == '"')
-			*c = '\'';
-	if (!buf[0])
-		snprintf(buf, len, "(one point)");
-}
-
-typedef struct cmp_opts {
-	const char *out, *metric;
-	char plot[PATH_MAX + 32];
-} cmp_opts;
-
-static void draw(const cmp_opts *o, const char *name, const char *metric, const char *dat, const char *exp)
-{
-	static const char *const ext[] = {"png", "svg"};
-	for (int k = 0; k < 2; k++) {
-		char cmd[PATH_MAX * 3 + 512];
-		snprintf(cmd, sizeof cmd,
-			 "gnuplot -e \"in='%s'; out='%s/%s.%s'; ttl='%s (%s): %s by run'; ylab='%s'\" '%s' 2>'%s/%s.gnuplot.log'",
-			 dat, o->out, name, ext[k], name, exp, metric, metric, o->plot, o->out, name);
-		if (system(cmd) != 0)
-			fprintf(stderr, "netmem: compare: drawing %s/%s.%s failed (see %s/%s.gnuplot.log)\n", o->out, name,
-				ext[k], o->out, name);
-		else
-			printf("figure %s/%s.%s\n", o->out, name, ext[k]);
-	}
-}
-
-/* One document name held by every run: 1 when some point matched, 0 when
- * none did, -1 when the document has no metric to compare (not --y's). */
-static int compare_doc(const cmp_opts *o, const nm_rundoc *const *docs, int nruns, const char *const *labels)
-{
-	const char *metric = pick_metric(docs[0], o->metric);
-	if (!metric)
-		return -1;
-	json_t *keys = json_object(), *ignored = json_object(), *swept = json_object();
-	for (int r = 0; r < nruns; r++) {
-		size_t i;
-		json_t *e;
-		json_array_foreach(json_object_get(docs[r]->doc, "summary"), i, e)
-			json_object_update(keys, json_object_get(e, "params"));
-	}
-	printf("== %s (experiment %s): %s, each run over A\n", docs[0]->name, docs[0]->experiment, metric);
-	for (int r = 0; r < nruns; r++)
-		printf("   run %c: %s\n", 'A' + r, labels[r]);
-	const char *k;
-	json_t *v;
-	json_object_foreach(keys, k, v) {
-		char diff[1024];
-		key_kind kind = classify_key(docs, nruns, k, diff, sizeof diff);
-		if (kind == KEY_IGNORED)
-			json_object_set_new(ignored, k, json_true());
-		if (kind != KEY_SAME)
-			printf("   parameter %s %s: %s\n", k, key_kind_names[kind], diff);
-		json_t *set = value_set(docs[0], k);
-		if (kind != KEY_IGNORED && json_object_size(set) > 1)
-			json_object_set_new(swept, k, json_true());
-		json_decref(set);
-	}
-	char dat[PATH_MAX];
-	snprintf(dat, sizeof dat, "%s/%s.dat", o->out, docs[0]->name);
-	FILE *f = fopen(dat, "w");
-	if (!f)
-		nm_usage_error("compare: cannot write %s: %s", dat, strerror(errno));
-	/* rows[r]: run r's block of the data file, built as the points match */
-	char *rows[MAX_RUNS] = {0};
-	size_t lens[MAX_RUNS] = {0}, matched = 0, i;
-	FILE *blocks[MAX_RUNS];
-	for (int r = 0; r < nruns; r++)
-		blocks[r] = open_memstream(&rows[r], &lens[r]);
-	json_t *e;
-	json_array_foreach(json_object_get(docs[0]->doc, "summary"), i, e) {
-		double val[MAX_RUNS];
-		if (!nm_entry_metric(e, metric, &val[0]))
-			continue;
-		char *key = match_key(e, ignored);
-		bool all = true;
-		for (int r = 1; r < nruns && all; r++) {
-			size_t count;
-			const json_t *m = find_entry(docs[r], key, ignored, &count);
-			all = count == 1 && nm_entry_metric(m, metric, &val[r]);
-		}
-		free(key);
-		if (!all)
-			continue;
-		char label[512];
-		point_label(e, swept, label, sizeof label);
-		printf("   %-60s A %-10.4g", label, val[0]);
-		for (int r = 1; r < nruns; r++)
-			printf(" %c %-10.4g %c/A %.3f", 'A' + r, val[r], 'A' + r, val[r] / val[0]);
-		printf("\n");
-		for (int r = 0; r < nruns; r++)
-			fprintf(blocks[r], "%zu %.10g \"%s\"\n", matched, val[r], label);
-		matched++;
-	}
-	for (int r = 0; r < nruns; r++) {
-		fclose(blocks[r]);
-		fprintf(f, "%s\"point\" \"%c: %s\"\n%s", r ? "\n\n" : "", 'A' + r, labels[r], rows[r]);
-		free(rows[r]);
-	}
-	fclose(f);
-	printf("   %zu point(s) matched\n", matched);
-	if (matched)
-		draw(o, docs[0]->name, metric, dat, docs[0]->experiment);
-	json_decref(keys);
-	json_decref(ignored);
-	json_decref(swept);
-	return matched > 0;
-}
-
-static int compare_main(int argc, char **argv)
-{
-	cmp_opts o = {.out = "compare"};
-	const char *dirs[MAX_RUNS];
 	int nruns = 0;
 	for (int i = 1; i < argc; i++) {
 		const char *a = argv[i];
-		if (!strcmp(a, "--help") || !strcmp(a, "-h")) {
-			usage(stdout);
-			return 0;
-		}
-		if ((!strcmp(a, "--out") || !strcmp(a, "--y")) && i + 1 >= argc)
-			nm_usage_error("compare: %s needs a value", a);
+		bool valued = !strcmp(a, "--out") || !strcmp(a, "--y") || !strcmp(a, "--ignore") || !strcmp(a, "--per");
+		if (valued && i + 1 >= argc)
+			refuse("%s needs a value (see netmem compare --help)", a);
 		if (!strcmp(a, "--out"))
-			o.out = argv[++i];
+			o->out = argv[++i];
 		else if (!strcmp(a, "--y"))
-			o.metric = argv[++i];
-		else if (a[0] == '-')
-			nm_usage_error("compare: unknown option '%s' (see netmem compare --help)", a);
-		else if (nruns == MAX_RUNS)
-			nm_usage_error("compare: at most %d runs", MAX_RUNS);
+			o->metric = argv[++i];
+		else if (!strcmp(a, "--ignore"))
+			add_ignore(o, argv[++i]);
+		else if (!strcmp(a, "--per")) {
+			const char *p = argv[++i];
+			if (strcmp(p, "node") && strcmp(p, "thread"))
+				refuse("--per %s: give --per node or --per thread", p);
+			o->per = !strcmp(p, "node") ? CMP_PER_NODE : CMP_PER_THREAD;
+		} else if (a[0] == '-')
+			refuse("unknown option '%s' (see netmem compare --help)", a);
+		else if (nruns == CMP_MAX_RUNS)
+			refuse("at most %d runs", CMP_MAX_RUNS);
 		else
 			dirs[nruns++] = a;
 	}
 	if (nruns < 2)
-		nm_usage_error("compare: needs two or more run directories (see netmem compare --help)");
-	nm_run runs[MAX_RUNS];
+		refuse("needs two or more run directories (see netmem compare --help)");
+	return nruns;
+}
+
+/* Documents of another schema are refused, and so are runs that disagree on one. */
+static void check_schemas(const nm_run *runs, const char *const *dirs, int nruns)
+{
+	for (int r = 0; r < nruns; r++)
+		for (size_t i = 0; i < runs[r].ndocs; i++) {
+			const nm_rundoc *d = &runs[r].docs[i];
+			const json_t *s = json_object_get(d->doc, "schema");
+			if (s && (!json_is_string(s) || strcmp(json_string_value(s), NM_RESULT_SCHEMA)))
+				refuse("%s/%s.json is schema %s; this netmem reads %s (and tool documents without a "
+				       "schema): compare it with the netmem that wrote it", dirs[r], d->name,
+				       json_is_string(s) ? json_string_value(s) : "(not a string)", NM_RESULT_SCHEMA);
+			for (int q = 0; q < r; q++) {
+				const nm_rundoc *e = nm_run_find(&runs[q], d->name);
+				if (e && strcmp(e->schema, d->schema))
+					refuse("%s/%s.json is schema %s but %s/%s.json is %s: runs of different schema "
+					       "versions cannot be compared", dirs[q], e->name, e->schema, dirs[r], d->name,
+					       d->schema);
+			}
+		}
+}
+
+static char *printed(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+static char *printed(const char *fmt, ...)
+{
+	char buf[2048];
+	va_list ap;
+	va_start(ap, fmt);
+	vsnprintf(buf, sizeof buf, fmt, ap);
+	va_end(ap);
+	return nm_strdup(buf);
+}
+
+static void letters(char *buf, size_t len, const bool *which, int n)
+{
+	buf[0] = '\0';
+	for (int r = 0; r < n; r++)
+		if (which[r]) {
+			size_t used = strlen(buf);
+			snprintf(buf + used, len - used, "%s%c", used ? ", " : "", 'A' + r);
+		}
+}
+
+/* What is compared of one document name, and why not when it is not. */
+static void plan_doc(const cmp_opts *o, const nm_run *runs, const char *const *dirs, int nruns, const char *name,
+		     cmp_doc *d)
+{
+	*d = (cmp_doc){.name = name, .nruns = nruns};
+	bool has[CMP_MAX_RUNS], lacks[CMP_MAX_RUNS], same_exp = true, all = true;
+	char in[64], out[64], exps[1024] = "";
+	const nm_rundoc *some = NULL;
+	for (int r = 0; r < nruns; r++) {
+		d->dirs[r] = dirs[r];
+		d->docs[r] = nm_run_find(&runs[r], name);
+		has[r] = d->docs[r] != NULL;
+		lacks[r] = !has[r];
+		all &= has[r];
+		if (has[r] && some && strcmp(some->experiment, d->docs[r]->experiment))
+			same_exp = false;
+		some = some ? some : d->docs[r];
+		if (has[r]) {
+			size_t used = strlen(exps);
+			snprintf(exps + used, sizeof exps - used, "%s%s in %c", used ? ", " : "", d->docs[r]->experiment,
+				 'A' + r);
+		}
+	}
+	letters(in, sizeof in, has, nruns);
+	letters(out, sizeof out, lacks, nruns);
+	if (!all) {
+		d->why = printed("only in %s (none in %s)", in, out);
+		return;
+	}
+	if (!same_exp) {
+		d->why = printed("experiment %s", exps);
+		return;
+	}
+	d->shared = true;
+	cmp_classify(d, o->ignore);
+	d->metric = cmp_pick_metric(d, o->metric, o->per);
+	if (!d->metric && o->metric)
+		d->why = printed("no run's document has %s (--y)", o->metric);
+	else if (!d->metric)
+		d->why = printed("it has none of the %s compare draws by default (%s) in every run; name one with --y",
+				 o->per ? "rates" : "metrics",
+				 o->per ? "mops, txns_per_sec, ops_per_sec"
+					: "mops, txns_per_sec, ops_per_sec, lat.p50, lat.mean, reduction, probability");
+	else if (o->per && !cmp_is_rate(d, d->metric))
+		d->why = printed("--per %s divides rates, and %s is not one here (a rate: a top-level metric ending "
+				 "in _per_sec, or m<unit> beside <unit>_per_sec such as mops)", per_names[o->per], d->metric);
+	else if (o->per)
+		d->why = cmp_per_problem(d, o->per);
+}
+
+static void free_doc(cmp_doc *d)
+{
+	free(d->why);
+	json_decref(d->kinds);
+	json_decref(d->diffs);
+	json_decref(d->swept);
+	json_decref(d->varied);
+}
+
+static int by_str(const void *a, const void *b)
+{
+	return strcmp(*(const char *const *)a, *(const char *const *)b);
+}
+
+/* A line per parameter with no value common to all runs in a document that
+ * is compared, and exit 2; nothing when there is none. */
+static void refuse_disjoint(const cmp_doc *docs, size_t n)
+{
+	json_t *seen = json_object();  /* parameter -> [its values, the documents...] */
+	for (size_t i = 0; i < n; i++) {
+		const char *k;
+		json_t *v;
+		if (docs[i].why)
+			continue;
+		json_object_foreach(docs[i].kinds, k, v) {
+			if (json_integer_value(v) != CMP_DISJOINT)
+				continue;
+			json_t *s = json_object_get(seen, k);
+			if (!s) {
+				s = json_array();
+				json_array_append(s, json_object_get(docs[i].diffs, k));
+				json_object_set_new(seen, k, s);
+			}
+			json_array_append_new(s, json_string(docs[i].name));
+		}
+	}
+	size_t nk = json_object_size(seen), j = 0;
+	if (!nk) {
+		json_decref(seen);
+		return;
+	}
+	const char **keys = nm_calloc(nk, sizeof *keys), *k;
+	json_t *v;
+	json_object_foreach(seen, k, v)
+		keys[j++] = k;
+	qsort(keys, nk, sizeof *keys, by_str);
+	char line[4096];
+	fflush(stdout);
+	for (j = 0; j < nk; j++) {
+		json_t *s = json_object_get(seen, keys[j]);
+		size_t more = json_array_size(s) - 2;
+		char others[64] = "";
+		if (more)
+			snprintf(others, sizeof others, "; and %zu more document%s", more, more > 1 ? "s" : "");
+		if (j)
+			fprintf(stderr, "netmem: compare: %s\n", line);
+		snprintf(line, sizeof line,
+			 "parameter %s has no value common to all runs (in %s: %s%s), so no point pairs on it; "
+			 "name it with --ignore %s to compare across it", keys[j], json_string_value(json_array_get(s, 1)),
+			 json_string_value(json_array_get(s, 0)), others, keys[j]);
+	}
+	refuse("%s", line);
+}
+
+/* --ignore of a parameter no document the runs share has is a typo. */
+static void check_ignored(const cmp_opts *o, const cmp_doc *docs, size_t n)
+{
+	json_t *known = json_object();
+	for (size_t i = 0; i < n; i++)
+		json_object_update(known, docs[i].kinds);
+	const char *k;
+	json_t *v;
+	json_object_foreach(o->ignore, k, v) {
+		if (json_object_get(known, k))
+			continue;
+		char list[512] = "";
+		const char *p;
+		json_t *t;
+		json_object_foreach(known, p, t) {
+			size_t used = strlen(list);
+			snprintf(list + used, sizeof list - used, "%s%s", used ? ", " : "", p);
+		}
+		refuse("--ignore %s: no document the runs share has a parameter %s (they have: %s)", k, k,
+		       list[0] ? list : "none");
+	}
+	json_decref(known);
+}
+
+/* gnuplot's single-quoted string of s ('' for a quote). */
+static void gp_quote(char *buf, size_t len, const char *s)
+{
+	size_t j = 0;
+	for (; *s && j + 3 < len; s++) {
+		if (*s == '\'')
+			buf[j++] = '\'';
+		buf[j++] = *s;
+	}
+	buf[j] = '\0';
+}
+
+/* Runs gnuplot on script with the variables set, its output into log;
+ * true when it exited 0. */
+static bool gnuplot(const char *script, const char *vars, const char *log, bool append)
+{
+	fflush(stdout);
+	fflush(stderr);
+	pid_t pid = fork();
+	if (pid < 0)
+		return false;
+	if (pid == 0) {
+		int fd = open(log, O_WRONLY | O_CREAT | (append ? O_APPEND : O_TRUNC), 0666);
+		if (fd >= 0) {
+			dup2(fd, STDOUT_FILENO);
+			dup2(fd, STDERR_FILENO);
+		}
+		execlp("gnuplot", "gnuplot", "-e", vars, script, (char *)NULL);
+		dprintf(STDERR_FILENO, "netmem compare: cannot run gnuplot: %s\n", strerror(errno));
+		_exit(127);
+	}
+	int status;
+	while (waitpid(pid, &status, 0) < 0)
+		if (errno != EINTR)
+			return false;
+	return WIFEXITED(status) && WEXITSTATUS(status) == 0;
+}
+
+/* Draws the document's figures; false when one failed. */
+static bool draw(const cmp_opts *o, const cmp_doc *d, const char *dat, const char *ylab)
+{
+	static const char *const ext[] = {"png", "svg"};
+	char log[PATH_MAX], q[5][2 * PATH_MAX], title[1024];
+	bool ok = true;
+	snprintf(log, sizeof log, "%s/%s.gnuplot.log", o->out, d->name);
+	snprintf(title, sizeof title, "%s (%s): %s by run", d->name, d->docs[0]->experiment, ylab);
+	gp_quote(q[0], sizeof q[0], dat);
+	gp_quote(q[2], sizeof q[2], title);
+	gp_quote(q[3], sizeof q[3], ylab);
+	gp_quote(q[4], sizeof q[4], o->term);
+	for (int k = 0; k < 2; k++) {
+		char out[PATH_MAX], vars[12 * PATH_MAX];
+		snprintf(out, sizeof out, "%s/%s.%s", o->out, d->name, ext[k]);
+		gp_quote(q[1], sizeof q[1], out);
+		snprintf(vars, sizeof vars, "in='%s'; out='%s'; ttl='%s'; ylab='%s'; termgp='%s'", q[0], q[1], q[2], q[3],
+			 q[4]);
+		if (gnuplot(o->plot, vars, log, k > 0)) {
+			printf("figure %s\n", out);
+		} else {
+			fflush(stdout);
+			fprintf(stderr, "netmem: compare: drawing %s failed (see %s)\n", out, log);
+			ok = false;
+		}
+	}
+	return ok;
+}
+
+/* A group of points: true with each run's value in val when it pairs one
+ * point of every run with the metric, else prints why it is dropped. */
+static bool group_row(const cmp_doc *d, const cmp_group *g, cmp_per per, const char *label, double *val)
+{
+	bool none[CMP_MAX_RUNS] = {0}, some[CMP_MAX_RUNS] = {0}, invalid[CMP_MAX_RUNS] = {0}, nometric[CMP_MAX_RUNS] = {0};
+	bool lacking = false, several = false, bad = false, worse = false;
+	for (int r = 0; r < d->nruns; r++) {
+		size_t n = json_array_size(g->entries[r]);
+		none[r] = n == 0;
+		some[r] = n > 0;
+		lacking |= n == 0;
+		several |= n > 1;
+	}
+	char a[64], b[64];
+	if (lacking) {
+		letters(a, sizeof a, some, d->nruns);
+		letters(b, sizeof b, none, d->nruns);
+		printf("   dropped %s: only in %s (none in %s)\n", label, a, b);
+		return false;
+	}
+	if (several) {
+		printf("   dropped %s: pairs several points (they differ only in ignored parameters):", label);
+		for (int r = 0; r < d->nruns; r++) {
+			size_t i;
+			json_t *e;
+			printf("%s %c ", r ? ";" : "", 'A' + r);
+			json_array_foreach(g->entries[r], i, e) {
+				char which[512];
+				cmp_label(e, d->varied, which, sizeof which);
+				printf("%s%s", i ? " | " : "", which);
+			}
+		}
+		printf("\n");
+		return false;
+	}
+	for (int r = 0; r < d->nruns; r++) {
+		const json_t *e = json_array_get(g->entries[r], 0);
+		if (nm_entry_metric(e, d->metric, &val[r]))
+			val[r] /= cmp_divisor(e, per);
+		else if (!json_is_true(json_object_get(e, "valid")))
+			bad = invalid[r] = true;
+		else
+			worse = nometric[r] = true;
+	}
+	if (!bad && !worse)
+		return true;
+	letters(a, sizeof a, invalid, d->nruns);
+	letters(b, sizeof b, nometric, d->nruns);
+	printf("   dropped %s: ", label);
+	if (bad)
+		printf("not valid in %s%s", a, worse ? "; " : "");
+	if (worse)
+		printf("no positive %s in %s", d->metric, b);
+	printf("\n");
+	return false;
+}
+
+static void print_header(const cmp_doc *d, const char *ylab)
+{
+	static const char *const kind_names[] = {
+		[CMP_COMMON] = "compared on the values all runs have",
+		[CMP_IGNORED] = "ignored (--ignore)",
+		[CMP_DISJOINT] = "has no value common to all runs",
+	};
+	printf("== %s (experiment %s): %s, each run over A\n", d->name, d->docs[0]->experiment, ylab);
+	for (int r = 0; r < d->nruns; r++) {
+		char nic[512];
+		nm_rundoc_nic_label(d->docs[r], nic, sizeof nic);
+		printf("   run %c: %s\n", 'A' + r, nic);
+	}
+	const char *k;
+	json_t *v;
+	json_object_foreach(d->diffs, k, v)
+		printf("   parameter %s %s: %s\n", k, kind_names[json_integer_value(json_object_get(d->kinds, k))],
+		       json_string_value(v));
+}
+
+/* One compared document: its table, data file and figures. Returns the
+ * number of points matched; *failed is set when a figure failed. */
+static size_t compare_doc(const cmp_opts *o, const cmp_doc *d, bool *failed)
+{
+	char ylab[512], dat[PATH_MAX];
+	snprintf(ylab, sizeof ylab, "%s%s%s", d->metric, o->per ? " per " : "", per_names[o->per]);
+	print_header(d, ylab);
+	snprintf(dat, sizeof dat, "%s/%s.dat", o->out, d->name);
+	FILE *f = fopen(dat, "w");
+	if (!f)
+		refuse("cannot write %s: %s", dat, strerror(errno));
+	/* rows[r]: run r's block of the data file, built as the points pair */
+	char *rows[CMP_MAX_RUNS] = {0};
+	size_t lens[CMP_MAX_RUNS] = {0}, matched = 0, n;
+	FILE *blocks[CMP_MAX_RUNS];
+	for (int r = 0; r < d->nruns; r++)
+		blocks[r] = open_memstream(&rows[r], &lens[r]);
+	cmp_group *g = cmp_pair(d, o->ignore, &n);
+	for (size_t i = 0; i < n; i++) {
+		double val[CMP_MAX_RUNS];
+		char label[512];
+		const json_t *any = NULL;
+		for (int r = 0; r < d->nruns && !any; r++)
+			any = json_array_get(g[i].entries[r], 0);
+		cmp_label(any, d->swept, label, sizeof label);
+		if (!group_row(d, &g[i], o->per, label, val))
+			continue;
+		printf("   %-60s A %-10.4g", label, val[0]);
+		for (int r = 1; r < d->nruns; r++)
+			printf(" %c %-10.4g %c/A %.3f", 'A' + r, val[r], 'A' + r, val[r] / val[0]);
+		printf("\n");
+		for (int r = 0; r < d->nruns; r++)
+			fprintf(blocks[r], "%zu %.10g \"%s\"\n", matched, val[r], label);
+		matched++;
+	}
+	cmp_groups_free(g, n);
+	for (int r = 0; r < d->nruns; r++) {
+		char nic[512];
+		nm_rundoc_nic_label(d->docs[r], nic, sizeof nic);
+		fclose(blocks[r]);
+		fprintf(f, "%s\"point\" \"%c: %s\"\n%s", r ? "\n\n" : "", 'A' + r, nic, rows[r]);
+		free(rows[r]);
+	}
+	fclose(f);
+	printf("   %zu point(s) matched\n", matched);
+	if (matched && !draw(o, d, dat, ylab))
+		*failed = true;
+	return matched;
+}
+
+/* Every document name of every run, sorted (each run's list is). */
+static const char **all_names(const nm_run *runs, int nruns, size_t *n)
+{
+	json_t *seen = json_object();
+	for (int r = 0; r < nruns; r++)
+		for (size_t i = 0; i < runs[r].ndocs; i++)
+			json_object_set_new(seen, runs[r].docs[i].name, json_true());
+	const char **names = nm_calloc(json_object_size(seen) + 1, sizeof *names);
+	*n = 0;
+	for (int r = 0; r < nruns; r++)
+		for (size_t i = 0; i < runs[r].ndocs; i++)
+			if (json_object_get(seen, runs[r].docs[i].name)) {
+				names[(*n)++] = runs[r].docs[i].name;
+				json_object_del(seen, runs[r].docs[i].name);
+			}
+	qsort(names, *n, sizeof *names, by_str);
+	json_decref(seen);
+	return names;
+}
+
+/* The tables, then what refuses the whole comparison; the exit status. */
+static int compare_all(cmp_opts *o, const cmp_doc *docs, size_t n)
+{
+	size_t with_metric = 0, compared = 0, matched = 0;
+	const cmp_doc *first_dropped = NULL;
+	bool failed = false;
+	if (mkdir(o->out, 0777) != 0 && errno != EEXIST)
+		refuse("cannot create %s: %s", o->out, strerror(errno));
+	char where[PATH_MAX + 32];
+	snprintf(o->plot, sizeof o->plot, "%s", nm_suite_file("plots/compare.gp", where, sizeof where));
+	snprintf(o->term, sizeof o->term, "%s", nm_suite_file("plots/term.gp", where, sizeof where));
+	for (size_t i = 0; i < n; i++) {
+		const cmp_doc *d = &docs[i];
+		with_metric += d->metric != NULL;
+		if (d->why) {
+			printf("== %s: not compared: %s\n", d->name, d->why);
+			if (d->shared && d->metric && !first_dropped)
+				first_dropped = d;
+			continue;
+		}
+		compared++;
+		matched += compare_doc(o, d, &failed);
+	}
+	if (!with_metric && o->metric)
+		refuse("--y %s: no document the runs share has that metric (a key of summary[].geomean, e.g. "
+		       "ops_per_sec or lat.p50)", o->metric);
+	if (!with_metric && o->per)
+		refuse("--per %s: the documents the runs share have none of the rates compare draws by default (mops, "
+		       "txns_per_sec, ops_per_sec); name one with --y", per_names[o->per]);
+	if (!with_metric)
+		refuse("the documents the runs share have none of the metrics compare draws by default; name one with --y");
+	if (!compared && first_dropped)
+		refuse("no document could be compared: %s: %s", first_dropped->name, first_dropped->why);
+	if (!matched)
+		refuse("the runs hold no valid point with the same parameters (see the points listed above)");
+	return failed ? NM_EXIT_FAIL : 0;
+}
+
+static int compare_main(int argc, char **argv)
+{
+	for (int i = 1; i < argc; i++)
+		if (!strcmp(argv[i], "--help") || !strcmp(argv[i], "-h")) {
+			usage(stdout);
+			return 0;
+		}
+	cmp_opts o = {.out = "compare", .ignore = json_object()};
+	const char *dirs[CMP_MAX_RUNS];
+	int nruns = parse_args(argc, argv, &o, dirs);
+	nm_run runs[CMP_MAX_RUNS];
 	char err[512];
 	for (int r = 0; r < nruns; r++)
 		if (nm_run_load(dirs[r], &runs[r], err, sizeof err) != 0)
-			nm_usage_error("compare: %s", err);
-	/* Documents every run holds, checked before anything is written. */
-	int shared = 0;
-	for (size_t i = 0; i < runs[0].ndocs; i++) {
-		const nm_rundoc *d0 = &runs[0].docs[i];
-		bool all = true;
-		for (int r = 1; r < nruns && all; r++) {
-			const nm_rundoc *d = nm_run_find(&runs[r], d0->name);
-			all = d && d->experiment && d0->experiment && !strcmp(d->experiment, d0->experiment);
-			if (d && strcmp(d->schema, d0->schema))
-				nm_usage_error("compare: %s/%s.json is schema %s but %s/%s.json is %s: runs of different "
-					       "schema versions cannot be compared", dirs[0], d0->name, d0->schema, dirs[r],
-					       d->name, d->schema);
-		}
-		shared += all;
+			refuse("%s", err);
+	check_schemas(runs, dirs, nruns);
+	size_t n, shared = 0;
+	const char **names = all_names(runs, nruns, &n);
+	cmp_doc *docs = nm_calloc(n ? n : 1, sizeof *docs);
+	for (size_t i = 0; i < n; i++) {
+		plan_doc(&o, runs, dirs, nruns, names[i], &docs[i]);
+		shared += docs[i].shared;
 	}
 	if (!shared)
-		nm_usage_error("compare: %s and the other runs hold no result document in common", dirs[0]);
-	if (mkdir(o.out, 0777) != 0 && errno != EEXIST)
-		nm_usage_error("compare: cannot create %s: %s", o.out, strerror(errno));
-	char where[PATH_MAX + 32];
-	snprintf(o.plot, sizeof o.plot, "%s", nm_suite_file("plots/compare.gp", where, sizeof where));
-	int matched = 0;
-	int with_metric = 0;
-	for (size_t i = 0; i < runs[0].ndocs; i++) {
-		const nm_rundoc *docs[MAX_RUNS];
-		char label_buf[MAX_RUNS][512];
-		const char *labels[MAX_RUNS];
-		bool all = true;
-		for (int r = 0; r < nruns && all; r++) {
-			docs[r] = nm_run_find(&runs[r], runs[0].docs[i].name);
-			all = docs[r] && !strcmp(docs[r]->experiment, runs[0].docs[i].experiment);
-			if (all) {
-				nm_rundoc_nic_label(docs[r], label_buf[r], sizeof label_buf[r]);
-				labels[r] = label_buf[r];
-			}
-		}
-		if (!all)
-			continue;
-		int got = compare_doc(&o, docs, nruns, labels);
-		if (got < 0)
-			continue;
-		with_metric++;
-		matched += got;
-	}
+		refuse("%s and the other runs hold no result document in common", dirs[0]);
+	check_ignored(&o, docs, n);
+	refuse_disjoint(docs, n);
+	int status = compare_all(&o, docs, n);
+	for (size_t i = 0; i < n; i++)
+		free_doc(&docs[i]);
+	free(docs);
+	free(names);
 	for (int r = 0; r < nruns; r++)
 		nm_run_free(&runs[r]);
-	if (!with_metric && o.metric)
-		nm_usage_error("compare: --y %s: no document the runs share has that metric (a key of summary[].geomean, "
-			       "e.g. ops_per_sec or lat.p50)", o.metric);
-	if (!with_metric)
-		nm_usage_error("compare: the documents the runs share have none of the metrics compare draws by default; "
-			       "name one with --y");
-	if (!matched)
-		nm_usage_error("compare: the runs hold no valid point with the same parameters (see the parameters listed above)");
-	return 0;
+	json_decref(o.ignore);
+	return status;
 }
 
 static const nm_experiment compare_tool = {
