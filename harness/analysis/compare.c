@@ -119,17 +119,14 @@ static int parse_args(int argc, char **argv, cmp_opts *o, const char **dirs)
 	return nruns;
 }
 
-/* Documents of another schema are refused, and so are runs that disagree on one. */
+/* Runs that disagree on a document's schema (a tool's document against a
+ * result of the same name) are refused; nm_run_load already refused a schema
+ * this netmem does not read. */
 static void check_schemas(const nm_run *runs, const char *const *dirs, int nruns)
 {
 	for (int r = 0; r < nruns; r++)
 		for (size_t i = 0; i < runs[r].ndocs; i++) {
 			const nm_rundoc *d = &runs[r].docs[i];
-			const json_t *s = json_object_get(d->doc, "schema");
-			if (s && (!json_is_string(s) || strcmp(json_string_value(s), NM_RESULT_SCHEMA)))
-				refuse("%s/%s.json is schema %s; this netmem reads %s (and tool documents without a "
-				       "schema): compare it with the netmem that wrote it", dirs[r], d->name,
-				       json_is_string(s) ? json_string_value(s) : "(not a string)", NM_RESULT_SCHEMA);
 			for (int q = 0; q < r; q++) {
 				const nm_rundoc *e = nm_run_find(&runs[q], d->name);
 				if (e && strcmp(e->schema, d->schema))
