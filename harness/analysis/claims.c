@@ -47,7 +47,8 @@ static reduce_kind reduce_of(const json_t *claim)
 typedef struct gathered {
 	double *v;
 	size_t n, cap;
-	size_t selected, failed;
+	size_t selected, failed, skipped;
+	char skip_why[200];      /* the first skipped point's reason */
 	double exercised[NM_EXERCISED_MAX]; /* the largest value of each "exercised" metric */
 	nm_basis basis;
 	char docs[256];
@@ -145,6 +146,18 @@ static int unexercised(const json_t *claim, const gathered *g)
 	return -1;
 }
 
+/* Why the points of a summary entry were skipped (a path this device
+ * lacks), or NULL when they were measured. */
+static const char *skipped_reason(const nm_rundoc *d, const json_t *params)
+{
+	size_t i;
+	json_t *p;
+	json_array_foreach(json_object_get(d->doc, "points"), i, p)
+		if (nm_params_match(params_of(p), params) && json_is_string(json_object_get(p, "skipped")))
+			return json_string_value(json_object_get(p, "skipped"));
+	return NULL;
+}
+
 /* One entry of a plain claim: its metric, or why it is left out. */
 static void gather_value(const json_t *claim, const nm_rundoc *d, const json_t *e, gathered *g)
 {
@@ -155,7 +168,13 @@ static void gather_value(const json_t *claim, const nm_rundoc *d, const json_t *
 		g->failed++;
 		leave(g, d, params_of(e), "failed (invalid point)");
 	} else if (!nm_entry_value(e, metric, true, &v)) {
-		leave(g, d, params_of(e), "no %s in its summary", metric);
+		const char *why = skipped_reason(d, params_of(e));
+		if (why) {
+			if (!g->skipped++)
+				snprintf(g->skip_why, sizeof g->skip_why, "%s", why);
+			leave(g, d, params_of(e), "skipped: %s", why);
+		} else
+			leave(g, d, params_of(e), "no %s in its summary", metric);
 	} else {
 		push(g, v);
 		note_exercised(claim, e, g);
@@ -199,7 +218,7 @@ static void gather_doc(const json_t *claim, const nm_rundoc *d, gathered *g, boo
 {
 	const json_t *select = json_object_get(claim, "select"), *ratio = json_object_get(claim, "ratio");
 	json_t *summary = json_object_get(d->doc, "summary"), *e;
-	size_t before = g->n, failed = g->failed, i;
+	size_t selected = g->selected, i;
 	json_t *num = merged(select, json_object_get(ratio, "num"));
 	json_t *den = merged(select, json_object_get(ratio, "den"));
 	json_t *keys = merged(json_object_get(ratio, "num"), json_object_get(ratio, "den"));
@@ -214,7 +233,7 @@ static void gather_doc(const json_t *claim, const nm_rundoc *d, gathered *g, boo
 	json_decref(num);
 	json_decref(den);
 	json_decref(keys);
-	if (g->n > before || g->failed > failed)
+	if (g->selected > selected) /* what a verdict stands on, even one of skipped points */
 		note_doc(g, d, numa_claim);
 }
 
@@ -329,6 +348,9 @@ static void judge(const json_t *claim, const nm_run *run, gathered *g, nm_claim_
 		res->verdict = NM_VERDICT_FAILED;
 		snprintf(res->note, sizeof res->note, "%zu of %zu points failed%s", g->failed, g->selected,
 			 g->n ? "; the value is over the valid ones" : "; no valid one");
+	} else if (g->n == 0 && g->selected && g->skipped == g->selected) {
+		res->verdict = NM_VERDICT_NOT_EXERCISED;
+		snprintf(res->note, sizeof res->note, "every selected point was skipped: %s", g->skip_why);
 	} else if (g->n == 0) {
 		res->verdict = NM_VERDICT_NO_MATCH;
 		if (g->selected)
