@@ -4,6 +4,7 @@
 #include "corm_heap.h"
 #include "rng.h"
 #include <errno.h>
+#include <sched.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -238,6 +239,14 @@ static int map_va(cmem_heap *h, uint32_t v, uint32_t p)
 	return r == MAP_FAILED ? -1 : 0;
 }
 
+/* Until no unlocked reader (cmem_read) copies from b. A reader holds the
+ * count only for one slot copy, so this waits microseconds. */
+static void wait_readers(cmem_block *b)
+{
+	while (__atomic_load_n(&b->readers, __ATOMIC_SEQ_CST))
+		sched_yield();
+}
+
 /* Gives a VA back: NIC registration gone, address space reserved again. */
 static void va_release(cmem_heap *h, cmem_block *b, uint32_t v)
 {
@@ -245,8 +254,11 @@ static void va_release(cmem_heap *h, cmem_block *b, uint32_t v)
 	if (vb->mr && h->cfg.nic.dereg)
 		h->cfg.nic.dereg(h->cfg.nic.arg, vb->mr);
 	vb->mr = NULL;
+	/* unpublished first, so no new unlocked reader starts here; those
+	 * already copying finish before the VA stops being readable */
+	__atomic_store_n(&vb->blk, NULL, __ATOMIC_SEQ_CST);
+	wait_readers(b);
 	mmap(va_of(h, v), h->cfg.block_size, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED | MAP_NORESERVE, -1, 0);
-	__atomic_store_n(&vb->blk, NULL, __ATOMIC_RELEASE);
 	for (uint32_t i = 0; i < b->nalias; i++)
 		if (b->alias[i] == v) {
 			b->alias[i] = b->alias[--b->nalias];
@@ -306,7 +318,7 @@ static cmem_block *block_new(cmem_heap *h, int t, int c, corm_status *st)
 	}
 	uint8_t *va = va_of(h, v);
 	memset(va, 0, h->cfg.block_size); /* a reused physical block keeps old bytes */
-	b->dead = false;
+	__atomic_store_n(&b->dead, false, __ATOMIC_SEQ_CST);
 	b->cls = c;
 	b->owner = b->home = t;
 	b->phys = p;
@@ -330,7 +342,7 @@ static cmem_block *block_new(cmem_heap *h, int t, int c, corm_status *st)
 	vb->mr = NULL;
 	vb->rkey = v + 1; /* without a NIC: any key that names the VA */
 	if (h->cfg.nic.reg && h->cfg.nic.reg(h->cfg.nic.arg, va, h->cfg.block_size, &vb->mr, &vb->rkey, err, sizeof err)) {
-		b->dead = true;
+		__atomic_store_n(&b->dead, true, __ATOMIC_SEQ_CST);
 		pthread_mutex_unlock(&b->mu);
 		va_release(h, b, v);
 		pthread_mutex_lock(&h->mu);
@@ -351,7 +363,7 @@ static cmem_block *block_new(cmem_heap *h, int t, int c, corm_status *st)
  * it is in one, and has taken it out of that list). */
 static void block_release(cmem_heap *h, cmem_block *b)
 {
-	b->dead = true;
+	__atomic_store_n(&b->dead, true, __ATOMIC_SEQ_CST);
 	while (b->nalias)
 		va_release(h, b, b->alias[b->nalias - 1]);
 	pthread_mutex_lock(&h->mu);
@@ -457,7 +469,7 @@ static cmem_block *find(cmem_heap *h, const corm_ptr *p, uint32_t *slot)
 		if (!b)
 			return NULL;
 		pthread_mutex_lock(&b->mu);
-		if (b->dead || __atomic_load_n(&vb->blk, __ATOMIC_ACQUIRE) != b) {
+		if (__atomic_load_n(&b->dead, __ATOMIC_ACQUIRE) || __atomic_load_n(&vb->blk, __ATOMIC_ACQUIRE) != b) {
 			pthread_mutex_unlock(&b->mu);
 			continue;
 		}
@@ -512,8 +524,67 @@ static void correct(cmem_heap *h, cmem_block *b, uint32_t slot, corm_ptr *p)
 	p->addr = base + (uint64_t)slot * b->slot_size;
 }
 
+/* One copy of the object at the pointer's offset hint in b without the
+ * block's mutex (caller holds a reader count on b): the header before and
+ * after the copy must be the same unlocked word carrying the ID, as the
+ * seqlock the writer's lock bit makes it. 1: read; 0: overlapped a write,
+ * try again; -1: not at the hint (moved, freed, another object). */
+static int copy_unlocked(cmem_heap *h, cmem_block *b, corm_ptr *p, void *out, size_t n, uint8_t *version)
+{
+	uint32_t off = corm_ptr_off(p, h->cfg.block_size), ss = b->slot_size;
+	if (off % ss != 0 || off / ss >= b->slots)
+		return -1;
+	uint32_t slot = off / ss;
+	uint64_t h1 = hdr_load(b, slot);
+	if (!(h1 & CORM_H_ALLOC) || corm_h_id(h1) != p->id)
+		return -1;
+	if (h1 & CORM_H_LOCK)
+		return 0;
+	size_t cap = corm_slot_capacity(ss);
+	uint8_t *s = b->va + (size_t)slot * ss;
+	corm_slot_read(s, (uint64_t)(uintptr_t)s, ss, out, n < cap ? n : cap);
+	__atomic_thread_fence(__ATOMIC_ACQUIRE);
+	if (__atomic_load_n(hdr_at(b, slot), __ATOMIC_RELAXED) != h1)
+		return 0;
+	correct(h, b, slot, p);
+	p->version = corm_h_version(h1);
+	if (version)
+		*version = p->version;
+	return 1;
+}
+
+/* CoRM's reads are consistent through versions, not locks (paper, Sec. 3):
+ * the server's read follows the DirectRead rule, so every worker serving
+ * one hot object costs a shared counter increment, not a mutex that a
+ * preempted holder keeps for a scheduler slice. 0 when read, -1 to take
+ * the locked path. */
+static int read_unlocked(cmem_heap *h, corm_ptr *p, void *out, size_t n, uint8_t *version)
+{
+	cmem_vblock *vb = cmem_va(h, p->addr);
+	cmem_block *b = vb ? __atomic_load_n(&vb->blk, __ATOMIC_ACQUIRE) : NULL;
+	if (!b)
+		return -1;
+	__atomic_add_fetch(&b->readers, 1, __ATOMIC_SEQ_CST);
+	int rc = -1;
+	/* still published and alive after the count is up: a release that
+	 * unpublishes from now on waits for this reader (wait_readers) */
+	if (!__atomic_load_n(&b->dead, __ATOMIC_SEQ_CST) && __atomic_load_n(&vb->blk, __ATOMIC_SEQ_CST) == b)
+		for (int tries = 0; tries < 4 && rc == -1; tries++) {
+			int got = copy_unlocked(h, b, p, out, n, version);
+			if (got != 0) {
+				rc = got == 1 ? 0 : -1;
+				break;
+			}
+		}
+	__atomic_sub_fetch(&b->readers, 1, __ATOMIC_RELEASE);
+	return rc;
+}
+
 corm_status cmem_read(cmem_heap *h, corm_ptr *p, void *out, size_t n, uint8_t *version)
 {
+	if (read_unlocked(h, p, out, n, version) == 0)
+		return CORM_OK;
+	__atomic_add_fetch(&h->reads_locked, 1, __ATOMIC_RELAXED);
 	uint32_t slot;
 	cmem_block *b = find(h, p, &slot);
 	if (!b)
@@ -542,6 +613,9 @@ corm_status cmem_write(cmem_heap *h, corm_ptr *p, const void *data, size_t n, ui
 	/* Lock with the new version first, so a reader that overlaps the
 	 * write sees either the lock or a line version that disagrees. */
 	hdr_store(b, slot, (hd & ~(uint64_t)0xff) | v | CORM_H_LOCK);
+	/* the lock is visible before any payload byte changes: an unlocked
+	 * reader that saw the old header twice saw none of this write */
+	__atomic_thread_fence(__ATOMIC_SEQ_CST);
 	size_t cap = corm_slot_capacity(b->slot_size);
 	corm_slot_write(s, (uint64_t)(uintptr_t)s, b->slot_size, v, data, n < cap ? n : cap);
 	hdr_store(b, slot, (hd & ~(uint64_t)0xff) | v);
@@ -723,7 +797,7 @@ static int remap_all(cmem_heap *h, cmem_block *a, cmem_block *b, cmem_compact_st
 		st->remaps++;
 	}
 	a->nalias = 0;
-	a->dead = true;
+	__atomic_store_n(&a->dead, true, __ATOMIC_SEQ_CST);
 	pthread_mutex_lock(&h->mu);
 	if (h->cfg.mode == CORM_REMAP)
 		phys_put(h, a->phys);

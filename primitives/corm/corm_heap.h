@@ -18,6 +18,10 @@
  *   (VA - region) / B says which physical block a VA shows now.
  * - Locking: a mutex per block guards its slots and metadata on the server
  *   (writes, frees, compaction); remote readers see the header's lock bit.
+ *   Server reads take no lock (cmem_read): like a DirectRead they are
+ *   consistent through the header (unlocked, same word before and after
+ *   the copy), and a per-block reader count keeps a block's VA mapped
+ *   while they copy (a release waits for it to drain before PROT_NONE).
  *   Any worker serves any object (the paper's "block scanning" way of
  *   finding moved objects, with a per-block ID table instead of a scan).
  * - An emptied block is released at once (its physical block back to the
@@ -70,7 +74,8 @@ typedef struct cmem_idmap {
 
 typedef struct cmem_block {
 	pthread_mutex_t mu;
-	bool dead;          /* released: not in the VA table any more */
+	bool dead;          /* released: not in the VA table any more (atomic: unlocked readers test it) */
+	uint32_t readers;   /* unlocked reads copying from this block now (cmem_read) */
 	int cls, owner;     /* owner: thread, or -1 while the compactor holds it */
 	int home;           /* thread it came from */
 	uint32_t phys;      /* physical block */
@@ -134,6 +139,7 @@ typedef struct cmem_heap {
 	uint64_t active_blocks;       /* physical blocks in use (retired ones included) */
 	uint64_t retired_blocks;      /* DEFER: physical blocks kept for old VAs */
 	uint64_t live_objects;
+	uint64_t reads_locked;        /* cmem_reads that fell back to the block's mutex */
 } cmem_heap;
 
 /* 0, or -1 with one line in err (block size not a power of two, ...). */
@@ -147,6 +153,11 @@ uint32_t cmem_capacity(const cmem_heap *h, int cls);
 /* Object operations: p is in/out (pointer correction rewrites its offset
  * hint, or its base and rkey). *version receives the object's version. */
 corm_status cmem_alloc(cmem_heap *h, int thread, uint32_t user, const void *data, size_t n, corm_ptr *p);
+/* cmem_read takes no lock when the pointer's offset hint finds the object
+ * (the usual case), so readers of one hot object never wait on each other
+ * or on a preempted lock holder; a miss (a moved object) or a read that
+ * keeps overlapping writes falls back to the block's mutex and counts in
+ * reads_locked. */
 corm_status cmem_read(cmem_heap *h, corm_ptr *p, void *out, size_t n, uint8_t *version);
 corm_status cmem_write(cmem_heap *h, corm_ptr *p, const void *data, size_t n, uint8_t *version);
 corm_status cmem_free(cmem_heap *h, corm_ptr *p);

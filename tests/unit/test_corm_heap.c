@@ -5,6 +5,8 @@
  * address (what an ODP memory region gives a client), in both remap modes;
  * bad input is refused and an empty heap compacts to nothing. */
 #include "corm_heap.h"
+#include <pthread.h>
+#include <unistd.h>
 #include "tap.h"
 #include <stdlib.h>
 #include <string.h>
@@ -198,6 +200,130 @@ static void test_bad_input(void)
 	      "block size not a power of two: %s", err);
 }
 
+/* ---- reads without the block's mutex ---- */
+
+typedef struct hot_reader {
+	cmem_heap *h;
+	corm_ptr p;
+	uint32_t key;
+	int reads, bad;
+	int *done;
+} hot_reader;
+
+static void *hot_read(void *arg)
+{
+	hot_reader *r = arg;
+	uint8_t out[24];
+	for (int i = 0; i < r->reads; i++) {
+		corm_ptr p = r->p;
+		if (cmem_read(r->h, &p, out, sizeof out, NULL) != CORM_OK ||
+		    corm_payload_check(out, sizeof out, r->key) != CORM_PAY_OK)
+			r->bad++;
+	}
+	__atomic_add_fetch(r->done, 1, __ATOMIC_RELEASE);
+	return NULL;
+}
+
+/* Two threads read one hot object while the test holds its block's mutex:
+ * they finish only if a read takes no lock (a read of a hot object used to
+ * queue every server worker behind one mutex). */
+static void test_hot_read_unlocked(void)
+{
+	cmem_heap h;
+	CHECK(init(&h, 4096, CORM_REMAP, 1) == 0, "heap");
+	uint8_t pay[24];
+	corm_payload_fill(pay, sizeof pay, 42, 1);
+	corm_ptr p;
+	CHECK(cmem_alloc(&h, 0, 24, pay, sizeof pay, &p) == CORM_OK, "the hot object");
+	cmem_block *b = cmem_va(&h, p.addr)->blk;
+	int done = 0;
+	hot_reader r[2] = {{&h, p, 42, 5000, 0, &done}, {&h, p, 42, 5000, 0, &done}};
+	pthread_t t[2];
+	pthread_mutex_lock(&b->mu);
+	for (int i = 0; i < 2; i++)
+		pthread_create(&t[i], NULL, hot_read, &r[i]);
+	for (int ms = 0; ms < 10000 && __atomic_load_n(&done, __ATOMIC_ACQUIRE) < 2; ms++)
+		usleep(1000);
+	int finished = __atomic_load_n(&done, __ATOMIC_ACQUIRE);
+	pthread_mutex_unlock(&b->mu);
+	for (int i = 0; i < 2; i++)
+		pthread_join(t[i], NULL);
+	CHECK(finished == 2, "two threads read a hot object 5000 times each while its block's mutex is held (%d of 2 "
+	      "finished within 10 s)", finished);
+	CHECK(r[0].bad == 0 && r[1].bad == 0 && h.reads_locked == 0, "every read found the object, none took the lock "
+	      "(%d, %d bad; %llu locked)", r[0].bad, r[1].bad, (unsigned long long)h.reads_locked);
+	cmem_destroy(&h);
+}
+
+typedef struct churn {
+	cmem_heap *h;
+	pthread_mutex_t mu;  /* the test's: guards cur, not the heap */
+	corm_ptr cur;
+	uint32_t key;
+	int stop, reads, ok, notfound, bad;
+} churn;
+
+static void *churn_read(void *arg)
+{
+	churn *c = arg;
+	uint8_t out[3000];
+	while (!__atomic_load_n(&c->stop, __ATOMIC_ACQUIRE)) {
+		pthread_mutex_lock(&c->mu);
+		corm_ptr p = c->cur;
+		uint32_t key = c->key;
+		pthread_mutex_unlock(&c->mu);
+		corm_status st = cmem_read(c->h, &p, out, sizeof out, NULL);
+		__atomic_add_fetch(&c->reads, 1, __ATOMIC_RELAXED);
+		if (st == CORM_OK && corm_payload_check(out, sizeof out, key) == CORM_PAY_OK)
+			__atomic_add_fetch(&c->ok, 1, __ATOMIC_RELAXED);
+		else if (st == CORM_E_NOTFOUND)
+			__atomic_add_fetch(&c->notfound, 1, __ATOMIC_RELAXED);
+		else
+			__atomic_add_fetch(&c->bad, 1, __ATOMIC_RELAXED);
+	}
+	return NULL;
+}
+
+/* Readers copy while objects are rewritten, freed and their one-slot
+ * blocks released (the VA made PROT_NONE): every read is the object whole
+ * or "not found", never torn, never a fault (ASan and the SIGSEGV of a
+ * PROT_NONE page would end the test). */
+static void test_read_races_release(void)
+{
+	cmem_heap h;
+	CHECK(init(&h, 4096, CORM_REMAP, 1) == 0, "heap");
+	churn c = {.h = &h, .mu = PTHREAD_MUTEX_INITIALIZER};
+	uint8_t pay[3000];
+	corm_payload_fill(pay, sizeof pay, 1, 0);
+	CHECK(cmem_alloc(&h, 0, sizeof pay, pay, sizeof pay, &c.cur) == CORM_OK, "a one-slot block");
+	c.key = 1;
+	pthread_t t[2];
+	for (int i = 0; i < 2; i++)
+		pthread_create(&t[i], NULL, churn_read, &c);
+	int fails = 0;
+	for (uint32_t k = 2; k < 1500; k++) {
+		corm_ptr old, p;
+		corm_payload_fill(pay, sizeof pay, k - 1, k);
+		pthread_mutex_lock(&c.mu);
+		old = c.cur;
+		pthread_mutex_unlock(&c.mu);
+		fails += cmem_write(&h, &old, pay, sizeof pay, NULL) != CORM_OK;  /* same key, new stamp */
+		corm_payload_fill(pay, sizeof pay, k, 0);
+		fails += cmem_alloc(&h, 0, sizeof pay, pay, sizeof pay, &p) != CORM_OK;
+		pthread_mutex_lock(&c.mu);
+		c.cur = p;
+		c.key = k;
+		pthread_mutex_unlock(&c.mu);
+		fails += cmem_free(&h, &old) != CORM_OK;  /* its block empties: released */
+	}
+	__atomic_store_n(&c.stop, 1, __ATOMIC_RELEASE);
+	for (int i = 0; i < 2; i++)
+		pthread_join(t[i], NULL);
+	CHECK(fails == 0 && c.bad == 0 && c.ok > 0, "%d reads racing 1498 writes, frees and block releases: %d whole, %d "
+	      "not found, %d torn or wrong (%d heap calls failed)", c.reads, c.ok, c.notfound, c.bad, fails);
+	cmem_destroy(&h);
+}
+
 int main(void)
 {
 	test_slot();
@@ -207,5 +333,7 @@ int main(void)
 	run_compaction(4096, CORM_DEFER, 2, 24, 4000);
 	run_compaction(1 << 20, CORM_REMAP, 2, 1000, 6000);
 	test_bad_input();
+	test_hot_read_unlocked();
+	test_read_races_release();
 	return tap_done();
 }
