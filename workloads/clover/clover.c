@@ -93,20 +93,17 @@ enum {
 };
 _Static_assert(CL_C_N <= NM_COUNTERS_MAX, "clover: too many counters");
 
-static nm_counter cl_counters[CL_C_N];
-
-static void cl_counters_init(void)
-{
-	memcpy(cl_counters, kv_counters, sizeof kv_counters);
-	cl_counters[CL_C_CAS] = (nm_counter){"cas", NM_COUNT_METRIC};
-	cl_counters[CL_C_CAS_FAILED] = (nm_counter){"cas_failed", NM_COUNT_METRIC};
-	cl_counters[CL_C_READ_HOPS] = (nm_counter){"read_hops", NM_COUNT_METRIC};
-	cl_counters[CL_C_WRITE_HOPS] = (nm_counter){"write_hops", NM_COUNT_METRIC};
-	cl_counters[CL_C_RTTS] = (nm_counter){"round_trips", NM_COUNT_METRIC};
-	cl_counters[CL_C_ACKED] = (nm_counter){"acked_writes", NM_COUNT_METRIC};
-	cl_counters[CL_C_CHAINED] = (nm_counter){"chained_versions", NM_COUNT_METRIC};
-	cl_counters[CL_C_SHORTCUTS] = (nm_counter){"shortcut_jumps", NM_COUNT_METRIC};
-}
+static const nm_counter cl_counters[CL_C_N] = {
+	KV_COUNTER_ROWS,
+	[CL_C_CAS] = {"cas", NM_COUNT_METRIC},
+	[CL_C_CAS_FAILED] = {"cas_failed", NM_COUNT_METRIC},
+	[CL_C_READ_HOPS] = {"read_hops", NM_COUNT_METRIC},
+	[CL_C_WRITE_HOPS] = {"write_hops", NM_COUNT_METRIC},
+	[CL_C_RTTS] = {"round_trips", NM_COUNT_METRIC},
+	[CL_C_ACKED] = {"acked_writes", NM_COUNT_METRIC},
+	[CL_C_CHAINED] = {"chained_versions", NM_COUNT_METRIC},
+	[CL_C_SHORTCUTS] = {"shortcut_jumps", NM_COUNT_METRIC},
+};
 
 /* Where the clients' packets go: straight to the memory node, or through
  * the packet path (workloads/clover/clover_path.c) with rewriting off or on. */
@@ -114,7 +111,8 @@ typedef enum { CL_RESOLVE_NONE, CL_RESOLVE_OFF, CL_RESOLVE_ON } cl_resolve;
 static const char *const cl_resolve_names[] = {"none", "off", "on"};
 
 typedef struct cl_point {
-	kv_point kv;          /* keys, mix, distribution, value size (kv_thread reads it) */
+	kv_load load;         /* keys, mix, distribution, value size: what kv's client threads read */
+	char workload[32];    /* as given, or "trace" */
 	int mem_nodes;        /* the last ranks */
 	uint64_t slots;       /* version slots per client thread per memory node */
 	cl_resolve resolve;
@@ -164,11 +162,12 @@ static int cl_fail(char *err, size_t len, const char *fmt, ...)
 	return -1;
 }
 
-static int cl_decode_mix(const json_t *pt, kv_point *p, char *err, size_t len)
+static int cl_decode_mix(const json_t *pt, cl_point *c, char *err, size_t len)
 {
+	kv_load *p = &c->load;
 	const char *w = nm_cfg_str(pt, "workload");
-	snprintf(p->workload, sizeof p->workload, "%s", w);
-	if (ycsb_parse_workload(w, p->write_ratio, &p->mix, NULL, err, len))
+	snprintf(c->workload, sizeof c->workload, "%s", w);
+	if (ycsb_parse_workload(w, nm_cfg_double(pt, "write_ratio"), &p->mix, NULL, err, len))
 		return -1;
 	if (p->mix.p[YCSB_SCAN] > 0 || p->mix.p[YCSB_INSERT] > 0)
 		return cl_fail(err, len, "--workload %s has scans or inserts; netmem clover runs gets and updates", w);
@@ -197,8 +196,8 @@ static int cl_decode_path(const json_t *pt, cl_point *c, const nm_base *b, char 
 	c->queue = (int)nm_cfg_int(pt, "queue");
 	if (c->resolve == CL_RESOLVE_NONE)
 		return 0;
-	if (c->track == 0 || c->track > c->kv.keys)
-		c->track = c->kv.keys;
+	if (c->track == 0 || c->track > c->load.keys)
+		c->track = c->load.keys;
 	if (c->mem_nodes != 1)
 		return cl_fail(err, len, "--resolve %s runs one packet path, for one memory node (the paper's set-up); "
 			       "use --memory-nodes 1", cl_resolve_names[c->resolve]);
@@ -226,11 +225,11 @@ static int cl_decode_trace(const json_t *pt, cl_point *c, char *err, size_t len)
 		if (r->op == YCSB_SCAN || r->op == YCSB_INSERT)
 			return cl_fail(err, len, "--trace %s: request %zu is a %s; netmem clover replays reads and updates",
 				       json_string_value(v), i + 1, ycsb_op_name((ycsb_op)r->op));
-		if (r->key >= c->kv.keys)
+		if (r->key >= c->load.keys)
 			return cl_fail(err, len, "--trace %s: request %zu has key %" PRIu64 ", outside --keys %" PRIu64,
-				       json_string_value(v), i + 1, r->key, c->kv.keys);
+				       json_string_value(v), i + 1, r->key, c->load.keys);
 	}
-	snprintf(c->kv.workload, sizeof c->kv.workload, "trace");
+	snprintf(c->workload, sizeof c->workload, "trace");
 	return 0;
 }
 
@@ -244,14 +243,13 @@ static void cl_point_free(void *point)
 static int cl_decode(const json_t *pt, const nm_base *b, void *out, char *err, size_t len)
 {
 	cl_point *c = out;
-	kv_point *p = &c->kv;
+	kv_load *p = &c->load;
 	int64_t m = nm_cfg_int(pt, "memory_nodes");
-	*c = (cl_point){.mem_nodes = (int)m, .slots = (uint64_t)nm_cfg_int(pt, "slots")};
-	*p = (kv_point){.system = KV_REDIS,   /* unused: the checker is set up here (cl_thr_setup) */
-			.theta = nm_cfg_double(pt, "theta"), .write_ratio = nm_cfg_double(pt, "write_ratio"),
-			.keys = (uint64_t)nm_cfg_int(pt, "keys"), .value_size = (uint32_t)nm_cfg_int(pt, "value_size"),
-			.window = 1, .history_max = 1};
-	if (cl_decode_mix(pt, p, err, len))
+	/* versions are each writer's own sequence: a key's are compared per writer */
+	*c = (cl_point){.load = {.theta = nm_cfg_double(pt, "theta"), .keys = (uint64_t)nm_cfg_int(pt, "keys"),
+				 .value_size = (uint32_t)nm_cfg_int(pt, "value_size"), .global_versions = false},
+			.mem_nodes = (int)m, .slots = (uint64_t)nm_cfg_int(pt, "slots")};
+	if (cl_decode_mix(pt, c, err, len))
 		return -1;
 	if (p->keys == 0)
 		return cl_fail(err, len, "--keys 0: the store needs at least one key");
@@ -275,9 +273,10 @@ static int cl_decode(const json_t *pt, const nm_base *b, void *out, char *err, s
 /* ---- the job and its layout ----------------------------------------------------- */
 
 typedef struct cl_job {
-	kv_run *r;
+	nm_ctx *ctx;
 	const cl_point *cp;
-	const kv_point *p;
+	const kv_load *p;
+	kv_thread *th;                /* [T]: kv's client threads */
 	int rank, N, T, M, clients;   /* clients: client ranks */
 	double timeout;
 	nm_mr mr;
@@ -582,26 +581,19 @@ static const kv_win_ops cl_steps = {start, advance, step};
 static void cl_thr_setup(nm_worker *w)
 {
 	cl_job *j = w->arg;
-	kv_run *r = j->r;
 	cl_thr *t = nm_calloc64(1, sizeof *t);
-	char err[256];
 	*t = (cl_thr){.j = j, .t = w->index, .cursor = nm_malloc(j->p->keys * sizeof(uint64_t)),
 		      .batch = nm_calloc((size_t)j->M, sizeof *t->batch), .nfree = nm_calloc((size_t)j->M, sizeof *t->nfree),
 		      .msg = (uint8_t *)j->mr.buf + (size_t)j->T * j->scratch_per_op + (size_t)w->index * CL_MS_MSG_BYTES};
-	if (kv_thread_init(&r->th[w->index], j->p, w->meter, j->rank, j->N, j->T, w->index,
-			   r->ctx->base.seed * 1000003u + (uint64_t)r->ctx->rep, err, sizeof err))
-		nm_fatal("clover: %s", err);
-	/* versions are each writer's own sequence: compare a key's versions per writer */
+	kv_thread *kt = kv_worker_thread(j->th, j->p, j->ctx, w);
 	if (j->cp->trace) {   /* each client thread of the job at its own offset */
 		size_t n = j->cp->trace_n, all = (size_t)j->clients * (size_t)j->T;
-		ycsb_init_trace(&r->th[w->index].gen, j->cp->trace, n, part_index(j, j->rank, w->index) * n / all);
+		ycsb_init_trace(&kt->gen, j->cp->trace, n, part_index(j, j->rank, w->index) * n / all);
 	}
-	kv_checker_free(&r->th[w->index].check);
-	kv_checker_init(&r->th[w->index].check, 1u << 16, false);
 	for (uint64_t k = 0; k < j->p->keys; k++)
 		t->cursor[k] = head_va(j, k);
 	uint8_t *scr = (uint8_t *)j->mr.buf + (size_t)w->index * j->scratch_per_op;
-	kv_win_init(&t->win, &cl_steps, j, &r->th[w->index], &j->mesh, j->mr.mr->lkey, w->index, 1, sizeof(cl_op),
+	kv_win_init(&t->win, &cl_steps, j, kt, &j->mesh, j->mr.mr->lkey, w->index, 1, sizeof(cl_op),
 		    scr, j->scratch_per_op, j->timeout);
 	w->arg = t;
 }
@@ -609,7 +601,7 @@ static void cl_thr_setup(nm_worker *w)
 static void cl_thr_body(nm_worker *w)
 {
 	cl_thr *t = w->arg;
-	kv_win_body(&t->win, &t->j->r->ms->cfg);
+	kv_win_body(&t->win);
 	cl_ms_bye(kv_win_conn(&t->win, 0), t->j->mesh.cq[t->t], t->msg, t->win.lkey, t->j->timeout);
 	kv_win_free(&t->win);
 	free(t->cursor);
@@ -844,9 +836,9 @@ static void cl_metrics(json_t *mt, const uint64_t *c, json_t *rtt)
 /* What the point ran, with the decisions taken (as named fields, not positions). */
 static json_t *cl_effective(const cl_job *j, const nm_ctx *ctx)
 {
-	const kv_point *p = j->p;
+	const kv_load *p = j->p;
 	json_t *o = json_object();
-	json_object_set_new(o, "workload", json_string(p->workload));
+	json_object_set_new(o, "workload", json_string(j->cp->workload));
 	json_object_set_new(o, "write_ratio", json_real(p->mix.p[YCSB_UPDATE] + p->mix.p[YCSB_RMW]));
 	json_object_set_new(o, "theta", json_real(p->theta));
 	json_object_set_new(o, "keys", json_integer((json_int_t)p->keys));
@@ -875,14 +867,13 @@ static void cl_run_point(nm_ctx *ctx, const void *point, json_t *out)
 {
 	const cl_point *cp = point;
 	int T = ctx->base.threads;
-	cl_job j = {.cp = cp, .p = &cp->kv, .rank = ctx->rank, .N = ctx->nranks, .T = T, .M = cp->mem_nodes,
+	cl_job j = {.ctx = ctx, .cp = cp, .p = &cp->load, .rank = ctx->rank, .N = ctx->nranks, .T = T, .M = cp->mem_nodes,
 		    .clients = ctx->nranks - 1 - cp->mem_nodes, .timeout = ctx->base.timeout};
 	bool client = is_client(&j, j.rank);
 	/* gets and updates timed apart (kv_done), in metrics.lat_by_op */
 	static const nm_measure_def def = {"ops", cl_counters, CL_C_N, kv_op_names, KV_NOPS};
-	kv_run r = {.ctx = ctx, .p = j.p, .ms = nm_measure_new(&ctx->base.measure, &def, ctx->rank, client ? T : 0),
-		    .th = nm_calloc((size_t)T, sizeof(kv_thread))};
-	j.r = &r;
+	nm_measure *ms = nm_measure_new(&ctx->base.measure, &def, ctx->rank, client ? T : 0);
+	j.th = nm_calloc((size_t)T, sizeof(kv_thread));
 	j.rtt = nm_calloc((size_t)T, sizeof(nm_hist));
 	for (int t = 0; t < T; t++)
 		nm_hist_init(&j.rtt[t]);
@@ -894,27 +885,27 @@ static void cl_run_point(nm_ctx *ctx, const void *point, json_t *out)
 		cl_path_up(&j, &path, ctx->dev);
 	if (client) {
 		nm_round rd = {.workers = T, .numa_node = ctx->base.mem_node, .setup = cl_thr_setup,
-			       .body = cl_thr_body, .arg = &j, .measure = r.ms};
+			       .body = cl_thr_body, .arg = &j, .measure = ms};
 		nm_workers_run(&rd);
 	} else if (j.rank == 0) {
-		cl_ms ms;
-		cl_ms_up(&j, &ms);
-		nm_workers_sit_out(r.ms);
-		cl_ms_join(&ms);
-		served = ms.rpcs;
+		cl_ms srv;
+		cl_ms_up(&j, &srv);
+		nm_workers_sit_out(ms);
+		cl_ms_join(&srv);
+		served = srv.rpcs;
 	} else {
-		nm_workers_sit_out(r.ms);   /* memory nodes: passive */
+		nm_workers_sit_out(ms);   /* memory nodes: passive */
 	}
 	if (cp->resolve != CL_RESOLVE_NONE)
-		cl_path_down(&j, &path, r.ms, &pst);
+		cl_path_down(&j, &path, ms, &pst);
 	if (is_mem(&j, j.rank))
-		cl_scan(&j, r.ms);
-	nm_measure_gather(r.ms);
+		cl_scan(&j, ms);
+	nm_measure_gather(ms);
 	json_t *rtt = cl_rtt_json(&j);
 	if (ctx->rank == 0) {
 		bool valid;
-		json_t *checks = cl_checks(&j, r.ms, &pst, served, &valid), *metrics = nm_measure_metrics(r.ms);
-		cl_metrics(metrics, r.ms->total_c, rtt);
+		json_t *checks = cl_checks(&j, ms, &pst, served, &valid), *metrics = nm_measure_metrics(ms);
+		cl_metrics(metrics, ms->total_c, rtt);
 		if (cp->resolve != CL_RESOLVE_NONE)
 			json_object_set_new(metrics, "path", cl_path_metrics(&j, &pst));
 		json_object_set_new(out, "valid", json_boolean(valid));
@@ -928,10 +919,10 @@ static void cl_run_point(nm_ctx *ctx, const void *point, json_t *out)
 	nm_mesh_destroy(&j.mesh);
 	nm_mr_free(&j.mr);
 	for (int t = 0; client && t < T; t++)
-		kv_thread_free(&r.th[t]);
-	free(r.th);
+		kv_thread_free(&j.th[t]);
+	free(j.th);
 	free(j.rtt);
-	nm_measure_free(r.ms);
+	nm_measure_free(ms);
 }
 
 static void cl_report(const json_t *pt, const json_t *res, bool first)
@@ -974,8 +965,4 @@ static const nm_experiment cl_experiment = {
 	.report = cl_report,
 };
 
-static void __attribute__((constructor)) cl_register(void)
-{
-	cl_counters_init();
-	nm_experiment_register(&cl_experiment);
-}
+NM_EXPERIMENT(cl_experiment)

@@ -55,7 +55,7 @@
  * - Tracker: 256 entries per sender ring; the tracker thread is one more
  *   thread per node, not measured. */
 #include "kv.h"
-#include "kv_window.h"
+#include "kv_inject.h"
 #include "alloc.h"
 #include "boot.h"
 #include "clock.h"
@@ -77,8 +77,6 @@
 
 #define LOCK_BYTES 16
 #define TRACKER_ENTRIES 256
-#define INJECT_DELAY_NS 300000000ull  /* the longest a late write waits for a newer one */
-#define INJECT_HALF_NS 5000000ull     /* how long half a value stays written */
 
 /* Tracker messages: payload[0] = kind | node << 8. */
 enum { MSG_INSERT = 1, MSG_DELETE, MSG_DONE };
@@ -104,8 +102,8 @@ typedef struct loco_job {
 	bool emulated;                   /* Soft-RoCE: the idle tracker naps (tracker_idle) */
 } loco_job;
 
-typedef enum { S_IDLE, S_LOCK_FAA, S_LOCK_POLL, S_WRITE, S_HALF, S_HALF_LOOK, S_LATE_WRITE, S_WITNESS, S_POST_MSG,
-	       S_ACKS, S_RELEASE, S_READ } loco_state;
+typedef enum { S_IDLE, S_LOCK_FAA, S_LOCK_POLL, S_WRITE, S_WITNESS, S_POST_MSG, S_ACKS, S_RELEASE,
+	       S_READ } loco_state;
 
 typedef struct loco_op {
 	kv_wop w;                        /* first: the window engine's part */
@@ -119,8 +117,7 @@ typedef struct loco_op {
 typedef struct loco_thr {
 	kv_win win;                      /* first: the engine hands it to the steps */
 	loco_job *j;
-	bool injector;
-	uint64_t updates;
+	kv_injector inj;
 } loco_thr;
 
 /* ---- layout ----------------------------------------------------------------- */
@@ -142,7 +139,7 @@ static void slot_image(const loco_job *j, uint64_t *w, uint64_t key, uint32_t wr
 		       uint32_t counter, bool valid)
 {
 	w[0] = key;
-	kv_value_fill(w + 1, j->p->value_words, key, writer, version);
+	kv_value_fill(w + 1, j->p->load.value_words, key, writer, version);
 	w[j->slot_words - 2] = (uint64_t)counter << 1 | valid;
 	w[j->slot_words - 1] = slot_sum(j, w);
 }
@@ -154,8 +151,8 @@ static size_t loco_layout(loco_job *j)
 {
 	const kv_point *p = j->p;
 	/* the slot image's words: key, value, meta, checksum (slot_bytes may pad) */
-	j->slot_words = 3 + p->value_words;
-	j->slots = (p->prefill + (uint64_t)j->N - 1) / (uint64_t)j->N + (p->keys - p->prefill) + 1;
+	j->slot_words = 3 + p->load.value_words;
+	j->slots = (p->load.prefill + (uint64_t)j->N - 1) / (uint64_t)j->N + (p->load.keys - p->load.prefill) + 1;
 	uint64_t locks_here = ((uint64_t)p->locks + (uint64_t)j->N - 1) / (uint64_t)j->N;
 	j->slot_off = 0;
 	j->lock_off = nm_align64(j->slots * p->slot_bytes);
@@ -177,7 +174,7 @@ static void loco_prefill(loco_job *j)
 {
 	const kv_point *p = j->p;
 	uint64_t mine = 0;
-	for (uint64_t i = 0; i < p->prefill; i++) {
+	for (uint64_t i = 0; i < p->load.prefill; i++) {
 		uint64_t key = kv_key(i);
 		nm_kvloc loc = {.slot = (uint32_t)(i / (uint64_t)j->N), .node = (uint16_t)(i % (uint64_t)j->N),
 				.counter = 1};
@@ -279,26 +276,15 @@ static bool located(loco_thr *t, loco_op *o)
 	return o->w.found;
 }
 
-/* The injected half-written slot, read back (kv_check_half_written) into
- * the scratch past the slot, as buf still holds the second half to write. */
-static uint64_t *half_look_buf(const loco_job *j, loco_op *o) { return o->w.buf + j->slot_words; }
-
-static void half_looked(loco_thr *t, loco_op *o)
+/* The slot an injected fault writes: copied by CPU on this node; the look
+ * back goes past the slot image in the operation's scratch. */
+static kv_inj_entry inj_entry(const loco_thr *t, loco_op *o)
 {
-	kv_check_half_written(t->win.kt, o->w.key, half_look_buf(t->j, o));
-	o->w.state = S_HALF;   /* the second half once the window has passed */
-}
-
-static void half_look(loco_thr *t, loco_op *o)
-{
-	loco_job *j = t->j;
-	o->w.state = S_HALF_LOOK;
-	if (o->loc.node != j->rank) {
-		kv_win_read(&t->win, &o->w, o->loc.node, half_look_buf(j, o), slot_raddr(j, &o->loc), 8 * j->slot_words);
-		return;
-	}
-	memcpy(half_look_buf(j, o), slot_at(j, o->loc.slot), 8 * j->slot_words);
-	half_looked(t, o);
+	const loco_job *j = t->j;
+	bool here = o->loc.node == j->rank;
+	return (kv_inj_entry){.node = o->loc.node, .raddr = slot_raddr(j, &o->loc),
+			      .local = here ? slot_at(j, o->loc.slot) : NULL, .words = j->slot_words,
+			      .look = o->w.buf + j->slot_words, .then = S_WRITE};
 }
 
 /* Lock held: the update's write. */
@@ -308,33 +294,27 @@ static void update_write(loco_thr *t, loco_op *o)
 	if (!located(t, o))
 		return;
 	slot_image(j, o->w.buf, o->w.key, t->win.kt->writer, (uint32_t)o->ticket + 1, o->loc.counter, true);
-	bool inject = t->injector && ++t->updates % 8 == 0;   /* every 8th update */
-	if (inject && j->p->inject == KV_INJECT_EARLY_RELEASE) {
+	kv_inject fault = kv_inject_now(&t->inj);
+	if (fault == KV_INJECT_EARLY_RELEASE) {
 		/* the fault: the lock goes before the value lands */
-		o->w.since = nm_ticks();
-		o->w.word[0] = 0;
+		kv_inj_late_start(&o->w, &o->w.word[0]);
 		o->w.word[1] = o->ticket + 1;
-		o->w.state = S_LATE_WRITE;
 		kv_win_write(&t->win, &o->w, o->home, &o->w.word[1], lock_raddr(j, o->lock, 8), 8, true);
 		return;
 	}
-	uint32_t words = j->slot_words;
-	if (inject && j->p->inject == KV_INJECT_NO_CHECKSUM)
-		words = 1 + j->p->value_words / 2;   /* the first half now, the rest later */
-	o->w.state = words < j->slot_words ? S_HALF : S_WRITE;
-	o->w.since = nm_ticks();
-	if (o->loc.node == j->rank) {
-		memcpy(slot_at(j, o->loc.slot), o->w.buf, 8 * words);
-		if (o->w.state == S_WRITE)
-			lock_release(t, o);
-		else
-			half_look(t, o);
+	if (fault == KV_INJECT_NO_CHECKSUM) {
+		kv_inj_entry at = inj_entry(t, o);
+		kv_inj_half_start(&t->win, &o->w, &at);
 		return;
 	}
-	uint64_t raddr = slot_raddr(j, &o->loc);
-	kv_win_write(&t->win, &o->w, o->loc.node, o->w.buf, raddr, 8 * words, !j->p->fence || o->w.state == S_HALF);
-	if (o->w.state == S_HALF)
+	o->w.state = S_WRITE;
+	o->w.since = nm_ticks();
+	if (o->loc.node == j->rank) {
+		memcpy(slot_at(j, o->loc.slot), o->w.buf, 8 * j->slot_words);
+		lock_release(t, o);
 		return;
+	}
+	kv_win_write(&t->win, &o->w, o->loc.node, o->w.buf, slot_raddr(j, &o->loc), 8 * j->slot_words, !j->p->fence);
 	if (j->p->fence)
 		kv_win_fence(&t->win, &o->w, o->loc.node);
 	else
@@ -381,35 +361,13 @@ static void witness_done(loco_thr *t, loco_op *o)
 	witness_read(t, o);
 }
 
-/* An injected fault's second step, once its window has passed. */
-static void inject_step(loco_thr *t, loco_op *o)
+/* The late write is due once the next holder has released too (it wrote
+ * a newer value, which this write now overwrites): watch now_serving. */
+static void late_step(loco_thr *t, loco_op *o)
 {
-	loco_job *j = t->j;
-	bool waited = nm_ticks() - o->w.since >= nm_ns_to_ticks(INJECT_DELAY_NS);
-	uint64_t raddr = slot_raddr(j, &o->loc);
-	if (o->w.state == S_LATE_WRITE) {
-		/* Late enough once the next holder has released too (it wrote a
-		 * newer value, which this write now overwrites), or after the
-		 * longest wait: watch now_serving. */
-		if (!waited && o->w.word[0] < o->ticket + 2) {
-			kv_win_read(&t->win, &o->w, o->home, o->w.word, lock_raddr(j, o->lock, 8), 8);
-			return;
-		}
+	if (kv_inj_late_due(&t->win, &o->w, o->w.word[0] >= o->ticket + 2, o->home, &o->w.word[0],
+			    lock_raddr(t->j, o->lock, 8)))
 		witness_read(t, o);
-		return;
-	}
-	if (nm_ticks() - o->w.since < nm_ns_to_ticks(INJECT_HALF_NS))
-		return;
-	/* S_HALF: the rest of the value, then the lock as usual */
-	size_t from = 1 + j->p->value_words / 2;
-	o->w.state = S_WRITE;
-	if (o->loc.node == j->rank) {
-		memcpy(slot_at(j, o->loc.slot) + from, o->w.buf + from, 8 * (j->slot_words - from));
-		lock_release(t, o);
-		return;
-	}
-	kv_win_write(&t->win, &o->w, o->loc.node, o->w.buf + from, raddr + 8 * from, (uint32_t)(8 * (j->slot_words - from)), false);
-	kv_win_fence(&t->win, &o->w, o->loc.node);
 }
 
 /* Lock held: an insert of a key not in the index (else it is an update). */
@@ -558,17 +516,17 @@ static void advance(kv_win *w, kv_wop *wo)
 	case S_WITNESS:
 		witness_done(t, o);
 		break;
-	case S_HALF:
-		half_look(t, o);   /* the first half has landed */
+	case KV_S_HALF:
+	case KV_S_HALF_LOOK: {
+		kv_inj_entry at = inj_entry(t, o);
+		kv_inj_half_advance(w, wo, &at);
 		break;
-	case S_HALF_LOOK:
-		half_looked(t, o);
-		break;
+	}
 	case S_RELEASE:
 		op_finish(t, o);
 		break;
 	default:
-		break;   /* S_LATE_WRITE, S_POST_MSG, S_ACKS: stepped by the loop */
+		break;   /* KV_S_LATE, S_POST_MSG, S_ACKS: stepped by the loop */
 	}
 }
 
@@ -578,9 +536,14 @@ static void step(kv_win *w, kv_wop *wo)
 	loco_thr *t = (loco_thr *)w;
 	loco_op *o = (loco_op *)wo;
 	switch (o->w.state) {
-	case S_HALF:
-	case S_LATE_WRITE:
-		inject_step(t, o);
+	case KV_S_HALF: {
+		kv_inj_entry at = inj_entry(t, o);
+		if (kv_inj_half_step(w, wo, &at))
+			lock_release(t, o);   /* a local slot is whole again */
+		break;
+	}
+	case KV_S_LATE:
+		late_step(t, o);
 		break;
 	case S_POST_MSG:
 		msg_post(t, o);
@@ -700,7 +663,7 @@ static void thr_setup(nm_worker *w)
 	kv_thread *kt = &j->tracker_kt;
 	if (w->index < j->T) {
 		kt = kv_run_thread(j->r, w);
-		t->injector = j->p->inject != KV_INJECT_NONE && j->rank == 0;   /* every thread of rank 0 */
+		kv_injector_init(&t->inj, j->p->inject, j->rank);
 	} else {
 		kt->meter = w->meter;
 	}
@@ -714,7 +677,7 @@ static void thr_body(nm_worker *w)
 {
 	loco_thr *t = w->arg;
 	if (t->win.thread < t->j->T) {
-		kv_win_body(&t->win, &t->j->r->ms->cfg);
+		kv_win_body(&t->win);
 		atomic_fetch_add(&t->j->app_done, 1);
 	} else {
 		tracker_body(t);
@@ -732,7 +695,7 @@ static void loco_connect(loco_job *j, nm_ctx *ctx)
 	int failed = nm_mr_alloc(ctx->dev, &j->mr, bytes, ctx->base.hugepages, ctx->base.mem_node, err, sizeof err);
 	nm_boot_check(failed ? err : NULL, NM_EXIT_FAIL);
 	memset(j->mr.buf, 0, bytes);
-	nm_kvindex_init(&j->index, j->p->keys);
+	nm_kvindex_init(&j->index, j->p->load.keys);
 	loco_prefill(j);
 	nm_tracker_init(&j->tr, &j->mesh, &j->mr, j->tracker_off, j->rank, j->N, TRACKER_ENTRIES);
 	uint8_t *all = nm_malloc((size_t)j->N * (size_t)j->N);
@@ -753,7 +716,7 @@ static void loco_scan(loco_job *j, nm_measure *ms)
 		if (w[0] == 0)
 			continue;   /* never used */
 		bool ok = w[j->slot_words - 1] == slot_sum(j, w) &&
-			  kv_check_value(&c, w[0], w + 1, j->p->value_words) == KV_READ_OK;
+			  kv_check_value(&c, w[0], w + 1, j->p->load.value_words) == KV_READ_OK;
 		if (!ok) {
 			if (!ms->rank_c[KV_C_BAD_SLOTS])
 				nm_error_note(&ms->rank_err, "slot %" PRIu64 " (key 0x%016" PRIx64 ") fails its %s after the run",

@@ -461,16 +461,16 @@ static void rd_prefill_reply(rd_pipe *pp, int k, uint64_t key, const redisReply 
 static void rd_prefill(rd_cluster *cl)
 {
 	const kv_point *p = cl->p;
-	uint64_t *val = nm_calloc(p->value_words, sizeof *val);
+	uint64_t *val = nm_calloc(p->load.value_words, sizeof *val);
 	rd_pipe pp;
 	rd_pipe_init(&pp, cl, rd_prefill_reply, NULL);
-	for (uint64_t i = (uint64_t)cl->rank; i < p->prefill; i += (uint64_t)cl->nranks) {
+	for (uint64_t i = (uint64_t)cl->rank; i < p->load.prefill; i += (uint64_t)cl->nranks) {
 		uint64_t key = kv_key(i);
 		char ks[RD_KEYLEN];
 		rd_key_str(key, ks);
 		int k = cl->owner[rd_slot(ks, RD_KEYLEN)];
-		kv_value_fill(val, p->value_words, key, KV_PREFILL_WRITER, 0);
-		if (redisAppendCommand(cl->adm[k], "SET %b %b", ks, (size_t)RD_KEYLEN, val, (size_t)p->value_size))
+		kv_value_fill(val, p->load.value_words, key, KV_PREFILL_WRITER, 0);
+		if (redisAppendCommand(cl->adm[k], "SET %b %b", ks, (size_t)RD_KEYLEN, val, (size_t)p->load.value_size))
 			nm_fatal("redis prefill: cannot queue a SET for %s:%d: out of memory", cl->all[k].host,
 				 cl->all[k].port);
 		rd_pipe_added(&pp, k, key, "prefill");
@@ -505,11 +505,11 @@ static void rd_scan_reply(rd_pipe *pp, int k, uint64_t key, const redisReply *r)
 		rd_scan_bad(s, pp->cl->rank, key, "a prefilled key is missing");
 	else if (r->type != REDIS_REPLY_STRING)
 		rd_scan_bad(s, pp->cl->rank, key, r->type == REDIS_REPLY_ERROR ? r->str : "GET answered no string");
-	else if (r->len != p->value_size)
+	else if (r->len != p->load.value_size)
 		rd_scan_bad(s, pp->cl->rank, key, "the value has the wrong length");
 	else {
 		memcpy(s->val, r->str, r->len);
-		if (kv_check_value(&s->check, key, s->val, p->value_words) != KV_READ_OK)
+		if (kv_check_value(&s->check, key, s->val, p->load.value_words) != KV_READ_OK)
 			rd_scan_bad(s, pp->cl->rank, key, s->check.first);
 	}
 }
@@ -519,12 +519,12 @@ static void rd_scan_reply(rd_pipe *pp, int k, uint64_t key, const redisReply *r)
 static uint64_t rd_scan(rd_cluster *cl, nm_measure *ms)
 {
 	const kv_point *p = cl->p;
-	uint64_t step = (uint64_t)cl->nranks, stride = (p->prefill + RD_SCAN_MAX - 1) / RD_SCAN_MAX;
-	rd_scan_state s = {.val = nm_calloc(p->value_words, sizeof(uint64_t)), .ms = ms};
+	uint64_t step = (uint64_t)cl->nranks, stride = (p->load.prefill + RD_SCAN_MAX - 1) / RD_SCAN_MAX;
+	rd_scan_state s = {.val = nm_calloc(p->load.value_words, sizeof(uint64_t)), .ms = ms};
 	kv_checker_init(&s.check, 1u << 16, false);
 	rd_pipe pp;
 	rd_pipe_init(&pp, cl, rd_scan_reply, &s);
-	for (uint64_t i = (uint64_t)cl->rank; i < p->prefill; i += step * stride) {
+	for (uint64_t i = (uint64_t)cl->rank; i < p->load.prefill; i += step * stride) {
 		uint64_t key = kv_key(i);
 		char ks[RD_KEYLEN];
 		rd_key_str(key, ks);
@@ -556,6 +556,8 @@ typedef struct rd_conn {
 } rd_conn;
 
 typedef struct rd_thread {
+	struct rd_job *j;
+	kv_thread *kt;
 	rd_conn *conn;            /* [n_all] */
 	struct pollfd *pfd;
 	int *pconn;
@@ -578,12 +580,13 @@ static void rd_thread_setup(nm_worker *w)
 	rd_cluster *cl = j->cl;
 	rd_thread *t = &j->th[w->index];
 	char err[512];
-	kv_run_thread(j->r, w);
+	t->j = j;
+	t->kt = kv_run_thread(j->r, w);
 	t->conn = nm_calloc((size_t)cl->n_all, sizeof *t->conn);
 	t->pfd = nm_calloc((size_t)cl->n_all, sizeof *t->pfd);
 	t->pconn = nm_calloc((size_t)cl->n_all, sizeof *t->pconn);
-	t->val = nm_calloc(cl->p->value_words, sizeof *t->val);
-	t->rval = nm_calloc(cl->p->value_words, sizeof *t->rval);
+	t->val = nm_calloc(cl->p->load.value_words, sizeof *t->val);
+	t->rval = nm_calloc(cl->p->load.value_words, sizeof *t->rval);
 	t->hang_ticks = nm_ns_to_ticks((uint64_t)(cl->timeout * 1e9));
 	for (int k = 0; k < cl->n_all; k++) {
 		rd_conn *c = &t->conn[k];
@@ -621,8 +624,8 @@ static void rd_issue(rd_job *j, rd_thread *t, kv_thread *kt)
 	if (op == KV_GET) {
 		rc = redisAppendCommand(c->c, "GET %b", ks, (size_t)RD_KEYLEN);
 	} else {
-		kv_value_fill(t->val, p->value_words, key, kt->writer, ++kt->seq);
-		rc = redisAppendCommand(c->c, "SET %b %b", ks, (size_t)RD_KEYLEN, t->val, (size_t)p->value_size);
+		kv_value_fill(t->val, p->load.value_words, key, kt->writer, ++kt->seq);
+		rc = redisAppendCommand(c->c, "SET %b %b", ks, (size_t)RD_KEYLEN, t->val, (size_t)p->load.value_size);
 	}
 	if (rc != REDIS_OK)
 		rd_lost(kt, c, "cannot queue a command (out of memory)");
@@ -645,7 +648,7 @@ static void rd_complete(rd_job *j, rd_thread *t, kv_thread *kt, rd_conn *c, cons
 		bad = r->str;  /* MOVED / ASK: the slot map disagrees; anything else: the server failed it */
 	else if (o.op == KV_GET && r->type == REDIS_REPLY_NIL)
 		kv_done(kt, o.op, o.key, NULL, false, o.t0, t1);
-	else if (o.op == KV_GET && r->type == REDIS_REPLY_STRING && r->len == p->value_size) {
+	else if (o.op == KV_GET && r->type == REDIS_REPLY_STRING && r->len == p->load.value_size) {
 		memcpy(t->rval, r->str, r->len);
 		kv_done(kt, o.op, o.key, t->rval, true, o.t0, t1);
 	} else if (o.op != KV_GET && r->type == REDIS_REPLY_STATUS && !strcmp(r->str, "OK"))
@@ -726,22 +729,24 @@ static void rd_wait(rd_job *j, rd_thread *t, kv_thread *kt)
 }
 
 /* Issues `count` operations (stopping early at `deadline`, 0: none) with up
- * to --window in flight, and waits for all of them. Returns when the last
- * completed (ticks). */
-static uint64_t rd_phase(rd_job *j, rd_thread *t, kv_thread *kt, uint64_t count, uint64_t deadline)
+ * to --window in flight, and waits for all of them (nm_window_phase).
+ * Returns when the last completed (ticks). */
+static uint64_t rd_phase(void *arg, uint64_t count, uint64_t deadline)
 {
+	rd_thread *t = arg;
+	rd_job *j = t->j;
 	uint64_t issued = 0;
 	int window = j->cl->p->window;
 	while (issued < count || t->inflight > 0) {
 		if (deadline && issued < count && nm_ticks() >= deadline)
 			count = issued;
 		while (issued < count && t->inflight < window) {
-			rd_issue(j, t, kt);
+			rd_issue(j, t, t->kt);
 			issued++;
 		}
-		rd_flush(t, kt, j->cl->n_all);
+		rd_flush(t, t->kt, j->cl->n_all);
 		if (t->inflight > 0)
-			rd_wait(j, t, kt);
+			rd_wait(j, t, t->kt);
 	}
 	return nm_ticks();
 }
@@ -749,13 +754,7 @@ static uint64_t rd_phase(rd_job *j, rd_thread *t, kv_thread *kt, uint64_t count,
 static void rd_thread_body(nm_worker *w)
 {
 	rd_job *j = w->arg;
-	rd_thread *t = &j->th[w->index];
-	kv_thread *kt = &j->r->th[w->index];
-	nm_meter *m = w->meter;
-	rd_phase(j, t, kt, m->ms->cfg.warmup, 0);
-	nm_meter_begin(m);
-	uint64_t last = rd_phase(j, t, kt, m->deadline ? UINT64_MAX : m->ms->cfg.iters, m->deadline);
-	nm_meter_end(m, last);
+	nm_window_run(w->meter, rd_phase, &j->th[w->index]);
 }
 
 static void rd_thread_free(rd_thread *t, int n)
