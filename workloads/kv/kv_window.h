@@ -19,7 +19,7 @@
 /* The part of every system's operation the engine knows; systems put it
  * first in their own operation struct. */
 typedef struct kv_wop {
-	int state;                /* 0: idle; the system's states are > 0 */
+	int state;                /* 0: idle; the system's states are > 0, kv_inject's < 0 */
 	kv_opkind kind;
 	bool found;
 	int pending;              /* signaled completions still due */
