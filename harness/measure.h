@@ -37,9 +37,9 @@
  *             nm_loop_done(&lp, t0, nm_ticks());
  *     }
  *
- * Loops of another shape (a window of outstanding operations) call
- * nm_meter_begin after their warm-up, count completions with nm_meter_ops
- * and call nm_meter_end when they stop. */
+ * A loop that keeps a window of operations in flight runs in phases
+ * (nm_window_run): it warms up and drains, waits at the common start, runs
+ * the measured phase, and counts completions with nm_meter_ops. */
 #ifndef NM_MEASURE_H
 #define NM_MEASURE_H
 #include "clock.h"
@@ -186,6 +186,17 @@ void nm_measure_gather(nm_measure *ms);
  * "per_thread", "fairness", and "lat_by_op" (each kind with samples; absent
  * when none has any)}. */
 json_t *nm_measure_metrics(const nm_measure *ms);
+
+/* A windowed loop's phase: starts up to `count` operations, none after
+ * `deadline` (ticks, 0: none), and returns once every operation it started
+ * has completed, with the time of the last completion (ticks). */
+typedef uint64_t (*nm_window_phase)(void *arg, uint64_t count, uint64_t deadline);
+/* A thread's windowed loop over the point's interval: the warm-up phase,
+ * the common start, the measured phase (the iterations, or unbounded until
+ * the deadline), the meter's end. The phase is called twice per thread, so
+ * the loop inside it stays the caller's, with no call through a pointer per
+ * operation. */
+void nm_window_run(nm_meter *m, nm_window_phase phase, void *arg);
 
 /* The closed loop of the header comment. */
 typedef struct nm_loop {

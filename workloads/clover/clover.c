@@ -10,121 +10,37 @@
  * with -T threads each. A memory node's CPU does nothing on the data path:
  * it lays out the chains before the run and walks them after it.
  *
- * The store: every key has a chain of versions in its memory node's
- * registered memory, a version being [next (8 B) | key (8 B) | value words],
- * the layout clover_resolve.h expects (next_off 0, key_off 8, NULL = 0, a
- * CAS swaps in the new version's VA). Key rank r lives on memory node
- * r mod M; its first version (the prefill: writer 0xffff, version 0) at
- * index r / M of the node's head area.
- *   get     READ the version at the thread's cursor for the key (and the
- *           key's shortcut, below); while its
- *           next is not NULL, follow it (one READ per hop); a version whose
- *           next is NULL is fresh ("Clients can independently confirm their
- *           reads are fresh by ensuring the value returned has a NULL
- *           next-update pointer").
- *   update  WRITE the new version (next = NULL) to a free slot, wait for its
- *           completion (Clover's replication-1 path), CAS the cursor's next
- *           from NULL to the slot's VA; on failure the CAS returns the next
- *           version: READ next pointers from there to the tail and CAS again.
- * Each client thread has one operation outstanding (kv_window's engine with
- * a window of 1), as the paper's blocking client threads.
- *
- * Values and checks (kv.h): a value is kv_value_fill(key, writer, seq) with
- * seq the writer's own sequence (a writer does not know the chain's length
- * when it writes, so versions are ordered per writer, as Redis's in netmem
- * kv); every get is checked (its key, not torn, a writer's versions never
- * seen going back). After the run each memory node walks its chains: every
- * version holds its own key and a whole value, each writer's versions
- * appear in its own order, and the versions on the chains are exactly the
- * acknowledged writes (their job-wide counts must be equal: a version is
- * linked only by the CAS that acknowledges its write).
- *
- * Decisions the paper leaves open, taken here:
- * - Allocation: the metadata server (rank 0, workloads/clover/clover_ms.c)
- *   hands out free version slots in batches of 16 by RPC over SEND/RECV, as
- *   Clover's does; a thread keeps what is left of a batch for its next
- *   updates to that memory node. The RPC is one of the update's round trips.
- * - No garbage collection: versions are never reused, so chains grow for
- *   the whole run and --slots per client thread per memory node sizes the
- *   pool the metadata server hands out.
- * - Shortcuts: each key has an 8-byte shortcut in its memory node's memory
- *   naming (nearly) its newest version. A get READs it in parallel with the
- *   version at its cursor and, when that version is not the tail, jumps to
- *   the shortcut once, then follows next pointers (a lagging shortcut costs
- *   hops, never a stale read). After a successful CAS the writer WRITEs the
- *   new version's VA there, inline and unsignaled where the QP allows
- *   (Clover does it from a background thread). A writer whose CAS failed
- *   chases from the version that beat it, not from the shortcut.
- * - A thread's cursor moves forward only (to the version a get found or an
- *   update linked), so its reads of a key never go back in the chain.
- * - A thread whose memory node's pool is used up records an error (the point
- *   is invalid) and finishes the update unwritten: --slots bounds the writes.
- * - Versions are packed (16 + value bytes), not padded to Clover's 128-byte
- *   slabs, and carry no CRC: a version is written before it is linked and
- *   never rewritten, so a reader cannot see it half written.
- * - Defaults from the contention paper's experiments: 1024 keys, YCSB-A
- *   (50% updates), Zipf 0.75 (YCSB's unscrambled zipfian). */
-#include "kv.h"
-#include "kv_window.h"
+ * This file is the experiment: options and decode, each role's part of a
+ * point around the store of clover_store.c (the metadata server of
+ * clover_ms.c on rank 0, the packet path on the memory node, the client
+ * threads), and the result: checks, metrics and the decisions taken.
+ * Defaults from the contention paper's experiments: 1024 keys, YCSB-A (50%
+ * updates), Zipf 0.75 (YCSB's unscrambled zipfian). */
+#include "clover.h"
 #include "clover_path.h"
 #include "clover_ms.h"
-#include "alloc.h"
 #include "boot.h"
-#include "clock.h"
 #include "log.h"
-#include "workers.h"
 #include <inttypes.h>
 #include <math.h>
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
 
-/* Counters: netmem kv's (kv_done counts into them), then Clover's own. */
-enum {
-	CL_C_CAS = KV_C_N,  /* CAS attempts of updates */
-	CL_C_CAS_FAILED,    /* ... that found a non-NULL next (lost a race or a stale cursor) */
-	CL_C_READ_HOPS,     /* READs of gets beyond the first (chain chasing) */
-	CL_C_WRITE_HOPS,    /* READs of updates chasing a new tail after a failed CAS */
-	CL_C_RTTS,          /* round trips of every operation, warm-up included */
-	CL_C_ACKED,         /* updates whose CAS succeeded, warm-up included */
-	CL_C_CHAINED,       /* memory nodes: versions found on the chains after the run */
-	CL_C_SHORTCUTS,     /* gets that jumped to the key's shortcut */
-	CL_C_N
+static const nm_counter cl_counters[CL_C_N] = {
+	KV_COUNTER_ROWS,
+	[CL_C_CAS] = {"cas", NM_COUNT_METRIC},
+	[CL_C_CAS_FAILED] = {"cas_failed", NM_COUNT_METRIC},
+	[CL_C_READ_HOPS] = {"read_hops", NM_COUNT_METRIC},
+	[CL_C_WRITE_HOPS] = {"write_hops", NM_COUNT_METRIC},
+	[CL_C_RTTS] = {"round_trips", NM_COUNT_METRIC},
+	[CL_C_ACKED] = {"acked_writes", NM_COUNT_METRIC},
+	[CL_C_CHAINED] = {"chained_versions", NM_COUNT_METRIC},
+	[CL_C_SHORTCUTS] = {"shortcut_jumps", NM_COUNT_METRIC},
 };
-_Static_assert(CL_C_N <= NM_COUNTERS_MAX, "clover: too many counters");
 
-static nm_counter cl_counters[CL_C_N];
-
-static void cl_counters_init(void)
-{
-	memcpy(cl_counters, kv_counters, sizeof kv_counters);
-	cl_counters[CL_C_CAS] = (nm_counter){"cas", NM_COUNT_METRIC};
-	cl_counters[CL_C_CAS_FAILED] = (nm_counter){"cas_failed", NM_COUNT_METRIC};
-	cl_counters[CL_C_READ_HOPS] = (nm_counter){"read_hops", NM_COUNT_METRIC};
-	cl_counters[CL_C_WRITE_HOPS] = (nm_counter){"write_hops", NM_COUNT_METRIC};
-	cl_counters[CL_C_RTTS] = (nm_counter){"round_trips", NM_COUNT_METRIC};
-	cl_counters[CL_C_ACKED] = (nm_counter){"acked_writes", NM_COUNT_METRIC};
-	cl_counters[CL_C_CHAINED] = (nm_counter){"chained_versions", NM_COUNT_METRIC};
-	cl_counters[CL_C_SHORTCUTS] = (nm_counter){"shortcut_jumps", NM_COUNT_METRIC};
-}
-
-/* Where the clients' packets go: straight to the memory node, or through
- * the packet path (workloads/clover/clover_path.c) with rewriting off or on. */
-typedef enum { CL_RESOLVE_NONE, CL_RESOLVE_OFF, CL_RESOLVE_ON } cl_resolve;
+/* --resolve's values, in options and results (cl_resolve). */
 static const char *const cl_resolve_names[] = {"none", "off", "on"};
-
-typedef struct cl_point {
-	kv_point kv;          /* keys, mix, distribution, value size (kv_thread reads it) */
-	int mem_nodes;        /* the last ranks */
-	uint64_t slots;       /* version slots per client thread per memory node */
-	cl_resolve resolve;
-	uint64_t track;       /* keys the path tracks: the hottest (ranks 0..track-1) */
-	int queue;            /* the path's NFQUEUE */
-	ycsb_req *trace;      /* --trace: the requests every thread replays, or NULL */
-	size_t trace_n;
-} cl_point;
-
-#define CL_VERSION_HDR 16   /* next, key */
 
 /* ---- options and decode ------------------------------------------------------ */
 
@@ -164,11 +80,12 @@ static int cl_fail(char *err, size_t len, const char *fmt, ...)
 	return -1;
 }
 
-static int cl_decode_mix(const json_t *pt, kv_point *p, char *err, size_t len)
+static int cl_decode_mix(const json_t *pt, cl_point *c, char *err, size_t len)
 {
+	kv_load *p = &c->load;
 	const char *w = nm_cfg_str(pt, "workload");
-	snprintf(p->workload, sizeof p->workload, "%s", w);
-	if (ycsb_parse_workload(w, p->write_ratio, &p->mix, NULL, err, len))
+	snprintf(c->workload, sizeof c->workload, "%s", w);
+	if (ycsb_parse_workload(w, nm_cfg_double(pt, "write_ratio"), &p->mix, NULL, err, len))
 		return -1;
 	if (p->mix.p[YCSB_SCAN] > 0 || p->mix.p[YCSB_INSERT] > 0)
 		return cl_fail(err, len, "--workload %s has scans or inserts; netmem clover runs gets and updates", w);
@@ -197,8 +114,8 @@ static int cl_decode_path(const json_t *pt, cl_point *c, const nm_base *b, char 
 	c->queue = (int)nm_cfg_int(pt, "queue");
 	if (c->resolve == CL_RESOLVE_NONE)
 		return 0;
-	if (c->track == 0 || c->track > c->kv.keys)
-		c->track = c->kv.keys;
+	if (c->track == 0 || c->track > c->load.keys)
+		c->track = c->load.keys;
 	if (c->mem_nodes != 1)
 		return cl_fail(err, len, "--resolve %s runs one packet path, for one memory node (the paper's set-up); "
 			       "use --memory-nodes 1", cl_resolve_names[c->resolve]);
@@ -226,11 +143,11 @@ static int cl_decode_trace(const json_t *pt, cl_point *c, char *err, size_t len)
 		if (r->op == YCSB_SCAN || r->op == YCSB_INSERT)
 			return cl_fail(err, len, "--trace %s: request %zu is a %s; netmem clover replays reads and updates",
 				       json_string_value(v), i + 1, ycsb_op_name((ycsb_op)r->op));
-		if (r->key >= c->kv.keys)
+		if (r->key >= c->load.keys)
 			return cl_fail(err, len, "--trace %s: request %zu has key %" PRIu64 ", outside --keys %" PRIu64,
-				       json_string_value(v), i + 1, r->key, c->kv.keys);
+				       json_string_value(v), i + 1, r->key, c->load.keys);
 	}
-	snprintf(c->kv.workload, sizeof c->kv.workload, "trace");
+	snprintf(c->workload, sizeof c->workload, "trace");
 	return 0;
 }
 
@@ -244,14 +161,13 @@ static void cl_point_free(void *point)
 static int cl_decode(const json_t *pt, const nm_base *b, void *out, char *err, size_t len)
 {
 	cl_point *c = out;
-	kv_point *p = &c->kv;
+	kv_load *p = &c->load;
 	int64_t m = nm_cfg_int(pt, "memory_nodes");
-	*c = (cl_point){.mem_nodes = (int)m, .slots = (uint64_t)nm_cfg_int(pt, "slots")};
-	*p = (kv_point){.system = KV_REDIS,   /* unused: the checker is set up here (cl_thr_setup) */
-			.theta = nm_cfg_double(pt, "theta"), .write_ratio = nm_cfg_double(pt, "write_ratio"),
-			.keys = (uint64_t)nm_cfg_int(pt, "keys"), .value_size = (uint32_t)nm_cfg_int(pt, "value_size"),
-			.window = 1, .history_max = 1};
-	if (cl_decode_mix(pt, p, err, len))
+	/* versions are each writer's own sequence: a key's are compared per writer */
+	*c = (cl_point){.load = {.theta = nm_cfg_double(pt, "theta"), .keys = (uint64_t)nm_cfg_int(pt, "keys"),
+				 .value_size = (uint32_t)nm_cfg_int(pt, "value_size"), .global_versions = false},
+			.mem_nodes = (int)m, .slots = (uint64_t)nm_cfg_int(pt, "slots")};
+	if (cl_decode_mix(pt, c, err, len))
 		return -1;
 	if (p->keys == 0)
 		return cl_fail(err, len, "--keys 0: the store needs at least one key");
@@ -270,448 +186,6 @@ static int cl_decode(const json_t *pt, const nm_base *b, void *out, char *err, s
 	if (cl_decode_trace(pt, c, err, len))
 		return -1;
 	return cl_decode_path(pt, c, b, err, len);
-}
-
-/* ---- the job and its layout ----------------------------------------------------- */
-
-typedef struct cl_job {
-	kv_run *r;
-	const cl_point *cp;
-	const kv_point *p;
-	int rank, N, T, M, clients;   /* clients: client ranks */
-	double timeout;
-	nm_mr mr;
-	nm_mesh mesh;
-	size_t slot_bytes, part_bytes, scratch_per_op;
-	nm_hist *rtt;                 /* [T]: round trips per measured operation */
-} cl_job;
-
-static bool is_mem(const cl_job *j, int rank) { return rank >= j->N - j->M; }
-/* A memory node's index among the memory nodes (0 .. M-1), from its rank. */
-static int mem_index(const cl_job *j, int rank) { return rank - (j->N - j->M); }
-static bool is_client(const cl_job *j, int rank) { return rank > 0 && !is_mem(j, rank); }
-static int key_node(const cl_job *j, uint64_t r) { return j->N - j->M + (int)(r % (uint64_t)j->M); }
-static uint64_t keys_on(const cl_job *j, int m)
-{
-	return j->p->keys / (uint64_t)j->M + ((uint64_t)m < j->p->keys % (uint64_t)j->M);
-}
-/* Client thread t of client rank c: its partition index on every memory node. */
-static uint64_t part_index(const cl_job *j, int rank, int t) { return (uint64_t)(rank - 1) * (uint64_t)j->T + (uint64_t)t; }
-
-/* A memory node's memory: the first versions of its keys (the heads), then
- * the pool of version slots the metadata server hands out (--slots per
- * client thread of the job). */
-static size_t heads_bytes(const cl_job *j, int m) { return nm_align64(keys_on(j, m) * j->slot_bytes); }
-/* Then each key's shortcut: 8 bytes holding the VA of (nearly) its newest version. */
-static size_t shortcuts_bytes(const cl_job *j, int m) { return nm_align64(keys_on(j, m) * 8); }
-static size_t part_off(const cl_job *j, int m, uint64_t part)
-{
-	return heads_bytes(j, m) + shortcuts_bytes(j, m) + part * j->part_bytes;
-}
-
-static size_t cl_layout(cl_job *j)
-{
-	j->slot_bytes = CL_VERSION_HDR + j->p->value_size;
-	j->scratch_per_op = kv_win_scratch(j->slot_bytes);
-	j->part_bytes = j->cp->slots * j->slot_bytes;
-	if (j->rank == 0)   /* the metadata server: one message area per client thread */
-		return (size_t)j->clients * (size_t)j->T * CL_MS_MSG_BYTES;
-	if (!is_mem(j, j->rank))   /* clients: one operation's scratch, then a message area, per thread */
-		return (size_t)j->T * (j->scratch_per_op + CL_MS_MSG_BYTES);
-	return part_off(j, mem_index(j, j->rank), (uint64_t)j->clients * (uint64_t)j->T);
-}
-
-/* The VA of key rank r's shortcut on its memory node. */
-static uint64_t shortcut_va(const cl_job *j, uint64_t r)
-{
-	int m = mem_index(j, key_node(j, r));
-	return j->mesh.rmr[key_node(j, r)].addr + heads_bytes(j, m) + (r / (uint64_t)j->M) * 8;
-}
-
-/* The VA of key rank r's first version on its memory node. */
-static uint64_t head_va(const cl_job *j, uint64_t r)
-{
-	return j->mesh.rmr[key_node(j, r)].addr + (r / (uint64_t)j->M) * j->slot_bytes;
-}
-
-static void version_image(const cl_job *j, uint64_t *v, uint64_t key, uint32_t writer, uint32_t version)
-{
-	v[0] = 0;
-	v[1] = key;
-	kv_value_fill(v + 2, j->p->value_words, key, writer, version);
-}
-
-/* Memory node: every local key's first version, the tail of its chain. */
-static void cl_prefill(cl_job *j)
-{
-	int m = mem_index(j, j->rank);
-	for (uint64_t i = 0; i < keys_on(j, m); i++) {
-		uint64_t r = i * (uint64_t)j->M + (uint64_t)m;
-		version_image(j, (uint64_t *)((uint8_t *)j->mr.buf + i * j->slot_bytes), kv_key(r), KV_PREFILL_WRITER, 0);
-		((uint64_t *)((uint8_t *)j->mr.buf + heads_bytes(j, m)))[i] = (uint64_t)(uintptr_t)j->mr.buf + i * j->slot_bytes;
-	}
-}
-
-/* ---- one client thread ------------------------------------------------------------ */
-
-typedef enum { S_IDLE, S_FIRST, S_READ, S_ALLOC, S_WRITE, S_CAS, S_CHASE, S_SHORTCUT } cl_state;
-
-typedef struct cl_op {
-	kv_wop w;
-	uint64_t rank, va;   /* key rank; the version being read, or the tail a CAS targets */
-	uint64_t slot;       /* an update's new version */
-	int node;
-	uint32_t rtts;
-} cl_op;
-
-typedef struct cl_thr {
-	kv_win win;          /* first: the engine hands it back as the thread */
-	cl_job *j;
-	int t;
-	uint64_t *cursor;    /* [keys]: the newest version this thread knows of each key */
-	uint64_t (*batch)[CL_MS_BATCH];   /* [M]: free slots from the metadata server, per memory node */
-	uint32_t *nfree;     /* [M]: how many of them are left */
-	uint8_t *msg;        /* registered: the allocation RPC's request and reply */
-} cl_thr;
-
-static uint64_t *ctr(cl_thr *t) { return t->win.kt->meter->c; }
-
-static void cl_finish(cl_thr *t, cl_op *o, const uint64_t *val)
-{
-	nm_meter *m = t->win.kt->meter;
-	ctr(t)[CL_C_RTTS] += o->rtts;
-	if (m->measuring)
-		nm_hist_add(&t->j->rtt[t->t], o->rtts);
-	kv_win_finish(&t->win, &o->w, val);
-}
-
-static void read_post(cl_thr *t, cl_op *o, cl_state s, void *dst, uint32_t len)
-{
-	o->w.state = s;
-	o->rtts++;
-	kv_win_read(&t->win, &o->w, o->node, dst, o->va, len);
-}
-
-static void cas_post(cl_thr *t, cl_op *o)
-{
-	o->w.state = S_CAS;
-	o->rtts++;
-	ctr(t)[CL_C_CAS]++;
-	kv_win_atomic(&t->win, &o->w, o->node, NM_OP_CAS, o->va, 0, o->slot);   /* next_off 0 */
-}
-
-/* A get's version is in buf: follow its next, or return its value. */
-static void get_step(cl_thr *t, cl_op *o)
-{
-	const uint64_t *v = o->w.buf;
-	if (v[0] != 0) {
-		ctr(t)[CL_C_READ_HOPS]++;
-		/* Stale at the first hop: jump to the shortcut when it names
-		 * another version (it may lag the tail, never pass it). */
-		uint64_t sc = o->w.state == S_FIRST ? o->w.word[2] : 0;
-		ctr(t)[CL_C_SHORTCUTS] += sc && sc != o->va;
-		o->va = sc && sc != o->va ? sc : v[0];
-		read_post(t, o, S_READ, o->w.buf, (uint32_t)t->j->slot_bytes);
-		return;
-	}
-	t->cursor[o->rank] = o->va;
-	o->w.found = v[1] == o->w.key;
-	if (!o->w.found)
-		nm_error_note(&t->win.kt->meter->err, "clover: rank %d thread %d get of key 0x%016" PRIx64
-			      ": the version at 0x%" PRIx64 " holds key 0x%016" PRIx64, t->win.kt->rank, t->t,
-			      o->w.key, o->va, v[1]);
-	cl_finish(t, o, v + 2);
-}
-
-/* WRITE the new version (next NULL) to a free slot; the CAS waits for its
- * completion, as Clover's writers do. */
-static void update_write(cl_thr *t, cl_op *o)
-{
-	int m = mem_index(t->j, o->node);
-	o->slot = t->batch[m][--t->nfree[m]];
-	kv_thread *kt = t->win.kt;
-	version_image(t->j, o->w.buf, o->w.key, kt->writer, ++kt->seq);
-	o->va = t->cursor[o->rank];
-	o->w.state = S_WRITE;
-	o->rtts++;
-	kv_win_write(&t->win, &o->w, o->node, o->w.buf, o->slot, (uint32_t)t->j->slot_bytes, true);
-}
-
-/* An update takes a slot from its thread's batch for the key's memory node,
- * or first asks the metadata server for a batch (one round trip). */
-static void update_start(cl_thr *t, cl_op *o)
-{
-	int m = mem_index(t->j, o->node);
-	if (t->nfree[m]) {
-		update_write(t, o);
-		return;
-	}
-	o->w.state = S_ALLOC;
-	o->rtts++;
-	ctr(t)[KV_C_RPCS]++;
-	kv_win_due(&t->win, &o->w, 2);
-	cl_ms_ask(kv_win_conn(&t->win, 0), t->msg, t->win.lkey, (uint32_t)o->node, kv_win_wrid(&t->win, &o->w, NM_OP_SEND),
-		  kv_win_wrid(&t->win, &o->w, NM_OP_RECV));
-}
-
-/* The metadata server's batch is in: keep it, or give up when the pool is used up. */
-static void alloc_done(cl_thr *t, cl_op *o)
-{
-	const cl_ms_reply *r = cl_ms_reply_of(t->msg);
-	int m = mem_index(t->j, o->node);
-	if (r->count == 0 || r->count > CL_MS_BATCH) {
-		nm_error_note(&t->win.kt->meter->err, "clover: rank %d thread %d update of key 0x%016" PRIx64
-			      ": the metadata server has no free version slot left on rank %d (raise --slots)",
-			      t->win.kt->rank, t->t, o->w.key, o->node);
-		cl_finish(t, o, NULL);
-		return;
-	}
-	memcpy(t->batch[m], r->va, r->count * sizeof r->va[0]);
-	t->nfree[m] = r->count;
-	update_write(t, o);
-}
-
-/* After a successful CAS, the key's shortcut names the new version. Clover
- * writes it from a background thread; here it is posted inline and
- * unsignaled (copied at the post, so the operation can end at once), or,
- * on a QP without inline data, signaled and awaited. */
-static void shortcut_set(cl_thr *t, cl_op *o)
-{
-	nm_conn *c = kv_win_conn(&t->win, o->node);
-	o->w.word[3] = o->slot;
-	if (c->max_inline >= 8) {
-		kv_win_write(&t->win, &o->w, o->node, &o->w.word[3], shortcut_va(t->j, o->rank), 8, false);
-		cl_finish(t, o, NULL);
-		return;
-	}
-	o->w.state = S_SHORTCUT;
-	kv_win_write(&t->win, &o->w, o->node, &o->w.word[3], shortcut_va(t->j, o->rank), 8, true);
-}
-
-/* The CAS's answer is in word[0]: NULL, it linked our version; else the
- * version that beat us, from which to chase the new tail. */
-static void cas_done(cl_thr *t, cl_op *o)
-{
-	uint64_t next = o->w.word[0];
-	if (next == 0) {
-		t->cursor[o->rank] = o->slot;
-		ctr(t)[CL_C_ACKED]++;
-		o->w.found = true;
-		shortcut_set(t, o);
-		return;
-	}
-	ctr(t)[CL_C_CAS_FAILED]++;
-	if (kv_win_overdue(&t->win, &o->w))
-		nm_fatal("clover: rank %d thread %d update of key 0x%016" PRIx64 " (rank %" PRIu64 ", memory node %d) "
-			 "has not linked its version after %.1f s of CAS retries", t->win.kt->rank, t->t, o->w.key,
-			 o->rank, o->node, t->win.timeout);
-	ctr(t)[CL_C_WRITE_HOPS]++;
-	o->va = next;
-	read_post(t, o, S_CHASE, &o->w.word[1], 8);
-}
-
-/* Chasing after a failed CAS: word[1] is the next pointer of the version at va. */
-static void chase_step(cl_thr *t, cl_op *o)
-{
-	uint64_t next = o->w.word[1];
-	if (next == 0) {
-		cas_post(t, o);
-		return;
-	}
-	ctr(t)[CL_C_WRITE_HOPS]++;
-	o->va = next;
-	read_post(t, o, S_CHASE, &o->w.word[1], 8);
-}
-
-static void advance(kv_win *w, kv_wop *wo)
-{
-	cl_thr *t = (cl_thr *)w;
-	cl_op *o = (cl_op *)wo;
-	switch (o->w.state) {
-	case S_FIRST:
-	case S_READ:
-		get_step(t, o);
-		break;
-	case S_SHORTCUT:
-		cl_finish(t, o, NULL);
-		break;
-	case S_ALLOC:
-		alloc_done(t, o);
-		break;
-	case S_WRITE:
-		cas_post(t, o);
-		break;
-	case S_CAS:
-		cas_done(t, o);
-		break;
-	case S_CHASE:
-		chase_step(t, o);
-		break;
-	default:
-		break;
-	}
-}
-
-static void step(kv_win *w, kv_wop *wo)
-{
-	(void)w;
-	(void)wo;   /* every state waits on a completion */
-}
-
-static void start(kv_win *w, kv_wop *wo)
-{
-	cl_thr *t = (cl_thr *)w;
-	cl_op *o = (cl_op *)wo;
-	o->w.kind = kv_next(w->kt, &o->rank);
-	o->w.key = kv_key(o->rank);
-	o->node = key_node(t->j, o->rank);
-	o->rtts = 0;
-	if (o->w.kind == KV_GET) {
-		/* The version at the cursor and the key's shortcut, in parallel (one round trip). */
-		o->va = t->cursor[o->rank];
-		kv_win_read(&t->win, &o->w, o->node, &o->w.word[2], shortcut_va(t->j, o->rank), 8);
-		read_post(t, o, S_FIRST, o->w.buf, (uint32_t)t->j->slot_bytes);
-	} else {
-		o->w.kind = KV_UPDATE;
-		update_start(t, o);
-	}
-}
-
-static const kv_win_ops cl_steps = {start, advance, step};
-
-static void cl_thr_setup(nm_worker *w)
-{
-	cl_job *j = w->arg;
-	kv_run *r = j->r;
-	cl_thr *t = nm_calloc64(1, sizeof *t);
-	char err[256];
-	*t = (cl_thr){.j = j, .t = w->index, .cursor = nm_malloc(j->p->keys * sizeof(uint64_t)),
-		      .batch = nm_calloc((size_t)j->M, sizeof *t->batch), .nfree = nm_calloc((size_t)j->M, sizeof *t->nfree),
-		      .msg = (uint8_t *)j->mr.buf + (size_t)j->T * j->scratch_per_op + (size_t)w->index * CL_MS_MSG_BYTES};
-	if (kv_thread_init(&r->th[w->index], j->p, w->meter, j->rank, j->N, j->T, w->index,
-			   r->ctx->base.seed * 1000003u + (uint64_t)r->ctx->rep, err, sizeof err))
-		nm_fatal("clover: %s", err);
-	/* versions are each writer's own sequence: compare a key's versions per writer */
-	if (j->cp->trace) {   /* each client thread of the job at its own offset */
-		size_t n = j->cp->trace_n, all = (size_t)j->clients * (size_t)j->T;
-		ycsb_init_trace(&r->th[w->index].gen, j->cp->trace, n, part_index(j, j->rank, w->index) * n / all);
-	}
-	kv_checker_free(&r->th[w->index].check);
-	kv_checker_init(&r->th[w->index].check, 1u << 16, false);
-	for (uint64_t k = 0; k < j->p->keys; k++)
-		t->cursor[k] = head_va(j, k);
-	uint8_t *scr = (uint8_t *)j->mr.buf + (size_t)w->index * j->scratch_per_op;
-	kv_win_init(&t->win, &cl_steps, j, &r->th[w->index], &j->mesh, j->mr.mr->lkey, w->index, 1, sizeof(cl_op),
-		    scr, j->scratch_per_op, j->timeout);
-	w->arg = t;
-}
-
-static void cl_thr_body(nm_worker *w)
-{
-	cl_thr *t = w->arg;
-	kv_win_body(&t->win, &t->j->r->ms->cfg);
-	cl_ms_bye(kv_win_conn(&t->win, 0), t->j->mesh.cq[t->t], t->msg, t->win.lkey, t->j->timeout);
-	kv_win_free(&t->win);
-	free(t->cursor);
-	free(t->batch);
-	free(t->nfree);
-	free(t);
-}
-
-/* ---- the check after the run (memory nodes) ----------------------------------------- */
-
-/* Writer of a version -> its client thread's index, or -1 when no client thread has that id. */
-static int writer_index(const cl_job *j, uint32_t writer)
-{
-	int rank = (int)(writer >> 8), t = (int)(writer & 0xff);
-	return is_client(j, rank) && t < j->T ? (int)part_index(j, rank, t) : -1;
-}
-
-/* Walks one key's chain in local memory; returns the versions linked after the first, or -1 after noting a fault. */
-static int64_t chain_walk(cl_job *j, nm_measure *ms, uint64_t r, uint32_t *last, kv_checker *c)
-{
-	int m = mem_index(j, j->rank);
-	uint64_t base = j->mesh.rmr[j->rank].addr, lo = part_off(j, m, 0), hi = j->mr.len, key = kv_key(r);
-	uint64_t limit = (uint64_t)j->clients * (uint64_t)j->T * j->cp->slots, n = 0;
-	const uint64_t *v = (const uint64_t *)((const uint8_t *)j->mr.buf + (r / (uint64_t)j->M) * j->slot_bytes);
-	memset(last, 0, sizeof *last * (size_t)j->clients * (size_t)j->T);
-	for (;;) {
-		const char *bad = NULL;
-		c->seen[0].key = 0;   /* versions of different writers are ordered by the chain, not compared here */
-		uint32_t wr = kv_word_writer(v[2]);
-		int wi = n ? writer_index(j, wr) : 0;
-		if (v[1] != key)
-			bad = "holds another key";
-		else if (kv_check_value(c, key, v + 2, j->p->value_words) != KV_READ_OK)
-			bad = "holds a torn or foreign value";
-		else if (wi < 0)
-			bad = "was written by no client thread";
-		else if (n && kv_word_version(v[2]) <= last[wi])
-			bad = "comes before an older version of its writer";
-		if (bad) {
-			nm_error_note(&ms->rank_err, "clover: key 0x%016" PRIx64 " (rank %" PRIu64 "): version %" PRIu64
-				      " of its chain %s", key, r, n, bad);
-			return -1;
-		}
-		if (n)
-			last[wi] = kv_word_version(v[2]);
-		if (v[0] == 0)
-			return (int64_t)n;
-		uint64_t off = v[0] - base;
-		if (v[0] < base || off < lo || off >= hi || (off - lo) % j->slot_bytes || ++n > limit) {
-			nm_error_note(&ms->rank_err, "clover: key 0x%016" PRIx64 " (rank %" PRIu64 "): next pointer "
-				      "0x%" PRIx64 " after version %" PRIu64 " is no version slot (or the chain loops)",
-				      key, r, v[0], n);
-			return -1;
-		}
-		v = (const uint64_t *)((const uint8_t *)j->mr.buf + off);
-	}
-}
-
-static void cl_scan(cl_job *j, nm_measure *ms)
-{
-	int m = mem_index(j, j->rank);
-	uint32_t *last = nm_calloc((size_t)j->clients * (size_t)j->T, sizeof *last);
-	kv_checker c;
-	kv_checker_init(&c, 1, true);   /* one entry: only torn and foreign values matter here */
-	for (uint64_t i = 0; i < keys_on(j, m); i++) {
-		int64_t n = chain_walk(j, ms, i * (uint64_t)j->M + (uint64_t)m, last, &c);
-		if (n < 0)
-			ms->rank_c[KV_C_BAD_SLOTS]++;
-		else
-			ms->rank_c[CL_C_CHAINED] += (uint64_t)n;
-	}
-	kv_checker_free(&c);
-	free(last);
-}
-
-/* ---- one point ------------------------------------------------------------------- */
-
-static void cl_connect(cl_job *j, nm_ctx *ctx)
-{
-	uint8_t *pairs = nm_calloc((size_t)j->N * (size_t)j->N, 1);
-	for (int c = 1; c < j->N - j->M; c++) {
-		pairs[c * j->N] = 1;   /* clients to the metadata server, for its RPCs */
-		for (int m = j->N - j->M; m < j->N; m++)
-			pairs[c * j->N + m] = 1;   /* and to the memory nodes */
-	}
-	/* the metadata server keeps a RECV and a reply posted per client QP */
-	nm_mesh_cfg mc = {.nthreads = j->T, .qps = 1, .initiates = pairs, .qp = ctx->base.qp, .passive_wrs = 2};
-	mc.qp.sq_depth = 16;
-	nm_mesh_create(&j->mesh, ctx->dev, &mc, &j->mr);
-	free(pairs);
-}
-
-static void cl_setup(cl_job *j, nm_ctx *ctx)
-{
-	char err[512] = "";
-	size_t bytes = cl_layout(j);
-	int failed = nm_mr_alloc(ctx->dev, &j->mr, bytes, ctx->base.hugepages, ctx->base.mem_node, err, sizeof err);
-	nm_boot_check(failed ? err : NULL, NM_EXIT_FAIL);
-	memset(j->mr.buf, 0, bytes);
-	if (is_mem(j, j->rank))
-		cl_prefill(j);
-	cl_connect(j, ctx);
 }
 
 /* ---- the metadata server (rank 0) ------------------------------------------------------ */
@@ -752,7 +226,7 @@ static void cl_path_up(cl_job *j, cl_path *path, const nm_dev *dev)
 		uint64_t n = cp->track, *keys = nm_malloc(n * sizeof *keys), *tails = nm_malloc(n * sizeof *tails);
 		for (uint64_t r = 0; r < n; r++) {
 			keys[r] = kv_key(r);
-			tails[r] = head_va(j, r);
+			tails[r] = cl_head_va(j, r);
 		}
 		cl_path_cfg pc = {.queue = cp->queue, .rewrite = cp->resolve == CL_RESOLVE_ON, .conns = path_conns(j),
 				  .ntrack = n, .keys = keys, .tails = tails, .timeout = j->timeout};
@@ -844,9 +318,9 @@ static void cl_metrics(json_t *mt, const uint64_t *c, json_t *rtt)
 /* What the point ran, with the decisions taken (as named fields, not positions). */
 static json_t *cl_effective(const cl_job *j, const nm_ctx *ctx)
 {
-	const kv_point *p = j->p;
+	const kv_load *p = j->p;
 	json_t *o = json_object();
-	json_object_set_new(o, "workload", json_string(p->workload));
+	json_object_set_new(o, "workload", json_string(j->cp->workload));
 	json_object_set_new(o, "write_ratio", json_real(p->mix.p[YCSB_UPDATE] + p->mix.p[YCSB_RMW]));
 	json_object_set_new(o, "theta", json_real(p->theta));
 	json_object_set_new(o, "keys", json_integer((json_int_t)p->keys));
@@ -875,14 +349,13 @@ static void cl_run_point(nm_ctx *ctx, const void *point, json_t *out)
 {
 	const cl_point *cp = point;
 	int T = ctx->base.threads;
-	cl_job j = {.cp = cp, .p = &cp->kv, .rank = ctx->rank, .N = ctx->nranks, .T = T, .M = cp->mem_nodes,
+	cl_job j = {.ctx = ctx, .cp = cp, .p = &cp->load, .rank = ctx->rank, .N = ctx->nranks, .T = T, .M = cp->mem_nodes,
 		    .clients = ctx->nranks - 1 - cp->mem_nodes, .timeout = ctx->base.timeout};
 	bool client = is_client(&j, j.rank);
 	/* gets and updates timed apart (kv_done), in metrics.lat_by_op */
 	static const nm_measure_def def = {"ops", cl_counters, CL_C_N, kv_op_names, KV_NOPS};
-	kv_run r = {.ctx = ctx, .p = j.p, .ms = nm_measure_new(&ctx->base.measure, &def, ctx->rank, client ? T : 0),
-		    .th = nm_calloc((size_t)T, sizeof(kv_thread))};
-	j.r = &r;
+	nm_measure *ms = nm_measure_new(&ctx->base.measure, &def, ctx->rank, client ? T : 0);
+	j.th = nm_calloc((size_t)T, sizeof(kv_thread));
 	j.rtt = nm_calloc((size_t)T, sizeof(nm_hist));
 	for (int t = 0; t < T; t++)
 		nm_hist_init(&j.rtt[t]);
@@ -894,27 +367,27 @@ static void cl_run_point(nm_ctx *ctx, const void *point, json_t *out)
 		cl_path_up(&j, &path, ctx->dev);
 	if (client) {
 		nm_round rd = {.workers = T, .numa_node = ctx->base.mem_node, .setup = cl_thr_setup,
-			       .body = cl_thr_body, .arg = &j, .measure = r.ms};
+			       .body = cl_thr_body, .arg = &j, .measure = ms};
 		nm_workers_run(&rd);
 	} else if (j.rank == 0) {
-		cl_ms ms;
-		cl_ms_up(&j, &ms);
-		nm_workers_sit_out(r.ms);
-		cl_ms_join(&ms);
-		served = ms.rpcs;
+		cl_ms srv;
+		cl_ms_up(&j, &srv);
+		nm_workers_sit_out(ms);
+		cl_ms_join(&srv);
+		served = srv.rpcs;
 	} else {
-		nm_workers_sit_out(r.ms);   /* memory nodes: passive */
+		nm_workers_sit_out(ms);   /* memory nodes: passive */
 	}
 	if (cp->resolve != CL_RESOLVE_NONE)
-		cl_path_down(&j, &path, r.ms, &pst);
+		cl_path_down(&j, &path, ms, &pst);
 	if (is_mem(&j, j.rank))
-		cl_scan(&j, r.ms);
-	nm_measure_gather(r.ms);
+		cl_scan(&j, ms);
+	nm_measure_gather(ms);
 	json_t *rtt = cl_rtt_json(&j);
 	if (ctx->rank == 0) {
 		bool valid;
-		json_t *checks = cl_checks(&j, r.ms, &pst, served, &valid), *metrics = nm_measure_metrics(r.ms);
-		cl_metrics(metrics, r.ms->total_c, rtt);
+		json_t *checks = cl_checks(&j, ms, &pst, served, &valid), *metrics = nm_measure_metrics(ms);
+		cl_metrics(metrics, ms->total_c, rtt);
 		if (cp->resolve != CL_RESOLVE_NONE)
 			json_object_set_new(metrics, "path", cl_path_metrics(&j, &pst));
 		json_object_set_new(out, "valid", json_boolean(valid));
@@ -928,10 +401,10 @@ static void cl_run_point(nm_ctx *ctx, const void *point, json_t *out)
 	nm_mesh_destroy(&j.mesh);
 	nm_mr_free(&j.mr);
 	for (int t = 0; client && t < T; t++)
-		kv_thread_free(&r.th[t]);
-	free(r.th);
+		kv_thread_free(&j.th[t]);
+	free(j.th);
 	free(j.rtt);
-	nm_measure_free(r.ms);
+	nm_measure_free(ms);
 }
 
 static void cl_report(const json_t *pt, const json_t *res, bool first)
@@ -974,8 +447,4 @@ static const nm_experiment cl_experiment = {
 	.report = cl_report,
 };
 
-static void __attribute__((constructor)) cl_register(void)
-{
-	cl_counters_init();
-	nm_experiment_register(&cl_experiment);
-}
+NM_EXPERIMENT(cl_experiment)

@@ -96,17 +96,17 @@ static int kv_decode_mix(const json_t *pt, kv_point *p, char *err, size_t len)
 	const char *w = nm_cfg_str(pt, "workload"), *mix = nm_cfg_str(pt, "mix"), *dist = nm_cfg_str(pt, "dist");
 	snprintf(p->workload, sizeof p->workload, "%s", mix[0] ? "custom" : w);
 	if (mix[0]) {
-		if (ycsb_parse_mix(mix, &p->mix, err, len))
+		if (ycsb_parse_mix(mix, &p->load.mix, err, len))
 			return -1;
-	} else if (ycsb_parse_workload(w, p->write_ratio, &p->mix, NULL, err, len)) {
+	} else if (ycsb_parse_workload(w, p->write_ratio, &p->load.mix, NULL, err, len)) {
 		return -1;
 	}
-	if (p->mix.p[YCSB_SCAN] > 0)
+	if (p->load.mix.p[YCSB_SCAN] > 0)
 		return nm_errf(err, len, "--workload %s has scans; netmem kv has no range queries", w);
-	if (ycsb_parse_dist(dist, &p->dist, err, len))
+	if (ycsb_parse_dist(dist, &p->load.dist, err, len))
 		return -1;
-	if (!(p->theta > 0) || !isfinite(p->theta))
-		return nm_errf(err, len, "--theta %g: the Zipf exponent must be > 0", p->theta);
+	if (!(p->load.theta > 0) || !isfinite(p->load.theta))
+		return nm_errf(err, len, "--theta %g: the Zipf exponent must be > 0", p->load.theta);
 	return 0;
 }
 
@@ -117,47 +117,49 @@ static int kv_decode(const json_t *pt, const nm_base *b, void *out, char *err, s
 	int64_t window = nm_cfg_int(pt, "window");
 	*p = (kv_point){
 		.system = !strcmp(sys, "sherman") ? KV_SHERMAN : !strcmp(sys, "redis") ? KV_REDIS : KV_LOCO,
-		.theta = nm_cfg_double(pt, "theta"),
 		.write_ratio = nm_cfg_double(pt, "write_ratio"),
-		.keys = (uint64_t)nm_cfg_int(pt, "keys"),
-		.prefill = (uint64_t)nm_cfg_int(pt, "prefill"),
-		.value_size = (uint32_t)nm_cfg_int(pt, "value_size"),
+		.load = {.theta = nm_cfg_double(pt, "theta"),
+			 .keys = (uint64_t)nm_cfg_int(pt, "keys"),
+			 .prefill = (uint64_t)nm_cfg_int(pt, "prefill"),
+			 .value_size = (uint32_t)nm_cfg_int(pt, "value_size"),
+			 .delete_ratio = nm_cfg_double(pt, "delete_ratio")},
 		.locks = (int)nm_cfg_int(pt, "locks"),
 		.window = (int)window,
 		.fence = nm_cfg_bool(pt, "fence"),
 		.leaf = (int)nm_cfg_int(pt, "leaf"),
-		.delete_ratio = nm_cfg_double(pt, "delete_ratio"),
 		.inject = !strcmp(inj, "early-release") ? KV_INJECT_EARLY_RELEASE
 			  : !strcmp(inj, "no-checksum") ? KV_INJECT_NO_CHECKSUM : KV_INJECT_NONE,
-		.history_max = (uint64_t)nm_cfg_int(pt, "history_max"),
 		.redis_threads = (int)nm_cfg_int(pt, "redis_threads"),
 		.redis_port = (int)nm_cfg_int(pt, "redis_port"),
 	};
+	p->load.global_versions = kv_systems[p->system]->global_versions;
 	snprintf(p->history, sizeof p->history, "%s", nm_cfg_str(pt, "history"));
+	if (p->history[0])
+		p->load.history_max = (uint64_t)nm_cfg_int(pt, "history_max");
 	snprintf(p->redis_server, sizeof p->redis_server, "%s", nm_cfg_str(pt, "redis_server"));
 	if (kv_decode_mix(pt, p, err, len))
 		return -1;
 	if (window < 1)
 		return nm_errf(err, len, "--window %" PRId64 ": at least one operation must be in flight", window);
-	if (p->value_size % 8)
-		return nm_errf(err, len, "--value-size %u is not a multiple of 8", p->value_size);
-	p->value_words = p->value_size / 8;
-	if (p->prefill == 0)
-		p->prefill = (uint64_t)(nm_cfg_double(pt, "fill") * (double)p->keys);
-	if (p->prefill > p->keys)
+	if (p->load.value_size % 8)
+		return nm_errf(err, len, "--value-size %u is not a multiple of 8", p->load.value_size);
+	p->load.value_words = p->load.value_size / 8;
+	if (p->load.prefill == 0)
+		p->load.prefill = (uint64_t)(nm_cfg_double(pt, "fill") * (double)p->load.keys);
+	if (p->load.prefill > p->load.keys)
 		return nm_errf(err, len, "--prefill %" PRIu64 " is larger than the key space (--keys %" PRIu64 ")",
-			       p->prefill, p->keys);
-	if (p->prefill == 0)
+			       p->load.prefill, p->load.keys);
+	if (p->load.prefill == 0)
 		return nm_errf(err, len, "nothing to prefill: --fill x --keys is below one key");
 	int64_t slot = nm_cfg_int(pt, "slot_bytes");
-	p->slot_bytes = slot ? (uint32_t)slot : 24 + p->value_size;
-	if (24 + p->value_size > p->slot_bytes)
+	p->slot_bytes = slot ? (uint32_t)slot : 24 + p->load.value_size;
+	if (24 + p->load.value_size > p->slot_bytes)
 		return nm_errf(err, len, "--value-size %u is larger than a slot of %u bytes (it holds %u value bytes; "
-			       "--slot-bytes >= %u)", p->value_size, p->slot_bytes, p->slot_bytes - 24,
-			       24 + p->value_size);
-	if (p->inject == KV_INJECT_NO_CHECKSUM && p->value_words < 2)
+			       "--slot-bytes >= %u)", p->load.value_size, p->slot_bytes, p->slot_bytes - 24,
+			       24 + p->load.value_size);
+	if (p->inject == KV_INJECT_NO_CHECKSUM && p->load.value_words < 2)
 		return nm_errf(err, len, "--inject no-checksum needs --value-size >= 16 (a value in two halves)");
-	if (p->delete_ratio > 0 && p->system != KV_LOCO)
+	if (p->load.delete_ratio > 0 && p->system != KV_LOCO)
 		return nm_errf(err, len, "--delete-ratio applies to the loco system only");
 	if (p->inject != KV_INJECT_NONE && p->system == KV_REDIS)
 		return nm_errf(err, len, "--inject applies to the loco and sherman systems, not redis");
@@ -198,13 +200,13 @@ static json_t *kv_effective(const kv_point *p, const nm_ctx *ctx)
 	static const char *const dists[] = {"uniform", "zipfian", "zipfian-ri", "scrambled", "latest", "hotspot"};
 	json_t *mix = json_object();
 	for (int i = 0; i < YCSB_NOPS; i++)
-		if (p->mix.p[i] > 0)
-			json_object_set_new(mix, ycsb_op_name((ycsb_op)i), json_real(p->mix.p[i]));
+		if (p->load.mix.p[i] > 0)
+			json_object_set_new(mix, ycsb_op_name((ycsb_op)i), json_real(p->load.mix.p[i]));
 	return json_pack("{s:s, s:s, s:o, s:s, s:f, s:i, s:i, s:I, s:I, s:i, s:i, s:b, s:s, s:s}", "system",
 			 kv_systems[p->system]->name, "workload", p->workload, "mix", mix, "dist",
-			 dists[p->dist], "theta", p->theta, "nodes", ctx->nranks, "threads_per_node",
-			 ctx->base.threads, "keys", (json_int_t)p->keys, "prefill", (json_int_t)p->prefill,
-			 "value_size", (int)p->value_size, "window", p->window, "fence", p->fence, "key_hash",
+			 dists[p->load.dist], "theta", p->load.theta, "nodes", ctx->nranks, "threads_per_node",
+			 ctx->base.threads, "keys", (json_int_t)p->load.keys, "prefill", (json_int_t)p->load.prefill,
+			 "value_size", (int)p->load.value_size, "window", p->window, "fence", p->fence, "key_hash",
 			 kv_hash_name(), "summary",
 			 kv_systems[p->system]->summary);
 }

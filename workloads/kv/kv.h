@@ -32,25 +32,34 @@ typedef enum { KV_GET, KV_UPDATE, KV_INSERT, KV_DELETE, KV_NOPS } kv_opkind;
 /* Their names in the result (metrics.lat_by_op) and the history. */
 extern const char *const kv_op_names[KV_NOPS];
 
-typedef struct kv_point {
-	kv_system_id system;
-	char workload[32];        /* as given: read-only, mixed, write-only, a..f */
+/* What a client thread's request stream and read checks depend on: the
+ * shared core of netmem kv's systems (kv_thread), which netmem clover's
+ * clients run on too. */
+typedef struct kv_load {
 	ycsb_mix mix;
 	ycsb_dist dist;
-	double theta, write_ratio;
+	double theta;
 	uint64_t keys;            /* key space: slots in the whole store */
 	uint64_t prefill;         /* keys inserted before the run: 0 .. prefill-1 (ranks) */
 	uint32_t value_size;      /* bytes, a multiple of 8 */
 	uint32_t value_words;
+	double delete_ratio;      /* updates that toggle the key (delete, or insert if absent) */
+	bool global_versions;     /* versions ordered across writers (a lock's), else per writer */
+	uint64_t history_max;     /* operations per thread recorded (--history); 0: none */
+} kv_load;
+
+typedef struct kv_point {
+	kv_system_id system;
+	char workload[32];        /* as given: read-only, mixed, write-only, a..f */
+	double write_ratio;
+	kv_load load;
 	uint32_t slot_bytes;      /* LOCO: key, value, counter/valid, checksum */
 	int locks;                /* LOCO: ticket locks, key k takes lock k mod locks */
 	int window;               /* operations in flight per thread */
 	bool fence;               /* LOCO and Sherman-style: fence between write and release */
 	int leaf;                 /* Sherman-style: entries per leaf (one READ per lookup) */
-	double delete_ratio;      /* LOCO: updates that toggle the key (delete, or insert if absent) */
 	kv_inject inject;
 	char history[256];        /* --history FILE, "" when none */
-	uint64_t history_max;     /* operations per thread recorded at most */
 	char redis_server[256];   /* the redis-server binary */
 	int redis_threads;        /* client threads per Redis instance (the paper: 4) */
 	int redis_port;           /* first port of this node's instances */
@@ -125,6 +134,18 @@ enum kv_counter {
 	KV_C_RPCS,             /* requests to a server (Redis commands) */
 	KV_C_N
 };
+/* The rows of kv_counters, for a family whose counters extend kv's
+ * (netmem clover's start at KV_C_N). */
+#define KV_COUNTER_ROWS                                                                               \
+	[KV_C_GETS] = {"gets", NM_COUNT_METRIC}, [KV_C_UPDATES] = {"updates", NM_COUNT_METRIC},             \
+	[KV_C_INSERTS] = {"inserts", NM_COUNT_METRIC}, [KV_C_DELETES] = {"deletes", NM_COUNT_METRIC},       \
+	[KV_C_MISSES] = {"misses", NM_COUNT_METRIC}, [KV_C_RETRIES] = {"read_retries", NM_COUNT_METRIC},    \
+	[KV_C_FENCES] = {"fences", NM_COUNT_METRIC}, [KV_C_LOCK_RETRIES] = {"lock_retries", NM_COUNT_METRIC}, \
+	[KV_C_TORN] = {"torn_reads", 0}, [KV_C_FOREIGN] = {"foreign_reads", 0},                             \
+	[KV_C_REGRESSED] = {"regressed_reads", 0}, [KV_C_ACK_NS] = {"ack_ns", 0}, [KV_C_ACKS] = {"acks", 0}, \
+	[KV_C_APPLIED] = {"tracker_applied", NM_COUNT_METRIC}, [KV_C_BAD_SLOTS] = {"bad_slots", 0},         \
+	[KV_C_FULL] = {"inserts_refused_full", NM_COUNT_METRIC},                                           \
+	[KV_C_RPCS] = {"server_requests", NM_COUNT_METRIC}
 extern const nm_counter kv_counters[KV_C_N];
 
 /* ---- one client thread ------------------------------------------------- */
@@ -137,7 +158,7 @@ typedef struct kv_hist_rec {
 } kv_hist_rec;
 
 typedef struct kv_thread {
-	const kv_point *p;
+	const kv_load *l;
 	nm_meter *meter;
 	int rank, thread;
 	uint32_t writer;          /* rank << 8 | thread */
@@ -150,8 +171,12 @@ typedef struct kv_thread {
 
 /* Per thread, before the run: its generator stream (records = prefill,
  * streams = every thread of the job, so inserted keys never collide). */
-int kv_thread_init(kv_thread *t, const kv_point *p, nm_meter *m, int rank, int nranks, int threads,
+int kv_thread_init(kv_thread *t, const kv_load *l, nm_meter *m, int rank, int nranks, int threads,
 		   int thread, uint64_t seed, char *err, size_t errlen);
+/* Worker w's client thread: th[w->index] set up with kv_thread_init for
+ * this rank (one stream per (seed, repetition, rank, thread)); a stream
+ * that cannot be built ends the job. */
+kv_thread *kv_worker_thread(kv_thread *th, const kv_load *l, const nm_ctx *ctx, const nm_worker *w);
 void kv_thread_free(kv_thread *t);
 /* The next operation of the thread's stream: kind and key rank. Inserts
  * past the key space are turned into updates of an existing key (counted
@@ -163,12 +188,6 @@ kv_opkind kv_next(kv_thread *t, uint64_t *rank);
 /* Checks a value the thread read for key (a get's, or one a writer read
  * under its lock) and counts a failure; false when it failed. */
 bool kv_check(kv_thread *t, uint64_t key, const uint64_t *val);
-/* An injected half-written entry or slot [key | value ...], read back by
- * its own writer as a reader would (no checksum) while only its first half
- * has landed: checked as key's value when it holds key, so the read check
- * calls it torn on every run, not only when another reader happens to read
- * inside the window (--inject no-checksum). */
-void kv_check_half_written(kv_thread *t, uint64_t key, const uint64_t *entry);
 /* An operation completed: t0/t1 in ticks (nm_ticks). For KV_GET, val (words)
  * is the value read and is checked; found says whether the key existed
  * (a get or update of a missing key counts as a miss, nothing to check).
@@ -188,7 +207,7 @@ typedef struct kv_run {
 typedef struct kv_system {
 	const char *name;
 	const char *summary;
-	bool global_versions;
+	bool global_versions;     /* kv_load.global_versions of its points */
 	int service_threads;      /* threads per rank besides -T that do not measure */
 	/* Runs one point on every rank (collective): set up, prefill (not
 	 * timed), run the threads in one measured round (nm_workers_run with
@@ -197,10 +216,11 @@ typedef struct kv_system {
 	json_t *(*run)(kv_run *r);
 } kv_system;
 
-/* A worker's application thread of this point: r->th[w->index] set up with
- * kv_thread_init for this rank (one stream per (seed, repetition, rank,
- * thread)); a stream that cannot be built ends the job. */
-kv_thread *kv_run_thread(kv_run *r, const nm_worker *w);
+/* A worker's application thread of this point (kv_worker_thread). */
+static inline kv_thread *kv_run_thread(kv_run *r, const nm_worker *w)
+{
+	return kv_worker_thread(r->th, &r->p->load, r->ctx, w);
+}
 
 extern const kv_system kv_loco, kv_sherman, kv_redis;
 /* Redis: whether --redis-server is an executable on this node (decode runs

@@ -10,25 +10,7 @@
 #include <string.h>
 #include <xxhash.h>
 
-const nm_counter kv_counters[KV_C_N] = {
-	[KV_C_GETS] = {"gets", NM_COUNT_METRIC},
-	[KV_C_UPDATES] = {"updates", NM_COUNT_METRIC},
-	[KV_C_INSERTS] = {"inserts", NM_COUNT_METRIC},
-	[KV_C_DELETES] = {"deletes", NM_COUNT_METRIC},
-	[KV_C_MISSES] = {"misses", NM_COUNT_METRIC},
-	[KV_C_RETRIES] = {"read_retries", NM_COUNT_METRIC},
-	[KV_C_FENCES] = {"fences", NM_COUNT_METRIC},
-	[KV_C_LOCK_RETRIES] = {"lock_retries", NM_COUNT_METRIC},
-	[KV_C_TORN] = {"torn_reads", 0},
-	[KV_C_FOREIGN] = {"foreign_reads", 0},
-	[KV_C_REGRESSED] = {"regressed_reads", 0},
-	[KV_C_ACK_NS] = {"ack_ns", 0},
-	[KV_C_ACKS] = {"acks", 0},
-	[KV_C_APPLIED] = {"tracker_applied", NM_COUNT_METRIC},
-	[KV_C_BAD_SLOTS] = {"bad_slots", 0},
-	[KV_C_FULL] = {"inserts_refused_full", NM_COUNT_METRIC},
-	[KV_C_RPCS] = {"server_requests", NM_COUNT_METRIC},
-};
+const nm_counter kv_counters[KV_C_N] = {KV_COUNTER_ROWS};
 
 uint64_t kv_key(uint64_t rank)
 {
@@ -93,10 +75,10 @@ kv_verdict kv_check_value(kv_checker *c, uint64_t key, const uint64_t *val, uint
 	return KV_READ_OK;
 }
 
-int kv_thread_init(kv_thread *t, const kv_point *p, nm_meter *m, int rank, int nranks, int threads,
+int kv_thread_init(kv_thread *t, const kv_load *p, nm_meter *m, int rank, int nranks, int threads,
 		   int thread, uint64_t seed, char *err, size_t errlen)
 {
-	*t = (kv_thread){.p = p, .meter = m, .rank = rank, .thread = thread,
+	*t = (kv_thread){.l = p, .meter = m, .rank = rank, .thread = thread,
 			 .writer = (uint32_t)rank << 8 | (uint32_t)thread};
 	ycsb_config c;
 	ycsb_config_default(&c);
@@ -112,18 +94,17 @@ int kv_thread_init(kv_thread *t, const kv_point *p, nm_meter *m, int rank, int n
 	c.stream = (uint32_t)(rank * threads + thread);
 	if (ycsb_init(&t->gen, &c, err, errlen))
 		return -1;
-	kv_checker_init(&t->check, 1u << 16, kv_systems[p->system]->global_versions);
-	if (p->history[0])
+	kv_checker_init(&t->check, 1u << 16, p->global_versions);
+	if (p->history_max)
 		t->hist = nm_calloc(p->history_max, sizeof *t->hist);
 	return 0;
 }
 
-kv_thread *kv_run_thread(kv_run *r, const nm_worker *w)
+kv_thread *kv_worker_thread(kv_thread *th, const kv_load *l, const nm_ctx *ctx, const nm_worker *w)
 {
-	const nm_ctx *ctx = r->ctx;
-	kv_thread *t = &r->th[w->index];
+	kv_thread *t = &th[w->index];
 	char err[256];
-	if (kv_thread_init(t, r->p, w->meter, ctx->rank, ctx->nranks, ctx->base.threads, w->index,
+	if (kv_thread_init(t, l, w->meter, ctx->rank, ctx->nranks, ctx->base.threads, w->index,
 			   ctx->base.seed * 1000003u + (uint64_t)ctx->rep, err, sizeof err))
 		nm_fatal("kv thread %d: %s", w->index, err);
 	return t;
@@ -142,14 +123,14 @@ kv_opkind kv_next(kv_thread *t, uint64_t *rank)
 	ycsb_next(&t->gen, &op, rank);
 	switch (op) {
 	case YCSB_INSERT:
-		if (*rank < t->p->keys)
+		if (*rank < t->l->keys)
 			return KV_INSERT;
 		t->meter->c[KV_C_FULL]++;
-		*rank = ycsb_next_key(&t->gen) % t->p->prefill;
+		*rank = ycsb_next_key(&t->gen) % t->l->prefill;
 		return KV_UPDATE;
 	case YCSB_UPDATE:
 	case YCSB_RMW:
-		if (t->p->delete_ratio > 0 && ycsb_rng_double(&t->gen.rng) < t->p->delete_ratio)
+		if (t->l->delete_ratio > 0 && ycsb_rng_double(&t->gen.rng) < t->l->delete_ratio)
 			return KV_DELETE;
 		return KV_UPDATE;
 	default:
@@ -163,18 +144,12 @@ bool kv_check(kv_thread *t, uint64_t key, const uint64_t *val)
 {
 	static const enum kv_counter bad[] = {[KV_READ_TORN] = KV_C_TORN, [KV_READ_FOREIGN] = KV_C_FOREIGN,
 					      [KV_READ_REGRESSED] = KV_C_REGRESSED};
-	kv_verdict v = kv_check_value(&t->check, key, val, t->p->value_words);
+	kv_verdict v = kv_check_value(&t->check, key, val, t->l->value_words);
 	if (v == KV_READ_OK)
 		return true;
 	t->meter->c[bad[v]]++;
 	nm_error_note(&t->meter->err, "%s", t->check.first);
 	return false;
-}
-
-void kv_check_half_written(kv_thread *t, uint64_t key, const uint64_t *entry)
-{
-	if (entry[0] == key)
-		kv_check(t, key, entry + 1);
 }
 
 bool kv_done(kv_thread *t, kv_opkind op, uint64_t key, const uint64_t *val, bool found, uint64_t t0,
@@ -189,7 +164,7 @@ bool kv_done(kv_thread *t, kv_opkind op, uint64_t key, const uint64_t *val, bool
 		ok = kv_check(t, key, val);
 	if (nm_meter_op(m, t0, t1))
 		nm_meter_kind(m, op, nm_ticks_to_ns(t1 - t0));
-	if (t->hist && t->hist_n < t->p->history_max)
+	if (t->hist && t->hist_n < t->l->history_max)
 		t->hist[t->hist_n++] = (kv_hist_rec){.key = key, .value = found && val ? val[0] : 0,
 						     .invoke = t0, .response = t1, .op = (uint8_t)op, .found = found};
 	return ok;

@@ -9,30 +9,8 @@
  * memory: the local index (key -> node, slot, counter;
  * primitives/loco/kvindex.h) and the free slots of the node.
  *
- * Operations (the LOCO paper's kvstore, Sec. 6 and Fig. 3; linearization
- * points as its Appendix C):
- *   get     index lookup under the read lock; one RDMA READ of the slot (a
- *           CPU copy when it is on this node); a checksum mismatch is a
- *           torn read and the whole lookup is retried; counter mismatch or
- *           valid unset: not found.
- *   update  ticket lock k mod --locks: RDMA FETCH_AND_ADD on next_ticket,
- *           RDMA READ of now_serving until it is the ticket; index lookup;
- *           the slot WRITE (key, value, counter and valid kept, checksum),
- *           LOCO's fence (a zero-length READ on the same QP) when --fence,
- *           then the release (RDMA WRITE of now_serving = ticket + 1).
- *           Linearizes when the slot is placed.
- *   insert  under the lock: a free slot of this node, written with valid
- *           unset and the slot's counter advanced; this node's index; the
- *           tracker message to every other node; once all have applied it
- *           and acknowledged, valid is set (the linearization point); release.
- *   delete  under the lock: valid unset at the slot's host (linearization),
- *           the tracker message, the acks, the entry removed; the host
- *           frees the slot (its tracker thread, or itself).
- *
- * Windows: each application thread keeps --window operations in flight,
- * each a small state machine advanced by its completions (the work request
- * id names the operation), started and finished on its own. Two operations
- * of one thread on one lock simply hold two tickets.
+ * Its operations are kv_loco_ops.c; here: the layout and prefill, the
+ * tracker thread, the application threads and the point.
  *
  * Decisions the paper leaves open:
  * - Slot: 8-byte key, the value, a 32-bit counter with the valid bit, an
@@ -54,108 +32,28 @@
  *   not say whether before the broadcast or after the acknowledgements).
  * - Tracker: 256 entries per sender ring; the tracker thread is one more
  *   thread per node, not measured. */
-#include "kv.h"
-#include "kv_window.h"
+#include "kv_loco.h"
 #include "alloc.h"
 #include "boot.h"
 #include "clock.h"
-#include "kvindex.h"
 #include "lock.h"
 #include "log.h"
-#include "mesh.h"
 #include "rdma.h"
-#include "tracker.h"
 #include "workers.h"
 #include <inttypes.h>
-#include <pthread.h>
 #include <sched.h>
-#include <time.h>
-#include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
-#include <xxhash.h>
-
-#define LOCK_BYTES 16
-#define TRACKER_ENTRIES 256
-#define INJECT_DELAY_NS 300000000ull  /* the longest a late write waits for a newer one */
-#define INJECT_HALF_NS 5000000ull     /* how long half a value stays written */
-
-/* Tracker messages: payload[0] = kind | node << 8. */
-enum { MSG_INSERT = 1, MSG_DELETE, MSG_DONE };
-
-typedef struct loco_job {
-	kv_run *r;
-	const kv_point *p;
-	int rank, N, T;
-	double timeout;
-	nm_mr mr;
-	nm_mesh mesh;
-	nm_kvindex index;
-	nm_tracker tr;
-	uint32_t slot_words;
-	uint64_t slots;                  /* per node */
-	size_t slot_off, lock_off, tracker_off, scratch_off, scratch_per_thread, scratch_per_op;
-	pthread_mutex_t free_mu;         /* this node's free slots */
-	uint32_t *free;
-	uint64_t nfree;
-	atomic_int app_done;             /* application threads of this node finished */
-	int done_from;                   /* tracker thread: nodes that said they are done */
-	kv_thread tracker_kt;            /* the tracker thread's meter (it does not measure) */
-	bool emulated;                   /* Soft-RoCE: the idle tracker naps (tracker_idle) */
-} loco_job;
-
-typedef enum { S_IDLE, S_LOCK_FAA, S_LOCK_POLL, S_WRITE, S_HALF, S_HALF_LOOK, S_LATE_WRITE, S_WITNESS, S_POST_MSG,
-	       S_ACKS, S_RELEASE, S_READ } loco_state;
-
-typedef struct loco_op {
-	kv_wop w;                        /* first: the window engine's part */
-	uint64_t ticket, seq;
-	uint32_t lock;
-	int home;                        /* the lock's node */
-	bool released;                   /* an injected early release happened */
-	nm_kvloc loc;
-} loco_op;
-
-typedef struct loco_thr {
-	kv_win win;                      /* first: the engine hands it to the steps */
-	loco_job *j;
-	bool injector;
-	uint64_t updates;
-} loco_thr;
+#include <time.h>
 
 /* ---- layout ----------------------------------------------------------------- */
-
-static uint64_t *slot_at(const loco_job *j, uint64_t s)
-{
-	return (uint64_t *)((uint8_t *)j->mr.buf + j->slot_off + s * j->p->slot_bytes);
-}
-
-static uint64_t slot_raddr(const loco_job *j, const nm_kvloc *loc)
-{
-	return j->mesh.rmr[loc->node].addr + j->slot_off + (uint64_t)loc->slot * j->p->slot_bytes;
-}
-
-static uint64_t slot_sum(const loco_job *j, const uint64_t *w) { return XXH64(w, 8 * (j->slot_words - 1), 0); }
-
-/* The image of a slot: key, value, counter/valid, checksum. */
-static void slot_image(const loco_job *j, uint64_t *w, uint64_t key, uint32_t writer, uint32_t version,
-		       uint32_t counter, bool valid)
-{
-	w[0] = key;
-	kv_value_fill(w + 1, j->p->value_words, key, writer, version);
-	w[j->slot_words - 2] = (uint64_t)counter << 1 | valid;
-	w[j->slot_words - 1] = slot_sum(j, w);
-}
-
-static uint32_t slot_counter(const loco_job *j, const uint64_t *w) { return (uint32_t)(w[j->slot_words - 2] >> 1); }
-static bool slot_valid(const loco_job *j, const uint64_t *w) { return w[j->slot_words - 2] & 1; }
 
 static size_t loco_layout(loco_job *j)
 {
 	const kv_point *p = j->p;
 	/* the slot image's words: key, value, meta, checksum (slot_bytes may pad) */
-	j->slot_words = 3 + p->value_words;
-	j->slots = (p->prefill + (uint64_t)j->N - 1) / (uint64_t)j->N + (p->keys - p->prefill) + 1;
+	j->slot_words = 3 + p->load.value_words;
+	j->slots = (p->load.prefill + (uint64_t)j->N - 1) / (uint64_t)j->N + (p->load.keys - p->load.prefill) + 1;
 	uint64_t locks_here = ((uint64_t)p->locks + (uint64_t)j->N - 1) / (uint64_t)j->N;
 	j->slot_off = 0;
 	j->lock_off = nm_align64(j->slots * p->slot_bytes);
@@ -166,18 +64,12 @@ static size_t loco_layout(loco_job *j)
 	return j->scratch_off + (size_t)(j->T + 1) * j->scratch_per_thread;
 }
 
-static uint64_t lock_raddr(const loco_job *j, uint32_t lock, size_t off)
-{
-	int home = (int)(lock % (uint32_t)j->N);
-	return j->mesh.rmr[home].addr + j->lock_off + (size_t)(lock / (uint32_t)j->N) * LOCK_BYTES + off;
-}
-
 /* Prefill: rank i at node i mod N, slot i / N; every node indexes them all. */
 static void loco_prefill(loco_job *j)
 {
 	const kv_point *p = j->p;
 	uint64_t mine = 0;
-	for (uint64_t i = 0; i < p->prefill; i++) {
+	for (uint64_t i = 0; i < p->load.prefill; i++) {
 		uint64_t key = kv_key(i);
 		nm_kvloc loc = {.slot = (uint32_t)(i / (uint64_t)j->N), .node = (uint16_t)(i % (uint64_t)j->N),
 				.counter = 1};
@@ -193,7 +85,7 @@ static void loco_prefill(loco_job *j)
 	pthread_mutex_init(&j->free_mu, NULL);
 }
 
-static bool slot_alloc(loco_job *j, uint32_t *s)
+bool loco_slot_alloc(loco_job *j, uint32_t *s)
 {
 	pthread_mutex_lock(&j->free_mu);
 	bool ok = j->nfree > 0;
@@ -203,417 +95,12 @@ static bool slot_alloc(loco_job *j, uint32_t *s)
 	return ok;
 }
 
-static void slot_free(loco_job *j, uint32_t s)
+void loco_slot_free(loco_job *j, uint32_t s)
 {
 	pthread_mutex_lock(&j->free_mu);
 	j->free[j->nfree++] = s;
 	pthread_mutex_unlock(&j->free_mu);
 }
-
-/* ---- the operations --------------------------------------------------------- */
-
-static void op_finish(loco_thr *t, loco_op *o)
-{
-	kv_win_finish(&t->win, &o->w, o->w.kind == KV_GET ? o->w.buf + 1 : NULL);
-}
-
-static void lock_take(loco_thr *t, loco_op *o)
-{
-	loco_job *j = t->j;
-	o->lock = (uint32_t)(o->w.key % (uint64_t)j->p->locks);
-	o->home = (int)(o->lock % (uint32_t)j->N);
-	o->w.state = S_LOCK_FAA;
-	kv_win_atomic(&t->win, &o->w, o->home, NM_OP_FAA, lock_raddr(j, o->lock, 0), 1, 0);
-	o->w.since = nm_ticks();
-}
-
-static void lock_release(loco_thr *t, loco_op *o)
-{
-	o->w.word[1] = o->ticket + 1;
-	o->w.state = S_RELEASE;
-	kv_win_write(&t->win, &o->w, o->home, &o->w.word[1], lock_raddr(t->j, o->lock, 8), 8, true);
-}
-
-static void get_start(loco_thr *t, loco_op *o)
-{
-	loco_job *j = t->j;
-	o->w.state = S_READ;
-	if (!nm_kvindex_get(&j->index, o->w.key, &o->loc)) {
-		o->w.found = false;
-		op_finish(t, o);
-		return;
-	}
-	if (o->loc.node == j->rank) {
-		memcpy(o->w.buf, slot_at(j, o->loc.slot), 8 * j->slot_words);
-		__atomic_thread_fence(__ATOMIC_ACQUIRE);
-		return;   /* validated by get_check, as a READ's result */
-	}
-	kv_win_read(&t->win, &o->w, o->loc.node, o->w.buf,
-		  slot_raddr(j, &o->loc),
-		  8 * j->slot_words);
-}
-
-/* A slot read (by READ or CPU copy) is in o->w.buf: retry, miss or value. */
-static void get_check(loco_thr *t, loco_op *o)
-{
-	loco_job *j = t->j;
-	bool skip_sum = j->p->inject == KV_INJECT_NO_CHECKSUM;
-	while (!skip_sum && o->w.buf[j->slot_words - 1] != slot_sum(j, o->w.buf)) {
-		/* torn: the whole lookup again (Appendix C) */
-		t->win.kt->meter->c[KV_C_RETRIES]++;
-		get_start(t, o);
-		if (o->w.state != S_READ || o->w.pending)
-			return;   /* finished (gone from the index), or a READ in flight */
-	}
-	o->w.found = slot_counter(j, o->w.buf) == o->loc.counter && slot_valid(j, o->w.buf) && o->w.buf[0] == o->w.key;
-	op_finish(t, o);
-}
-
-/* Lock held: finds the key's slot; a key not in the index is a miss, and
- * the lock goes back. */
-static bool located(loco_thr *t, loco_op *o)
-{
-	o->w.found = nm_kvindex_get(&t->j->index, o->w.key, &o->loc);
-	if (!o->w.found)
-		lock_release(t, o);
-	return o->w.found;
-}
-
-/* The injected half-written slot, read back (kv_check_half_written) into
- * the scratch past the slot, as buf still holds the second half to write. */
-static uint64_t *half_look_buf(const loco_job *j, loco_op *o) { return o->w.buf + j->slot_words; }
-
-static void half_looked(loco_thr *t, loco_op *o)
-{
-	kv_check_half_written(t->win.kt, o->w.key, half_look_buf(t->j, o));
-	o->w.state = S_HALF;   /* the second half once the window has passed */
-}
-
-static void half_look(loco_thr *t, loco_op *o)
-{
-	loco_job *j = t->j;
-	o->w.state = S_HALF_LOOK;
-	if (o->loc.node != j->rank) {
-		kv_win_read(&t->win, &o->w, o->loc.node, half_look_buf(j, o), slot_raddr(j, &o->loc), 8 * j->slot_words);
-		return;
-	}
-	memcpy(half_look_buf(j, o), slot_at(j, o->loc.slot), 8 * j->slot_words);
-	half_looked(t, o);
-}
-
-/* Lock held: the update's write. */
-static void update_write(loco_thr *t, loco_op *o)
-{
-	loco_job *j = t->j;
-	if (!located(t, o))
-		return;
-	slot_image(j, o->w.buf, o->w.key, t->win.kt->writer, (uint32_t)o->ticket + 1, o->loc.counter, true);
-	bool inject = t->injector && ++t->updates % 8 == 0;   /* every 8th update */
-	if (inject && j->p->inject == KV_INJECT_EARLY_RELEASE) {
-		/* the fault: the lock goes before the value lands */
-		o->w.since = nm_ticks();
-		o->w.word[0] = 0;
-		o->w.word[1] = o->ticket + 1;
-		o->w.state = S_LATE_WRITE;
-		kv_win_write(&t->win, &o->w, o->home, &o->w.word[1], lock_raddr(j, o->lock, 8), 8, true);
-		return;
-	}
-	uint32_t words = j->slot_words;
-	if (inject && j->p->inject == KV_INJECT_NO_CHECKSUM)
-		words = 1 + j->p->value_words / 2;   /* the first half now, the rest later */
-	o->w.state = words < j->slot_words ? S_HALF : S_WRITE;
-	o->w.since = nm_ticks();
-	if (o->loc.node == j->rank) {
-		memcpy(slot_at(j, o->loc.slot), o->w.buf, 8 * words);
-		if (o->w.state == S_WRITE)
-			lock_release(t, o);
-		else
-			half_look(t, o);
-		return;
-	}
-	uint64_t raddr = slot_raddr(j, &o->loc);
-	kv_win_write(&t->win, &o->w, o->loc.node, o->w.buf, raddr, 8 * words, !j->p->fence || o->w.state == S_HALF);
-	if (o->w.state == S_HALF)
-		return;
-	if (j->p->fence)
-		kv_win_fence(&t->win, &o->w, o->loc.node);
-	else
-		lock_release(t, o);   /* both in flight: the write is not waited for */
-}
-
-/* The injected late write, watched by its own thread as a reader would:
- * the slot is read before the write (the next holder's newer value) and
- * after it (the older one this write puts back). Both go through the
- * thread's read check, so a fault that happened is seen for sure rather
- * than only when another reader happens to read at the right moment. */
-static void witness_done(loco_thr *t, loco_op *o);
-
-static void witness_read(loco_thr *t, loco_op *o)
-{
-	loco_job *j = t->j;
-	o->w.state = S_WITNESS;
-	if (o->loc.node != j->rank) {
-		kv_win_read(&t->win, &o->w, o->loc.node, o->w.buf, slot_raddr(j, &o->loc), 8 * j->slot_words);
-		return;
-	}
-	memcpy(o->w.buf, slot_at(j, o->loc.slot), 8 * j->slot_words);
-	witness_done(t, o);
-}
-
-static void witness_done(loco_thr *t, loco_op *o)
-{
-	loco_job *j = t->j;
-	if (o->w.buf[j->slot_words - 1] == slot_sum(j, o->w.buf) && o->w.buf[0] == o->w.key)
-		kv_check(t->win.kt, o->w.key, o->w.buf + 1);
-	if (o->released) {
-		op_finish(t, o);
-		return;
-	}
-	/* now the late write itself, then the second look */
-	slot_image(j, o->w.buf, o->w.key, t->win.kt->writer, (uint32_t)o->ticket + 1, o->loc.counter, true);
-	o->released = true;
-	o->w.state = S_WRITE;
-	if (o->loc.node != j->rank) {
-		kv_win_write(&t->win, &o->w, o->loc.node, o->w.buf, slot_raddr(j, &o->loc), 8 * j->slot_words, true);
-		return;
-	}
-	memcpy(slot_at(j, o->loc.slot), o->w.buf, 8 * j->slot_words);
-	witness_read(t, o);
-}
-
-/* An injected fault's second step, once its window has passed. */
-static void inject_step(loco_thr *t, loco_op *o)
-{
-	loco_job *j = t->j;
-	bool waited = nm_ticks() - o->w.since >= nm_ns_to_ticks(INJECT_DELAY_NS);
-	uint64_t raddr = slot_raddr(j, &o->loc);
-	if (o->w.state == S_LATE_WRITE) {
-		/* Late enough once the next holder has released too (it wrote a
-		 * newer value, which this write now overwrites), or after the
-		 * longest wait: watch now_serving. */
-		if (!waited && o->w.word[0] < o->ticket + 2) {
-			kv_win_read(&t->win, &o->w, o->home, o->w.word, lock_raddr(j, o->lock, 8), 8);
-			return;
-		}
-		witness_read(t, o);
-		return;
-	}
-	if (nm_ticks() - o->w.since < nm_ns_to_ticks(INJECT_HALF_NS))
-		return;
-	/* S_HALF: the rest of the value, then the lock as usual */
-	size_t from = 1 + j->p->value_words / 2;
-	o->w.state = S_WRITE;
-	if (o->loc.node == j->rank) {
-		memcpy(slot_at(j, o->loc.slot) + from, o->w.buf + from, 8 * (j->slot_words - from));
-		lock_release(t, o);
-		return;
-	}
-	kv_win_write(&t->win, &o->w, o->loc.node, o->w.buf + from, raddr + 8 * from, (uint32_t)(8 * (j->slot_words - from)), false);
-	kv_win_fence(&t->win, &o->w, o->loc.node);
-}
-
-/* Lock held: an insert of a key not in the index (else it is an update). */
-static void insert_write(loco_thr *t, loco_op *o)
-{
-	loco_job *j = t->j;
-	o->w.kind = KV_INSERT;
-	if (nm_kvindex_get(&j->index, o->w.key, &o->loc)) {
-		o->w.kind = KV_UPDATE;
-		update_write(t, o);
-		return;
-	}
-	uint32_t s;
-	if (!slot_alloc(j, &s)) {
-		t->win.kt->meter->c[KV_C_FULL]++;
-		o->w.found = false;
-		lock_release(t, o);
-		return;
-	}
-	uint64_t *w = slot_at(j, s);
-	uint32_t counter = slot_counter(j, w) + 1;
-	slot_image(j, o->w.buf, o->w.key, t->win.kt->writer, (uint32_t)o->ticket + 1, counter, false);
-	memcpy(w, o->w.buf, 8 * j->slot_words);
-	o->loc = (nm_kvloc){.slot = s, .node = (uint16_t)j->rank, .counter = counter};
-	nm_kvindex_put(&j->index, o->w.key, &o->loc);
-	o->w.found = true;
-	o->seq = nm_tracker_reserve(&j->tr);
-	o->w.state = S_POST_MSG;
-	o->w.since = nm_ticks();
-}
-
-/* Lock held: valid unset at the host (the delete linearizes), then the message. */
-static void delete_write(loco_thr *t, loco_op *o)
-{
-	loco_job *j = t->j;
-	if (!located(t, o))
-		return;
-	slot_image(j, o->w.buf, o->w.key, t->win.kt->writer, (uint32_t)o->ticket + 1, o->loc.counter, false);
-	if (o->loc.node == j->rank) {
-		memcpy(slot_at(j, o->loc.slot), o->w.buf, 8 * j->slot_words);
-	} else {
-		uint64_t raddr = slot_raddr(j, &o->loc);
-		kv_win_write(&t->win, &o->w, o->loc.node, o->w.buf, raddr, 8 * j->slot_words, false);
-		kv_win_fence(&t->win, &o->w, o->loc.node);
-	}
-	o->seq = nm_tracker_reserve(&j->tr);
-	o->w.state = S_POST_MSG;
-	o->w.since = nm_ticks();
-}
-
-static void msg_post(loco_thr *t, loco_op *o)
-{
-	loco_job *j = t->j;
-	if (o->w.pending || !nm_tracker_can_post(&j->tr, o->seq))
-		return;
-	int kind = o->w.kind == KV_INSERT ? MSG_INSERT : MSG_DELETE;
-	uint64_t msg[NM_TRACKER_WORDS] = {(uint64_t)kind | (uint64_t)o->loc.node << 8, o->w.key, o->loc.slot,
-					  o->loc.counter};
-	int n = nm_tracker_post(&j->tr, t->win.thread, o->seq, msg, kv_win_wrid(&t->win, &o->w, NM_OP_WRITE));
-	kv_win_due(&t->win, &o->w, n);
-	o->w.state = S_ACKS;
-	o->w.since = nm_ticks();
-}
-
-/* Every node applied the message: finish the insert or delete, release. */
-static void acks_in(loco_thr *t, loco_op *o)
-{
-	loco_job *j = t->j;
-	if (o->w.pending || !nm_tracker_acked(&j->tr, o->seq))
-		return;
-	nm_meter *m = t->win.kt->meter;
-	m->c[KV_C_ACK_NS] += nm_ticks_to_ns(nm_ticks() - o->w.since);
-	m->c[KV_C_ACKS]++;
-	if (o->w.kind == KV_INSERT) {
-		uint64_t *w = slot_at(j, o->loc.slot);
-		o->w.buf[j->slot_words - 2] |= 1;
-		o->w.buf[j->slot_words - 1] = slot_sum(j, o->w.buf);
-		memcpy(w, o->w.buf, 8 * j->slot_words);   /* valid set: the insert linearizes */
-	} else {
-		nm_kvindex_del(&j->index, o->w.key);
-		if (o->loc.node == j->rank)
-			slot_free(j, o->loc.slot);
-	}
-	lock_release(t, o);
-}
-
-/* The lock is ours: the operation's body. */
-static void locked(loco_thr *t, loco_op *o)
-{
-	switch (o->w.kind) {
-	case KV_UPDATE:
-		update_write(t, o);
-		break;
-	case KV_INSERT:
-		insert_write(t, o);
-		break;
-	case KV_DELETE:   /* a toggle (kv.h): delete when present, else insert */
-		if (nm_kvindex_get(&t->j->index, o->w.key, &o->loc))
-			delete_write(t, o);
-		else
-			insert_write(t, o);
-		break;
-	default:
-		nm_fatal("kv loco: a get never takes a lock");
-	}
-}
-
-_Noreturn static void lock_stuck(loco_thr *t, loco_op *o)
-{
-	nm_fatal("kv loco: thread %d waited %.1f s for lock %u (home rank %d) at ticket %" PRIu64
-		 ", now_serving %" PRIu64 " (op %d, key 0x%016" PRIx64 "): a holder never released, or a "
-		 "FETCH_AND_ADD ran twice", t->win.thread, t->j->timeout, o->lock, o->home, o->ticket, o->w.word[0],
-		 (int)o->w.kind, o->w.key);
-}
-
-/* All completions of o are in: the next step. */
-static void advance(kv_win *w, kv_wop *wo)
-{
-	loco_thr *t = (loco_thr *)w;
-	loco_op *o = (loco_op *)wo;
-	switch (o->w.state) {
-	case S_LOCK_FAA:
-		o->ticket = o->w.word[0];
-		o->w.state = S_LOCK_POLL;
-		kv_win_read(&t->win, &o->w, o->home, o->w.word, lock_raddr(t->j, o->lock, 8), 8);
-		break;
-	case S_LOCK_POLL:
-		if (o->w.word[0] == o->ticket) {
-			locked(t, o);
-			break;
-		}
-		t->win.kt->meter->c[KV_C_LOCK_RETRIES]++;
-		if (kv_win_overdue(w, wo))
-			lock_stuck(t, o);
-		kv_win_read(&t->win, &o->w, o->home, o->w.word, lock_raddr(t->j, o->lock, 8), 8);
-		break;
-	case S_WRITE:
-		if (o->released)
-			witness_read(t, o);   /* an injected late write landed: look again */
-		else
-			lock_release(t, o);
-		break;
-	case S_READ:
-		get_check(t, o);
-		break;
-	case S_WITNESS:
-		witness_done(t, o);
-		break;
-	case S_HALF:
-		half_look(t, o);   /* the first half has landed */
-		break;
-	case S_HALF_LOOK:
-		half_looked(t, o);
-		break;
-	case S_RELEASE:
-		op_finish(t, o);
-		break;
-	default:
-		break;   /* S_LATE_WRITE, S_POST_MSG, S_ACKS: stepped by the loop */
-	}
-}
-
-/* Steps that wait on memory or time, not on a completion. */
-static void step(kv_win *w, kv_wop *wo)
-{
-	loco_thr *t = (loco_thr *)w;
-	loco_op *o = (loco_op *)wo;
-	switch (o->w.state) {
-	case S_HALF:
-	case S_LATE_WRITE:
-		inject_step(t, o);
-		break;
-	case S_POST_MSG:
-		msg_post(t, o);
-		break;
-	case S_ACKS:
-		acks_in(t, o);
-		break;
-	default:
-		return;
-	}
-	if ((o->w.state == S_POST_MSG || o->w.state == S_ACKS) && kv_win_overdue(w, wo))
-		nm_fatal("kv loco: thread %d waited %.1f s for the tracker acknowledgements of message %" PRIu64
-			 " (%s of key 0x%016" PRIx64 "): a node's tracker thread is not applying messages",
-			 t->win.thread, t->j->timeout, o->seq, o->w.kind == KV_INSERT ? "insert" : "delete", o->w.key);
-}
-
-static void start(kv_win *w, kv_wop *wo)
-{
-	loco_thr *t = (loco_thr *)w;
-	loco_op *o = (loco_op *)wo;
-	uint64_t rank;
-	o->w.kind = kv_next(t->win.kt, &rank);
-	o->w.key = kv_key(rank);
-	o->released = false;
-	if (o->w.kind == KV_GET)
-		get_start(t, o);
-	else
-		lock_take(t, o);
-	if (o->w.state == S_READ && o->w.pending == 0)
-		get_check(t, o);   /* a local slot: copied already */
-}
-
-static const kv_win_ops loco_steps = {start, advance, step};
 
 /* ---- threads ---------------------------------------------------------------- */
 
@@ -628,7 +115,7 @@ static void tracker_apply(void *arg, int src, const uint64_t *msg)
 	} else if (kind == MSG_DELETE) {
 		nm_kvindex_del(&j->index, msg[1]);
 		if (node == j->rank)
-			slot_free(j, loc.slot);
+			loco_slot_free(j, loc.slot);
 	} else if (kind == MSG_DONE) {
 		j->done_from++;
 		return;
@@ -700,7 +187,7 @@ static void thr_setup(nm_worker *w)
 	kv_thread *kt = &j->tracker_kt;
 	if (w->index < j->T) {
 		kt = kv_run_thread(j->r, w);
-		t->injector = j->p->inject != KV_INJECT_NONE && j->rank == 0;   /* every thread of rank 0 */
+		kv_injector_init(&t->inj, j->p->inject, j->rank);
 	} else {
 		kt->meter = w->meter;
 	}
@@ -714,7 +201,7 @@ static void thr_body(nm_worker *w)
 {
 	loco_thr *t = w->arg;
 	if (t->win.thread < t->j->T) {
-		kv_win_body(&t->win, &t->j->r->ms->cfg);
+		kv_win_body(&t->win);
 		atomic_fetch_add(&t->j->app_done, 1);
 	} else {
 		tracker_body(t);
@@ -732,7 +219,7 @@ static void loco_connect(loco_job *j, nm_ctx *ctx)
 	int failed = nm_mr_alloc(ctx->dev, &j->mr, bytes, ctx->base.hugepages, ctx->base.mem_node, err, sizeof err);
 	nm_boot_check(failed ? err : NULL, NM_EXIT_FAIL);
 	memset(j->mr.buf, 0, bytes);
-	nm_kvindex_init(&j->index, j->p->keys);
+	nm_kvindex_init(&j->index, j->p->load.keys);
 	loco_prefill(j);
 	nm_tracker_init(&j->tr, &j->mesh, &j->mr, j->tracker_off, j->rank, j->N, TRACKER_ENTRIES);
 	uint8_t *all = nm_malloc((size_t)j->N * (size_t)j->N);
@@ -753,7 +240,7 @@ static void loco_scan(loco_job *j, nm_measure *ms)
 		if (w[0] == 0)
 			continue;   /* never used */
 		bool ok = w[j->slot_words - 1] == slot_sum(j, w) &&
-			  kv_check_value(&c, w[0], w + 1, j->p->value_words) == KV_READ_OK;
+			  kv_check_value(&c, w[0], w + 1, j->p->load.value_words) == KV_READ_OK;
 		if (!ok) {
 			if (!ms->rank_c[KV_C_BAD_SLOTS])
 				nm_error_note(&ms->rank_err, "slot %" PRIu64 " (key 0x%016" PRIx64 ") fails its %s after the run",

@@ -23,7 +23,7 @@
  * writes the value's version + 1, so versions grow in the key's
  * modification order. */
 #include "kv.h"
-#include "kv_window.h"
+#include "kv_inject.h"
 #include "alloc.h"
 #include "boot.h"
 #include "clock.h"
@@ -33,9 +33,6 @@
 #include <stdlib.h>
 #include <string.h>
 #include <xxhash.h>
-
-#define INJECT_DELAY_NS 300000000ull  /* the longest a late write waits for a newer one */
-#define INJECT_HALF_NS 5000000ull     /* how long half a value stays written */
 
 typedef struct sh_job {
 	kv_run *r;
@@ -50,8 +47,7 @@ typedef struct sh_job {
 	size_t leaf_bytes, scratch_off, scratch_per_op, scratch_per_thread;
 } sh_job;
 
-typedef enum { S_IDLE, S_LEAF_READ, S_CAS, S_ENTRY_READ, S_FENCED, S_RELEASE, S_HALF, S_HALF_LOOK,
-	       S_LATE_WRITE, S_LATE_DONE } sh_state;
+typedef enum { S_IDLE, S_LEAF_READ, S_CAS, S_ENTRY_READ, S_FENCED, S_RELEASE, S_LATE_DONE } sh_state;
 
 typedef struct sh_op {
 	kv_wop w;
@@ -62,8 +58,7 @@ typedef struct sh_op {
 typedef struct sh_thr {
 	kv_win win;
 	sh_job *j;
-	bool injector;
-	uint64_t updates;
+	kv_injector inj;
 } sh_thr;
 
 /* ---- layout ----------------------------------------------------------------- */
@@ -75,7 +70,7 @@ static uint64_t perm(const sh_job *j, uint64_t r)
 	uint64_t mask = (1ull << j->perm_bits) - 1, x = r;
 	do
 		x = (x * j->perm_mul + 0x9e3779b97f4a7c15ull) & mask;
-	while (x >= j->p->keys);
+	while (x >= j->p->load.keys);
 	return x;
 }
 
@@ -92,19 +87,19 @@ static size_t entry_off(const sh_job *j, uint64_t pos) { return 16 + (size_t)pos
 static void entry_image(const sh_job *j, uint64_t *e, uint64_t key, uint32_t writer, uint32_t version)
 {
 	e[0] = key;
-	kv_value_fill(e + 1, j->p->value_words, key, writer, version);
+	kv_value_fill(e + 1, j->p->load.value_words, key, writer, version);
 	e[j->entry_words - 1] = entry_sum(j, e);
 }
 
 static size_t sh_layout(sh_job *j)
 {
 	const kv_point *p = j->p;
-	j->entry_words = 2 + p->value_words;
-	j->leaves = (p->keys + (uint64_t)p->leaf - 1) / (uint64_t)p->leaf;
+	j->entry_words = 2 + p->load.value_words;
+	j->leaves = (p->load.keys + (uint64_t)p->leaf - 1) / (uint64_t)p->leaf;
 	j->leaves_here = (j->leaves + (uint64_t)j->N - 1) / (uint64_t)j->N;
 	j->leaf_bytes = nm_align64(16 + (size_t)p->leaf * entry_bytes(j));
 	j->perm_bits = 1;
-	while ((1ull << j->perm_bits) < p->keys)
+	while ((1ull << j->perm_bits) < p->load.keys)
 		j->perm_bits++;
 	j->perm_mul = 0x5851f42d4c957f2dull | 1;
 	j->scratch_off = nm_align64(j->leaves_here * j->leaf_bytes);
@@ -116,7 +111,7 @@ static size_t sh_layout(sh_job *j)
 /* Prefill: every node writes the entries of its own leaves. */
 static void sh_prefill(sh_job *j)
 {
-	for (uint64_t r = 0; r < j->p->prefill; r++) {
+	for (uint64_t r = 0; r < j->p->load.prefill; r++) {
 		uint64_t x = perm(j, r), leaf = x / (uint64_t)j->p->leaf;
 		if ((int)(leaf % (uint64_t)j->N) != j->rank)
 			continue;
@@ -171,7 +166,7 @@ static void cas_post(sh_thr *t, sh_op *o)
  * CAS's loaded word back, so a waiter's failing test-and-set can undo a
  * release WRITE that lands in between and leave the leaf locked by nobody
  * (the spinlock met the same, primitives/locks/spinlock.c). */
-static void release_post(sh_thr *t, sh_op *o, sh_state next)
+static void release_post(sh_thr *t, sh_op *o, int next)
 {
 	sh_job *j = t->j;
 	o->w.state = next;
@@ -182,6 +177,15 @@ static void release_post(sh_thr *t, sh_op *o, sh_state next)
 	}
 	o->w.word[1] = 0;
 	kv_win_write(&t->win, &o->w, o->node, &o->w.word[1], raddr, 8, true);
+}
+
+/* The entry an injected fault writes: in its leaf, always by RDMA; the
+ * look back goes past the leaf in the operation's scratch. */
+static kv_inj_entry inj_entry(const sh_thr *t, sh_op *o)
+{
+	const sh_job *j = t->j;
+	return (kv_inj_entry){.node = o->node, .raddr = leaf_raddr(j, o->node, o->leaf, entry_off(j, o->pos)),
+			      .words = j->entry_words, .look = o->w.buf + j->leaf_bytes / 8, .then = S_FENCED};
 }
 
 /* Lock held, entry read into buf: write the new entry and release. */
@@ -201,17 +205,15 @@ static void entry_write(sh_thr *t, sh_op *o)
 	o->w.found = present;
 	uint32_t version = present ? kv_word_version(e[1]) + 1 : 1;
 	entry_image(j, e, o->w.key, t->win.kt->writer, version);
-	bool inject = t->injector && ++t->updates % 8 == 0;   /* every 8th update */
-	if (inject && j->p->inject == KV_INJECT_EARLY_RELEASE) {
-		o->w.since = nm_ticks();
-		o->w.word[2] = 0;
-		release_post(t, o, S_LATE_WRITE);   /* the fault: the lock goes first */
+	kv_inject fault = kv_inject_now(&t->inj);
+	if (fault == KV_INJECT_EARLY_RELEASE) {
+		kv_inj_late_start(&o->w, &o->w.word[2]);
+		release_post(t, o, KV_S_LATE);   /* the fault: the lock goes first */
 		return;
 	}
-	if (inject && j->p->inject == KV_INJECT_NO_CHECKSUM) {
-		o->w.state = S_HALF;
-		o->w.since = nm_ticks();
-		kv_win_write(&t->win, &o->w, o->node, e, raddr, (uint32_t)(8 * (1 + j->p->value_words / 2)), true);
+	if (fault == KV_INJECT_NO_CHECKSUM) {
+		kv_inj_entry at = inj_entry(t, o);
+		kv_inj_half_start(&t->win, &o->w, &at);
 		return;
 	}
 	kv_win_write(&t->win, &o->w, o->node, e, raddr, (uint32_t)entry_bytes(j), false);
@@ -223,50 +225,18 @@ static void entry_write(sh_thr *t, sh_op *o)
 	}
 }
 
-/* The injected half-written entry, read back (kv_check_half_written) into
- * the scratch past the leaf, as buf still holds the second half to write. */
-static uint64_t *half_look_buf(const sh_job *j, sh_op *o) { return o->w.buf + j->leaf_bytes / 8; }
-
-static void half_look(sh_thr *t, sh_op *o)
+/* The late write, once a later holder has written the entry (with the
+ * version this write claims too), or after the longest wait. */
+static void late_step(sh_thr *t, sh_op *o)
 {
 	sh_job *j = t->j;
-	o->w.state = S_HALF_LOOK;
-	kv_win_read(&t->win, &o->w, o->node, half_look_buf(j, o),
-		    leaf_raddr(j, o->node, o->leaf, entry_off(j, o->pos)), (uint32_t)entry_bytes(j));
-}
-
-static void half_looked(sh_thr *t, sh_op *o)
-{
-	kv_check_half_written(t->win.kt, o->w.key, half_look_buf(t->j, o));
-	o->w.state = S_HALF;   /* the second half once the window has passed */
-}
-
-/* An injected fault's second half, once its window has passed. */
-static void inject_step(sh_thr *t, sh_op *o)
-{
-	sh_job *j = t->j;
-	bool waited = nm_ticks() - o->w.since >= nm_ns_to_ticks(INJECT_DELAY_NS);
 	uint64_t raddr = leaf_raddr(j, o->node, o->leaf, entry_off(j, o->pos));
-	if (o->w.state == S_LATE_WRITE) {
-		/* Late enough once another writer has written the entry (with the
-		 * version this write claims too), or after the longest wait. */
-		uint64_t *seen = o->w.word + 2;   /* the entry's first value word */
-		if (!waited && (kv_word_version(*seen) < kv_word_version(o->w.buf[1]) ||
-				kv_word_writer(*seen) == t->win.kt->writer)) {
-			kv_win_read(&t->win, &o->w, o->node, seen, raddr + 8, 8);
-			return;
-		}
-		o->w.state = S_LATE_DONE;
-		kv_win_write(&t->win, &o->w, o->node, o->w.buf, raddr, (uint32_t)entry_bytes(j), true);
+	uint64_t *seen = o->w.word + 2;   /* the entry's first value word */
+	bool late = kv_word_version(*seen) >= kv_word_version(o->w.buf[1]) && kv_word_writer(*seen) != t->win.kt->writer;
+	if (!kv_inj_late_due(&t->win, &o->w, late, o->node, seen, raddr + 8))
 		return;
-	}
-	if (nm_ticks() - o->w.since < nm_ns_to_ticks(INJECT_HALF_NS))
-		return;
-	size_t from = 1 + j->p->value_words / 2;
-	kv_win_write(&t->win, &o->w, o->node, o->w.buf + from, raddr + 8 * from,
-		     (uint32_t)(8 * (j->entry_words - from)), false);
-	o->w.state = S_FENCED;
-	kv_win_fence(&t->win, &o->w, o->node);
+	o->w.state = S_LATE_DONE;
+	kv_win_write(&t->win, &o->w, o->node, o->w.buf, raddr, (uint32_t)entry_bytes(j), true);
 }
 
 static void advance(kv_win *w, kv_wop *wo)
@@ -294,12 +264,12 @@ static void advance(kv_win *w, kv_wop *wo)
 	case S_ENTRY_READ:
 		entry_write(t, o);
 		break;
-	case S_HALF:
-		half_look(t, o);   /* the first half has landed */
+	case KV_S_HALF:
+	case KV_S_HALF_LOOK: {
+		kv_inj_entry at = inj_entry(t, o);
+		kv_inj_half_advance(w, wo, &at);
 		break;
-	case S_HALF_LOOK:
-		half_looked(t, o);
-		break;
+	}
 	case S_FENCED:
 		release_post(t, o, S_RELEASE);
 		break;
@@ -308,7 +278,7 @@ static void advance(kv_win *w, kv_wop *wo)
 		sh_finish(t, o, NULL);
 		break;
 	default:
-		break;   /* S_LATE_WRITE: stepped by the loop */
+		break;   /* KV_S_LATE: stepped by the loop */
 	}
 }
 
@@ -316,8 +286,12 @@ static void step(kv_win *w, kv_wop *wo)
 {
 	sh_thr *t = (sh_thr *)w;
 	sh_op *o = (sh_op *)wo;
-	if (o->w.state == S_HALF || o->w.state == S_LATE_WRITE)
-		inject_step(t, o);
+	if (o->w.state == KV_S_LATE) {
+		late_step(t, o);
+	} else if (o->w.state == KV_S_HALF) {
+		kv_inj_entry at = inj_entry(t, o);
+		kv_inj_half_step(w, wo, &at);   /* a leaf is never copied by CPU: the fence completes into S_FENCED */
+	}
 }
 
 static void start(kv_win *w, kv_wop *wo)
@@ -347,7 +321,7 @@ static void thr_setup(nm_worker *w)
 	sh_thr *t = nm_calloc64(1, sizeof *t);
 	t->j = j;
 	kv_thread *kt = kv_run_thread(j->r, w);
-	t->injector = j->p->inject != KV_INJECT_NONE && j->rank == 0;   /* every thread of rank 0 */
+	kv_injector_init(&t->inj, j->p->inject, j->rank);
 	uint8_t *scr = (uint8_t *)j->mr.buf + j->scratch_off + (size_t)w->index * j->scratch_per_thread;
 	kv_win_init(&t->win, &sh_steps, j, kt, &j->mesh, j->mr.mr->lkey, w->index, j->p->window,
 		    sizeof(sh_op), scr, j->scratch_per_op, j->timeout);
@@ -357,7 +331,7 @@ static void thr_setup(nm_worker *w)
 static void thr_body(nm_worker *w)
 {
 	sh_thr *t = w->arg;
-	kv_win_body(&t->win, &t->j->r->ms->cfg);
+	kv_win_body(&t->win);
 	kv_win_free(&t->win);
 	free(t);
 }
@@ -374,7 +348,7 @@ static void sh_scan(sh_job *j, nm_measure *ms)
 		for (int i = 0; i < j->p->leaf; i++) {
 			const uint64_t *e = (const uint64_t *)(leaf + entry_off(j, (uint64_t)i));
 			if (e[0] != 0 && (e[j->entry_words - 1] != entry_sum(j, e) ||
-					  kv_check_value(&c, e[0], e + 1, j->p->value_words) != KV_READ_OK))
+					  kv_check_value(&c, e[0], e + 1, j->p->load.value_words) != KV_READ_OK))
 				bad = true;
 		}
 		if (bad && !ms->rank_c[KV_C_BAD_SLOTS]++)

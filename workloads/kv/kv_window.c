@@ -93,9 +93,10 @@ static void reap(kv_win *w)
 }
 
 /* Starts `issue` more operations (until the deadline, if any) and returns
- * when all are done. */
-static void run_ops(kv_win *w, uint64_t issue, uint64_t deadline)
+ * when all are done (nm_window_phase). */
+static uint64_t run_ops(void *arg, uint64_t issue, uint64_t deadline)
 {
+	kv_win *w = arg;
 	int busy;
 	do {
 		busy = 0;
@@ -116,13 +117,7 @@ static void run_ops(kv_win *w, uint64_t issue, uint64_t deadline)
 		}
 		reap(w);
 	} while (busy > 0 || (issue > 0 && (deadline == 0 || nm_ticks() < deadline)));
+	return nm_ticks();
 }
 
-void kv_win_body(kv_win *w, const nm_measure_cfg *cfg)
-{
-	nm_meter *m = w->kt->meter;
-	run_ops(w, cfg->warmup, 0);
-	nm_meter_begin(m);
-	run_ops(w, cfg->duration > 0 ? UINT64_MAX : cfg->iters, m->deadline);
-	nm_meter_end(m, nm_ticks());
-}
+void kv_win_body(kv_win *w) { nm_window_run(w->kt->meter, run_ops, w); }

@@ -19,7 +19,7 @@
 /* The part of every system's operation the engine knows; systems put it
  * first in their own operation struct. */
 typedef struct kv_wop {
-	int state;                /* 0: idle; the system's states are > 0 */
+	int state;                /* 0: idle; the system's states are > 0, kv_inject's < 0 */
 	kv_opkind kind;
 	bool found;
 	int pending;              /* signaled completions still due */
@@ -57,10 +57,9 @@ void kv_win_free(kv_win *w);
 /* Scratch bytes per operation for a buffer of buf_bytes. */
 static inline size_t kv_win_scratch(size_t buf_bytes) { return ((buf_bytes + 63) & ~(size_t)63) + 64; }
 
-/* The measured run of one application thread: warm-up operations, drained
- * before the common start (an operation holding a lock must not wait there
- * while another node's warm-up needs it), then the measured ones. */
-void kv_win_body(kv_win *w, const nm_measure_cfg *cfg);
+/* The measured run of one application thread (nm_window_run): warm-up
+ * operations, drained before the common start, then the measured ones. */
+void kv_win_body(kv_win *w);
 
 /* Posting for operation o; signaled requests count in o->pending. */
 nm_conn *kv_win_conn(kv_win *w, int node);

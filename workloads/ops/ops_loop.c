@@ -178,16 +178,23 @@ HOT uint64_t run_window_(const int op, ops_job *j, ops_thread *t, nm_meter *m, n
 	return last;
 }
 
+/* A windowed loop's arguments, for nm_window_run. */
+typedef struct ops_phase {
+	ops_job *j;
+	ops_thread *t;
+	nm_meter *m;
+	nm_poller *pl;
+} ops_phase;
+
 typedef void (*lat_loop)(ops_thread *, nm_meter *, nm_poller *);
-typedef uint64_t (*window_loop)(ops_job *, ops_thread *, nm_meter *, nm_poller *, uint64_t, uint64_t);
 
 /* One copy of each loop per operation, with the operation a constant. */
 #define OPS_LOOPS(name, OP)                                                                                  \
 	static void lat_##name(ops_thread *t, nm_meter *m, nm_poller *pl) { run_lat_(OP, t, m, pl); }         \
-	static uint64_t window_##name(ops_job *j, ops_thread *t, nm_meter *m, nm_poller *pl, uint64_t count, \
-				      uint64_t deadline)                                                      \
+	static uint64_t window_##name(void *arg, uint64_t count, uint64_t deadline)                          \
 	{                                                                                                    \
-		return run_window_(OP, j, t, m, pl, count, deadline);                                        \
+		ops_phase *a = arg;                                                                          \
+		return run_window_(OP, a->j, a->t, a->m, a->pl, count, deadline);                            \
 	}
 OPS_LOOPS(read, NM_OP_READ)
 OPS_LOOPS(write, NM_OP_WRITE)
@@ -196,7 +203,7 @@ OPS_LOOPS(faa, NM_OP_FAA)
 
 static const struct {
 	lat_loop lat;
-	window_loop window;
+	nm_window_phase window;
 } ops_loops[] = {
 	[NM_OP_READ] = {lat_read, window_read},
 	[NM_OP_WRITE] = {lat_write, window_write},
@@ -210,11 +217,8 @@ static void run_measured(ops_job *j, ops_thread *t, nm_meter *m, nm_poller *pl)
 	if (j->p->mode == MODE_LAT) {
 		ops_loops[j->op].lat(t, m, pl);
 	} else {
-		window_loop run = ops_loops[j->op].window;
-		run(j, t, m, pl, m->ms->cfg.warmup, 0);
-		nm_meter_begin(m);
-		uint64_t last = run(j, t, m, pl, m->deadline ? UINT64_MAX : m->ms->cfg.iters, m->deadline);
-		nm_meter_end(m, last);
+		ops_phase a = {j, t, m, pl};
+		nm_window_run(m, ops_loops[j->op].window, &a);
 	}
 	series_roll(t, m, m->start);   /* the last interval's count into the series */
 }

@@ -1,0 +1,92 @@
+/* netmem clover, shared between the experiment (clover.c: options, roles,
+ * the metadata server and the packet path around a point, the result) and
+ * its store (clover_store.c: chains, client threads, the walk after the run). */
+#ifndef NM_CLOVER_H
+#define NM_CLOVER_H
+#include "kv.h"
+#include "alloc.h"
+#include "mesh.h"
+#include "rdma.h"
+#include "stats.h"
+#include "workers.h"
+
+/* Counters: netmem kv's (kv_done counts into them), then Clover's own. */
+enum {
+	CL_C_CAS = KV_C_N,  /* CAS attempts of updates */
+	CL_C_CAS_FAILED,    /* ... that found a non-NULL next (lost a race or a stale cursor) */
+	CL_C_READ_HOPS,     /* READs of gets beyond the first (chain chasing) */
+	CL_C_WRITE_HOPS,    /* READs of updates chasing a new tail after a failed CAS */
+	CL_C_RTTS,          /* round trips of every operation, warm-up included */
+	CL_C_ACKED,         /* updates whose CAS succeeded, warm-up included */
+	CL_C_CHAINED,       /* memory nodes: versions found on the chains after the run */
+	CL_C_SHORTCUTS,     /* gets that jumped to the key's shortcut */
+	CL_C_N
+};
+_Static_assert(CL_C_N <= NM_COUNTERS_MAX, "clover: too many counters");
+
+/* Where the clients' packets go: straight to the memory node, or through
+ * the packet path (workloads/clover/clover_path.c) with rewriting off or on. */
+typedef enum { CL_RESOLVE_NONE, CL_RESOLVE_OFF, CL_RESOLVE_ON } cl_resolve;
+
+typedef struct cl_point {
+	kv_load load;         /* keys, mix, distribution, value size: what kv's client threads read */
+	char workload[32];    /* as given, or "trace" */
+	int mem_nodes;        /* the last ranks */
+	uint64_t slots;       /* version slots per client thread per memory node */
+	cl_resolve resolve;
+	uint64_t track;       /* keys the path tracks: the hottest (ranks 0..track-1) */
+	int queue;            /* the path's NFQUEUE */
+	ycsb_req *trace;      /* --trace: the requests every thread replays, or NULL */
+	size_t trace_n;
+} cl_point;
+
+#define CL_VERSION_HDR 16   /* next, key */
+
+/* One point on one rank. */
+typedef struct cl_job {
+	nm_ctx *ctx;
+	const cl_point *cp;
+	const kv_load *p;
+	kv_thread *th;                /* [T]: kv's client threads */
+	int rank, N, T, M, clients;   /* clients: client ranks */
+	double timeout;
+	nm_mr mr;
+	nm_mesh mesh;
+	size_t slot_bytes, part_bytes, scratch_per_op;
+	nm_hist *rtt;                 /* [T]: round trips per measured operation */
+} cl_job;
+
+static inline bool is_mem(const cl_job *j, int rank) { return rank >= j->N - j->M; }
+/* A memory node's index among the memory nodes (0 .. M-1), from its rank. */
+static inline int mem_index(const cl_job *j, int rank) { return rank - (j->N - j->M); }
+static inline bool is_client(const cl_job *j, int rank) { return rank > 0 && !is_mem(j, rank); }
+static inline int key_node(const cl_job *j, uint64_t r) { return j->N - j->M + (int)(r % (uint64_t)j->M); }
+static inline uint64_t keys_on(const cl_job *j, int m)
+{
+	return j->p->keys / (uint64_t)j->M + ((uint64_t)m < j->p->keys % (uint64_t)j->M);
+}
+/* Client thread t of client rank c: its partition index on every memory node. */
+static inline uint64_t part_index(const cl_job *j, int rank, int t) { return (uint64_t)(rank - 1) * (uint64_t)j->T + (uint64_t)t; }
+
+/* A memory node's memory: the first versions of its keys (the heads), then
+ * the pool of version slots the metadata server hands out (--slots per
+ * client thread of the job). */
+static inline size_t heads_bytes(const cl_job *j, int m) { return nm_align64(keys_on(j, m) * j->slot_bytes); }
+/* Then each key's shortcut: 8 bytes holding the VA of (nearly) its newest version. */
+static inline size_t shortcuts_bytes(const cl_job *j, int m) { return nm_align64(keys_on(j, m) * 8); }
+static inline size_t part_off(const cl_job *j, int m, uint64_t part)
+{
+	return heads_bytes(j, m) + shortcuts_bytes(j, m) + part * j->part_bytes;
+}
+
+/* The point's store on this rank (collective): registered memory laid out
+ * for its role, a memory node's chains prefilled, the QPs. */
+void cl_setup(cl_job *j, nm_ctx *ctx);
+/* The VA of key rank r's first version on its memory node. */
+uint64_t cl_head_va(const cl_job *j, uint64_t r);
+/* The client threads' worker round: -T threads, one operation in flight each. */
+void cl_thr_setup(nm_worker *w);
+void cl_thr_body(nm_worker *w);
+/* Memory node, after the run: walks its chains into ms (KV_C_BAD_SLOTS, CL_C_CHAINED). */
+void cl_scan(cl_job *j, nm_measure *ms);
+#endif
