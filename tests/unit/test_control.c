@@ -8,9 +8,9 @@
 #include <math.h>
 #include <stdlib.h>
 
-#define CAP 400000
+#define CAP 800000
 #define NCONV 20
-#define DUR 0.3
+#define DUR 0.6
 
 static double *tb, *vb;
 

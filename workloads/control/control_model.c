@@ -4,7 +4,7 @@
 #include <stdlib.h>
 
 const ctl_params ctl_default_params = {
-	.vin = 12, .l = 100e-6, .c = 100e-6, .r = 2, .vref = 5, .kp = 0.07, .ki = 320, .substep = 1e-6,
+	.vin = 12, .l = 100e-6, .c = 100e-6, .r = 2, .vref = 5, .kp = 0.07, .ki = 340, .substep = 1e-6,
 };
 
 void ctl_conv_advance(const ctl_params *p, ctl_conv *c, double d, double dt)

@@ -29,7 +29,7 @@ typedef struct ctl_params {
 } ctl_params;
 
 /* The values README.md documents, tuned so that with no link delay the loop
- * is stable for controller periods up to 40 us and not from about 48 us. */
+ * is stable for controller periods up to 40 us and oscillating from 48 us (46 us still settles, in a quarter of a second). */
 extern const ctl_params ctl_default_params;
 
 typedef struct ctl_conv {
