@@ -10,7 +10,8 @@ load "plots/common.gp"
 vref = system("jq '[.points[].effective.vref_total] | first // 0' " . in) + 0
 tab(m) = "< " . netmem . " table " . in . " --cdf " . m . " --series period_us 2>/dev/null"
 set multiplot layout 2,1 title "LOCO Fig. 7: output voltage vs time per controller period T\n{/*0.8 " . hw . "}"
-set key top right title "T (us)" autotitle columnheader
+set key outside right top title "T (us)" autotitle columnheader
+set rmargin at screen 0.87
 set ylabel "output voltage (V)"
 set xlabel "time (s)"
 if (vref > 0) set arrow 1 from graph 0, first vref to graph 1, first vref nohead dt 2 lc "black"
