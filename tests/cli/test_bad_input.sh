@@ -31,6 +31,11 @@ expect_usage "txn: more nodes than 6 ranks hold at 2 per node" $MPI -np 6 $N txn
 expect_usage "txn: mpi with 7 workers per node on 6 ranks (detected: one node of 6)" \
 	$MPI -np 6 $N txn $Q --lock mpi -T 7 -n 5
 
+# control (LOCO Fig. 7)
+expect_usage "control: a run shorter than 20 controller periods" $MPI -np 2 $N control $Q --period-us 100 -D 0.001
+expect_usage "control: --inject wrong-slot with one converter" $MPI -np 2 $N control $Q --inject wrong-slot
+expect_usage "control: -T 2 (one loop per rank)" $MPI -np 2 $N control $Q -T 2
+
 # clover (Clover's store; traces in its numeric form)
 printf '0 1\n7 2\nscan 3 4\n' >"$tmp/scan.trace"
 printf '0 1\nfoo 2\n' >"$tmp/bad.trace"

@@ -53,6 +53,7 @@ expect_usage "kv: window 0" $N kv -W 0
 expect_usage "kv: a workload with scans" $N kv -w e
 expect_usage "kv: a fault injected into redis" $N kv --system redis --inject early-release
 expect_usage "barrier: bad fence" $N barrier --fence global
+expect_usage "control: one rank (a controller needs a converter)" $N control
 expect_usage "info on a missing device" $N info -d $NODEV
 expect_usage "ops on a missing device" $N ops --targets self -d $NODEV
 check "ops on a missing device: the line says so" sh -c "$N ops --targets self -d $NODEV 2>$tmp/e; [ \$? -eq 2 ] && grep -q 'no RDMA device' $tmp/e"
