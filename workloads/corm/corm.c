@@ -86,8 +86,9 @@ static const nm_opt corm_opts[] = {
 	 "wrong key, which the device refuses (the READ QP recovered, the read falls back, counted as "
 	 "direct_read_refused)"},
 	{"va-blocks", 0, NM_OPT_SIZE, "65536", 16, 1ll << 24, NULL, 0, "server address space, in blocks"},
-	NM_OPT_ITERS("1000", "operations of each kind (latency)"),
+	NM_OPT_ITERS("1000", "operations of each kind (latency), remaps (remap)"),
 	NM_OPT_DURATION,
+	NM_OPT_WARMUP("operations (a round of every kind with --bench latency, a remap with --bench remap)"),
 	NM_OPT_END,
 };
 
@@ -482,11 +483,9 @@ static void remap_point(nm_ctx *ctx, const corm_point *p, json_t *out)
 		if (why) {
 			json_object_set_new(out, "valid", json_true());
 			json_object_set_new(out, "skipped", json_string(why));
-		} else {
-			corm_remap_bench(ctx, p, strat, out);
 		}
 	}
-	nm_boot_barrier_idle();
+	corm_remap_bench(ctx, p, strat, ctx->rank == 0 && !why, out);
 }
 
 /* The verdict on a point's counts (rank 0): nothing lost or stale, every
