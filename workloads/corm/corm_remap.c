@@ -122,8 +122,9 @@ static int nic_step(remap_run *r, char *err, size_t errlen)
 	}
 }
 
-/* One READ of the block's start: it must return file f's bytes. */
-static void read_check(remap_run *r, nm_meter *m, int f, remap_lat k, uint64_t it)
+/* One READ of the block's start: it must return file f's bytes. A failed
+ * READ leaves the loopback QP in error: false, nothing more can be read. */
+static bool read_check(remap_run *r, nm_meter *m, int f, remap_lat k, uint64_t it)
 {
 	uint64_t t0 = nm_ticks();
 	int rc = corm_loop_read(&r->loop, (uintptr_t)r->va, r->mr->rkey, READ_LEN, r->timeout);
@@ -137,6 +138,7 @@ static void read_check(remap_run *r, nm_meter *m, int f, remap_lat k, uint64_t i
 	if (!ok)
 		nm_error_note(&m->err, "remap %" PRIu64 ": the %s READ %s", it, remap_lat_names[k],
 			      rc ? "failed or timed out" : "returned the old file's bytes");
+	return rc == 0;
 }
 
 /* Before the common start: the files, the MR, the loopback QP, and the
@@ -149,8 +151,7 @@ static void remap_setup(nm_worker *w)
 		nm_error_note(&w->meter->err, "%s", err);
 		return;
 	}
-	read_check(r, w->meter, 0, RL_STEADY, 0);
-	r->ready = true;
+	r->ready = read_check(r, w->meter, 0, RL_STEADY, 0);
 }
 
 /* The measured loop: one iteration is a remap and the two READs after it. */
@@ -171,11 +172,12 @@ static void remap_body(nm_worker *w)
 		if (rc == 0)
 			rc = nic_step(r, err, sizeof err);
 		uint64_t t2 = nm_ticks();
-		if (rc < 0) {
-			/* the block is in no known state: the loop ends here */
+		if (rc < 0)
 			nm_error_note(&m->err, "remap %" PRIu64 ": %s", lp.i, err);
+		if (rc < 0 || !read_check(r, m, f, RL_FIRST, lp.i) || !read_check(r, m, f, RL_STEADY, lp.i)) {
+			/* the block or the QP is in no known state: the loop ends here */
 			if (m->measuring)
-				nm_meter_end(m, t2);
+				nm_meter_end(m, nm_ticks());
 			break;
 		}
 		m->c[RC_KEYS_CHANGED] += (uint64_t)rc;
@@ -184,8 +186,6 @@ static void remap_body(nm_worker *w)
 			nm_meter_kind(m, RL_NIC, nm_ticks_to_ns(t2 - t1));
 			nm_meter_kind(m, RL_REMAP, nm_ticks_to_ns(t2 - t0));
 		}
-		read_check(r, m, f, RL_FIRST, lp.i);
-		read_check(r, m, f, RL_STEADY, lp.i);
 		nm_loop_done(&lp, t0, nm_ticks());
 	}
 }
