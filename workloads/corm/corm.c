@@ -3,8 +3,8 @@
  * Remote Memory over RDMA", SIGMOD '21).
  *
  * Rank 0 is the server (CoRM's memory, primitives/corm/corm_heap.h, and -T RPC
- * worker threads); ranks 1.. are clients with -T threads, one RC QP each
- * (workloads/corm/corm_net.c). Benches (--bench):
+ * worker threads); ranks 1.. are clients with -T threads, two RC QPs each
+ * (RPCs and READs, workloads/corm/corm_net.c). Benches (--bench):
  *   latency     Figs. 9/10: raw READ and raw RPC, Alloc, Free, RPC Read and
  *               Write, DirectRead, ScanRead, an RPC read through an indirect
  *               pointer, ReleasePtr; one at a time, --iters each.
@@ -18,7 +18,8 @@
  *               --interval as a time series; then every survivor is read
  *               through its pointer from before the compaction.
  *   remap       Fig. 8: one block remapped per strategy on the server, and
- *               the first READ after each remap (workloads/corm/corm_remap.c).
+ *               the first READ after each remap, --iters or --duration
+ *               (workloads/corm/corm_remap.c).
  * Every bench loads --objects objects of --size bytes per client thread and
  * checks every read (corm_bench.c): a lost object or stale bytes make the
  * point invalid. The remap strategy (--strategy) is probed on the device and
