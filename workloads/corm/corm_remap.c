@@ -58,6 +58,7 @@ typedef struct remap_run {
 	corm_loop loop;
 	bool ready;          /* set up without error */
 } remap_run;
+
 static int access_flags(corm_remap s)
 {
 	return CORM_ACCESS | (s == CORM_STRAT_ODP || s == CORM_STRAT_ODP_PREFETCH ? IBV_ACCESS_ON_DEMAND : 0);
@@ -122,15 +123,14 @@ static int nic_step(remap_run *r, char *err, size_t errlen)
 	}
 }
 
-/* One READ of the block's start: it must return file f's bytes. A failed
- * READ leaves the loopback QP in error: false, nothing more can be read. */
-static bool read_check(remap_run *r, nm_meter *m, int f, remap_lat k, uint64_t it)
+/* One READ of the block's start, timed into *ns: it must return file f's
+ * bytes. A failed READ leaves the loopback QP in error: false, nothing more
+ * can be read. */
+static bool read_check(remap_run *r, nm_meter *m, int f, remap_lat k, uint64_t it, uint64_t *ns)
 {
 	uint64_t t0 = nm_ticks();
 	int rc = corm_loop_read(&r->loop, (uintptr_t)r->va, r->mr->rkey, READ_LEN, r->timeout);
-	uint64_t t1 = nm_ticks();
-	if (m->measuring)
-		nm_meter_kind(m, k, nm_ticks_to_ns(t1 - t0));
+	*ns = nm_ticks_to_ns(nm_ticks() - t0);
 	bool ok = rc == 0;
 	for (uint32_t i = 0; ok && i < READ_LEN / 4; i++)
 		ok = ((const uint32_t *)r->loop.buf)[i] == tag_word(f, i);
@@ -147,14 +147,33 @@ static void remap_setup(nm_worker *w)
 {
 	remap_run *r = w->arg;
 	char err[512] = "";
+	uint64_t ns;
 	if (make_files(r, err, sizeof err) || corm_loop_open(&r->loop, r->dev, r->qa, READ_LEN, err, sizeof err)) {
 		nm_error_note(&w->meter->err, "%s", err);
 		return;
 	}
-	r->ready = read_check(r, w->meter, 0, RL_STEADY, 0);
+	r->ready = read_check(r, w->meter, 0, RL_STEADY, 0, &ns);
 }
 
-/* The measured loop: one iteration is a remap and the two READs after it. */
+/* One remap onto file f: the mmap, then the strategy's NIC step; their
+ * times into ns[RL_MMAP], ns[RL_NIC], ns[RL_REMAP]. -1 with err, else
+ * nic_step's 0 or 1. */
+static int remap_once(remap_run *r, int f, uint64_t *ns, char *err, size_t errlen)
+{
+	uint64_t t0 = nm_ticks();
+	if (mmap(r->va, r->block, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_FIXED, r->fd[f], 0) == MAP_FAILED)
+		return nm_errf(err, errlen, "mmap(MAP_FIXED): %s", strerror(errno));
+	uint64_t t1 = nm_ticks();
+	int rc = nic_step(r, err, errlen);
+	uint64_t t2 = nm_ticks();
+	ns[RL_MMAP] = nm_ticks_to_ns(t1 - t0);
+	ns[RL_NIC] = nm_ticks_to_ns(t2 - t1);
+	ns[RL_REMAP] = nm_ticks_to_ns(t2 - t0);
+	return rc;
+}
+
+/* The measured loop: one iteration is a remap and the two READs after it;
+ * its parts are timed as kinds when the iteration is measured. */
 static void remap_body(nm_worker *w)
 {
 	remap_run *r = w->arg;
@@ -164,29 +183,21 @@ static void remap_body(nm_worker *w)
 	nm_loop_init(&lp, m);
 	while (r->ready && nm_loop_next(&lp)) {
 		int f = (int)(lp.i & 1);
-		uint64_t t0 = nm_ticks();
-		int rc = mmap(r->va, r->block, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_FIXED, r->fd[f], 0) == MAP_FAILED
-				 ? nm_errf(err, sizeof err, "mmap(MAP_FIXED): %s", strerror(errno))
-				 : 0;
-		uint64_t t1 = nm_ticks();
-		if (rc == 0)
-			rc = nic_step(r, err, sizeof err);
-		uint64_t t2 = nm_ticks();
+		uint64_t ns[RL_N], t0 = nm_ticks();
+		int rc = remap_once(r, f, ns, err, sizeof err);
 		if (rc < 0)
 			nm_error_note(&m->err, "remap %" PRIu64 ": %s", lp.i, err);
-		if (rc < 0 || !read_check(r, m, f, RL_FIRST, lp.i) || !read_check(r, m, f, RL_STEADY, lp.i)) {
+		if (rc < 0 || !read_check(r, m, f, RL_FIRST, lp.i, &ns[RL_FIRST]) ||
+		    !read_check(r, m, f, RL_STEADY, lp.i, &ns[RL_STEADY])) {
 			/* the block or the QP is in no known state: the loop ends here */
 			if (m->measuring)
 				nm_meter_end(m, nm_ticks());
 			break;
 		}
 		m->c[RC_KEYS_CHANGED] += (uint64_t)rc;
-		if (nm_loop_measured(&lp)) {
-			nm_meter_kind(m, RL_MMAP, nm_ticks_to_ns(t1 - t0));
-			nm_meter_kind(m, RL_NIC, nm_ticks_to_ns(t2 - t1));
-			nm_meter_kind(m, RL_REMAP, nm_ticks_to_ns(t2 - t0));
-		}
-		nm_loop_done(&lp, t0, nm_ticks());
+		if (nm_loop_done(&lp, t0, nm_ticks()))
+			for (int k = 0; k < RL_N; k++)
+				nm_meter_kind(m, k, ns[k]);
 	}
 }
 
