@@ -97,7 +97,6 @@ typedef struct srv_worker {
 } srv_worker;
 
 struct corm_server {
-	nm_dev *dev;
 	nm_mesh *mesh;
 	cmem_heap *heap;
 	int nworkers, nconn;
@@ -253,7 +252,6 @@ static const char *server_new(corm_server **out, nm_dev *d, nm_mesh *mesh, cmem_
 {
 	corm_server *s = nm_calloc(1, sizeof *s);
 	*out = s;
-	s->dev = d;
 	s->mesh = mesh;
 	s->heap = heap;
 	s->nworkers = T;
