@@ -1,3 +1,5 @@
+/* Connections between ranks (mesh.h): the QPs, their CQs, the exchange of
+ * endpoints, and a broken QP's way back to RTS. */
 #include "alloc.h"
 #include "mesh.h"
 #include "boot.h"
