@@ -1,3 +1,5 @@
+/* Connections between ranks (mesh.h): the QPs, their CQs, the exchange of
+ * endpoints, and a broken QP's way back to RTS. */
 #include "alloc.h"
 #include "mesh.h"
 #include "boot.h"
@@ -48,10 +50,96 @@ int nm_mesh_pairs(const char *initiators, const char *targets, int n, uint8_t *i
 	return rc ? -1 : pairs;
 }
 
+/* Each thread's CQ, and the passive CQ (or room on the threads' CQs for
+ * the passive QPs). NULL, or what failed in err. */
+static const char *make_cqs(nm_mesh *m, nm_dev *d, const nm_mesh_cfg *c, char *err, size_t errlen)
+{
+	int R = m->nranks, me = m->rank, T = m->nthreads, Q = m->qps;
+	int out_peers = 0, in_peers = 0;
+	for (int p = 0; p < R; p++) {
+		out_peers += c->initiates[me * R + p] != 0;
+		in_peers += c->initiates[p * R + me] != 0;
+	}
+	/* Passive QPs carry no work of their own unless the workload serves
+	 * messages on them (c->passive_wrs per QP). */
+	int cqe = c->qp.sq_depth * (out_peers ? out_peers : 1) * Q;
+	int pcqe = 16 + c->passive_wrs * in_peers * (c->passive_on_thread_cq ? 1 : T) * Q;
+	if (c->passive_on_thread_cq)
+		cqe += pcqe;
+	cqe = cqe > d->attr.max_cqe ? d->attr.max_cqe : cqe;
+	pcqe = pcqe > d->attr.max_cqe ? d->attr.max_cqe : pcqe;
+	for (int t = 0; t < T; t++) {
+		m->cq[t] = ibv_create_cq(d->ctx, cqe, NULL, NULL, 0);
+		if (!m->cq[t]) {
+			snprintf(err, errlen, "ibv_create_cq(%d entries) on %s failed", cqe, d->name);
+			return err;
+		}
+	}
+	if (!c->passive_on_thread_cq && !(m->passive_cq = ibv_create_cq(d->ctx, pcqe, NULL, NULL, 0))) {
+		snprintf(err, errlen, "ibv_create_cq(passive, %d entries) on %s failed", pcqe, d->name);
+		return err;
+	}
+	return NULL;
+}
+
+/* This rank's QPs towards peer p and serving p, their endpoints into eps:
+ * for each (t, q), the active QP's at 2 (t Q + q), the passive one's next. */
+static const char *make_qps(nm_mesh *m, const nm_mesh_cfg *c, int p, nm_ep *eps, char *err, size_t errlen)
+{
+	int R = m->nranks, me = m->rank, T = m->nthreads, Q = m->qps;
+	for (int t = 0; t < T; t++)
+		for (int q = 0; q < Q; q++) {
+			size_t k = ((size_t)t * Q + q) * 2;
+			if (c->initiates[me * R + p]) {
+				nm_conn *cn = nm_mesh_conn(m, t, p, q);
+				cn->qp = nm_qp_create(m->dev, m->cq[t], &m->qa, &cn->max_inline, err, errlen);
+				if (!cn->qp)
+					return err;
+				cn->peer = p;
+				cn->thread = t;
+				cn->index = q;
+				nm_qp_local_ep(m->dev, cn->qp, &eps[k]);
+			}
+			if (c->initiates[p * R + me]) {
+				size_t i = nm_mesh_passive_index(m, p, t, q);
+				struct ibv_cq *cq = c->passive_on_thread_cq ? m->cq[t] : m->passive_cq;
+				m->passive[i] = nm_qp_create(m->dev, cq, &m->passive_qa, NULL, err, errlen);
+				if (!m->passive[i])
+					return err;
+				nm_qp_local_ep(m->dev, m->passive[i], &eps[k + 1]);
+			}
+		}
+	return NULL;
+}
+
+/* Connects the QPs of make_qps towards p: ours (leps) and p's (reps). */
+static const char *connect_qps(nm_mesh *m, int p, const nm_ep *leps, const nm_ep *reps, char *err, size_t errlen)
+{
+	for (int t = 0; t < m->nthreads; t++)
+		for (int q = 0; q < m->qps; q++) {
+			size_t k = ((size_t)t * m->qps + q) * 2, i = nm_mesh_passive_index(m, p, t, q);
+			nm_conn *cn = nm_mesh_conn(m, t, p, q);
+			/* our active QP pairs with the peer's passive one, and
+			 * our passive QP with the peer's active one */
+			if (cn->qp) {
+				cn->rmr = m->rmr[p];
+				cn->ends = (nm_ends){leps[k], reps[k + 1]};
+				if (nm_qp_connect(m->dev, cn->qp, &m->qa, &leps[k], &reps[k + 1], err, errlen))
+					return err;
+			}
+			if (m->passive[i]) {
+				m->passive_ends[i] = (nm_ends){leps[k + 1], reps[k]};
+				if (nm_qp_connect(m->dev, m->passive[i], &m->passive_qa, &leps[k + 1], &reps[k], err,
+						  errlen))
+					return err;
+			}
+		}
+	return NULL;
+}
+
 void nm_mesh_create(nm_mesh *m, nm_dev *d, const nm_mesh_cfg *c, const nm_mr *mr)
 {
 	char err[512] = "";
-	const char *fail = NULL;
 	int R = nm_boot_size(), me = nm_boot_rank(), T = c->nthreads, Q = c->qps;
 	memset(m, 0, sizeof *m);
 	m->dev = d;
@@ -62,103 +150,35 @@ void nm_mesh_create(nm_mesh *m, nm_dev *d, const nm_mesh_cfg *c, const nm_mr *mr
 	m->cq = nm_calloc((size_t)T, sizeof *m->cq);
 	m->conn = nm_calloc((size_t)T * R * Q, sizeof *m->conn);
 	m->passive = nm_calloc((size_t)R * T * Q, sizeof *m->passive);
+	m->passive_ends = nm_calloc((size_t)R * T * Q, sizeof *m->passive_ends);
 	m->rmr = nm_calloc((size_t)R, sizeof *m->rmr);
+	m->qa = c->qp;
+	m->passive_qa = c->qp;
+	m->passive_qa.sq_depth = 2;   /* a server's reply may be posted before the last one's completion is reaped */
+	m->passive_qa.max_inline = 0;
+	const char *fail = make_cqs(m, d, c, err, sizeof err);
 
-	int out_peers = 0;
-	for (int p = 0; p < R; p++)
-		out_peers += c->initiates[me * R + p] != 0;
-	int cqe = c->qp.sq_depth * (out_peers ? out_peers : 1) * Q;
-	if (cqe > d->attr.max_cqe)
-		cqe = d->attr.max_cqe;
-	for (int t = 0; t < T && !fail; t++) {
-		m->cq[t] = ibv_create_cq(d->ctx, cqe, NULL, NULL, 0);
-		if (!m->cq[t]) {
-			snprintf(err, sizeof err, "ibv_create_cq(%d entries) on %s failed", cqe, d->name);
-			fail = err;
-		}
-	}
-	/* Passive QPs carry no work of their own unless the workload serves
-	 * messages on them (c->passive_wrs per QP). */
-	int in_peers = 0;
-	for (int p = 0; p < R; p++)
-		in_peers += c->initiates[p * R + me] != 0;
-	int pcqe = 16 + c->passive_wrs * in_peers * T * Q;
-	if (pcqe > d->attr.max_cqe)
-		pcqe = d->attr.max_cqe;
-	if (!fail && !(m->passive_cq = ibv_create_cq(d->ctx, pcqe, NULL, NULL, 0))) {
-		snprintf(err, sizeof err, "ibv_create_cq(passive, %d entries) on %s failed", pcqe, d->name);
-		fail = err;
-	}
-
-	/* What rank `me` sends to each peer p: its memory, then for each (t, q)
-	 * the endpoint of its active QP towards p and of its passive QP
-	 * serving p. */
+	/* What rank `me` sends to each peer p: its memory, then the endpoints
+	 * of its QPs towards p and serving p. */
 	size_t nep = (size_t)2 * T * Q;
 	size_t block = sizeof(nm_rmr) + nep * sizeof(nm_ep);
 	uint8_t *send = nm_calloc((size_t)R, block), *recv = nm_calloc((size_t)R, block);
 	nm_ep *local = nm_calloc((size_t)R * nep, sizeof(nm_ep));
-	nm_rmr mine = {.addr = (uintptr_t)mr->buf, .len = mr->len, .rkey = mr->mr->rkey};
-	nm_qp_attr passive_attr = c->qp;
-	passive_attr.sq_depth = 2;   /* a server's reply may be posted before the last one's completion is reaped */
-	passive_attr.max_inline = 0;
-
+	nm_rmr mine = {0};
+	if (mr)
+		mine = (nm_rmr){.addr = (uintptr_t)mr->buf, .len = mr->len, .rkey = mr->mr->rkey};
 	for (int p = 0; p < R && !fail; p++) {
 		memcpy(send + (size_t)p * block, &mine, sizeof mine);
 		nm_ep *eps = (nm_ep *)(send + (size_t)p * block + sizeof(nm_rmr));
-		for (int t = 0; t < T && !fail; t++)
-			for (int q = 0; q < Q && !fail; q++) {
-				size_t k = ((size_t)t * Q + q) * 2;
-				if (c->initiates[me * R + p]) {
-					nm_conn *cn = nm_mesh_conn(m, t, p, q);
-					cn->qp = nm_qp_create(d, m->cq[t], &c->qp, &cn->max_inline, err,
-							      sizeof err);
-					if (!cn->qp) {
-						fail = err;
-						break;
-					}
-					cn->peer = p;
-					cn->thread = t;
-					cn->index = q;
-					nm_qp_local_ep(d, cn->qp, &eps[k]);
-				}
-				if (c->initiates[p * R + me]) {
-					struct ibv_qp **pq = &m->passive[((size_t)p * T + t) * Q + q];
-					*pq = nm_qp_create(d, m->passive_cq, &passive_attr, NULL, err,
-							   sizeof err);
-					if (!*pq) {
-						fail = err;
-						break;
-					}
-					nm_qp_local_ep(d, *pq, &eps[k + 1]);
-				}
-			}
+		fail = make_qps(m, c, p, eps, err, sizeof err);
 		memcpy(local + (size_t)p * nep, eps, nep * sizeof(nm_ep));
 	}
 	nm_boot_check(fail, NM_EXIT_FAIL);
 	nm_boot_alltoall(send, recv, block);
-
 	for (int p = 0; p < R && !fail; p++) {
 		memcpy(&m->rmr[p], recv + (size_t)p * block, sizeof(nm_rmr));
-		const nm_ep *reps = (const nm_ep *)(recv + (size_t)p * block + sizeof(nm_rmr));
-		const nm_ep *leps = local + (size_t)p * nep;
-		for (int t = 0; t < T && !fail; t++)
-			for (int q = 0; q < Q && !fail; q++) {
-				size_t k = ((size_t)t * Q + q) * 2;
-				nm_conn *cn = nm_mesh_conn(m, t, p, q);
-				/* our active QP pairs with the peer's passive one, and
-				 * our passive QP with the peer's active one */
-				if (cn->qp) {
-					cn->rmr = m->rmr[p];
-					if (nm_qp_connect(d, cn->qp, &c->qp, &leps[k], &reps[k + 1], err,
-							  sizeof err))
-						fail = err;
-				}
-				struct ibv_qp *pq = m->passive[((size_t)p * T + t) * Q + q];
-				if (pq && !fail &&
-				    nm_qp_connect(d, pq, &passive_attr, &leps[k + 1], &reps[k], err,
-						  sizeof err))
-					fail = err;
-			}
+		fail = connect_qps(m, p, local + (size_t)p * nep, (const nm_ep *)(recv + (size_t)p * block + sizeof(nm_rmr)),
+				   err, sizeof err);
 	}
 	free(send);
 	free(recv);
@@ -166,6 +186,17 @@ void nm_mesh_create(nm_mesh *m, nm_dev *d, const nm_mesh_cfg *c, const nm_mr *mr
 	nm_boot_check(fail, NM_EXIT_FAIL);
 	/* Every QP must be in RTS on both sides before anyone posts. */
 	nm_boot_barrier();
+}
+
+int nm_mesh_reconnect(nm_mesh *m, int t, int peer, int q, bool passive, char *err, size_t errlen)
+{
+	if (passive) {
+		size_t i = nm_mesh_passive_index(m, peer, t, q);
+		return nm_qp_reconnect(m->dev, m->passive[i], &m->passive_qa, &m->passive_ends[i].local,
+				       &m->passive_ends[i].remote, err, errlen);
+	}
+	nm_conn *cn = nm_mesh_conn(m, t, peer, q);
+	return nm_qp_reconnect(m->dev, cn->qp, &m->qa, &cn->ends.local, &cn->ends.remote, err, errlen);
 }
 
 int nm_mesh_qp_count(const nm_mesh *m)
@@ -204,6 +235,7 @@ void nm_mesh_destroy(nm_mesh *m)
 		ibv_destroy_cq(m->passive_cq);
 	free(m->conn);
 	free(m->passive);
+	free(m->passive_ends);
 	free(m->cq);
 	free(m->rmr);
 	memset(m, 0, sizeof *m);

@@ -4,16 +4,26 @@
  * ("loopback"), which is how a lock word on the caller's own node is taken
  * with RDMA atomics. Each thread has its own CQ; passive QPs share one, which
  * one-sided traffic leaves empty: only a rank that serves messages on its
- * passive QPs (netmem clover's metadata server) posts RECVs and polls it. */
+ * passive QPs (netmem clover's metadata server) posts RECVs and polls it.
+ * A server whose thread t serves its peers' thread t (netmem corm's RPC
+ * workers) has the passive QPs of thread t complete on thread t's CQ instead,
+ * so its workers never share a CQ. */
 #ifndef NM_MESH_H
 #define NM_MESH_H
 #include "verbs.h"
+#include <stdbool.h>
+
+/* A connected QP's two endpoints: what nm_qp_reconnect needs. */
+typedef struct nm_ends {
+	nm_ep local, remote;
+} nm_ends;
 
 typedef struct nm_conn {
 	struct ibv_qp *qp;     /* NULL when this (thread, peer) does not initiate */
 	int peer, thread, index;
 	nm_rmr rmr;            /* the peer's registered memory */
 	uint32_t max_inline;
+	nm_ends ends;
 } nm_conn;
 
 typedef struct nm_mesh_cfg {
@@ -25,6 +35,9 @@ typedef struct nm_mesh_cfg {
 	 * (a server of messages: its RECV and its reply, 2); 0 for one-sided
 	 * traffic, which leaves passive QPs idle. Sizes the passive CQ. */
 	int passive_wrs;
+	/* Passive QPs serving thread t complete on cq[t], not on passive_cq
+	 * (which is then NULL): see the header comment. */
+	bool passive_on_thread_cq;
 } nm_mesh_cfg;
 
 typedef struct nm_mesh {
@@ -34,7 +47,9 @@ typedef struct nm_mesh {
 	struct ibv_cq *passive_cq;
 	nm_conn *conn;             /* [(t * nranks + peer) * qps + q] */
 	struct ibv_qp **passive;   /* [(peer * nthreads + t) * qps + q] */
+	nm_ends *passive_ends;     /* the same index */
 	nm_rmr *rmr;               /* every rank's registered memory */
+	nm_qp_attr qa, passive_qa; /* as the QPs were connected */
 } nm_mesh;
 
 /* Who initiates to whom, from two rank sets as users write them: initiators
@@ -46,7 +61,8 @@ int nm_mesh_pairs(const char *initiators, const char *targets, int nranks, uint8
 		  size_t errlen);
 
 /* Collective over all ranks. Any failure ends the job with the failing
- * rank's message (nm_boot_check). */
+ * rank's message (nm_boot_check). mr may be NULL on a rank that exposes no
+ * memory of its own (its peers see an nm_rmr of zeros). */
 void nm_mesh_create(nm_mesh *m, nm_dev *d, const nm_mesh_cfg *c, const nm_mr *mr);
 void nm_mesh_destroy(nm_mesh *m);
 
@@ -54,6 +70,16 @@ static inline nm_conn *nm_mesh_conn(const nm_mesh *m, int t, int peer, int q)
 {
 	return &m->conn[((size_t)t * (size_t)m->nranks + (size_t)peer) * (size_t)m->qps + (size_t)q];
 }
+static inline size_t nm_mesh_passive_index(const nm_mesh *m, int peer, int t, int q)
+{
+	return ((size_t)peer * (size_t)m->nthreads + (size_t)t) * (size_t)m->qps + (size_t)q;
+}
+/* A QP of the mesh in the error state (a failed completion breaks both
+ * ends) back to RTS towards the same peer, with the first connection's
+ * PSNs: thread t's active QP q to peer, or, passive, the one serving peer's
+ * thread t, QP q. Both ends must do it before either posts again. 0, or -1
+ * with err. */
+int nm_mesh_reconnect(nm_mesh *m, int t, int peer, int q, bool passive, char *err, size_t errlen);
 /* QPs this rank created: initiating and serving ones. */
 int nm_mesh_qp_count(const nm_mesh *m);
 /* The connection of thread t owning local QP number qpn, or NULL. */

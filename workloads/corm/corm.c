@@ -3,8 +3,8 @@
  * Remote Memory over RDMA", SIGMOD '21).
  *
  * Rank 0 is the server (CoRM's memory, primitives/corm/corm_heap.h, and -T RPC
- * worker threads); ranks 1.. are clients with -T threads, one RC QP each
- * (workloads/corm/corm_net.c). Benches (--bench):
+ * worker threads); ranks 1.. are clients with -T threads, two RC QPs each
+ * (RPCs and READs, workloads/corm/corm_net.c). Benches (--bench):
  *   latency     Figs. 9/10: raw READ and raw RPC, Alloc, Free, RPC Read and
  *               Write, DirectRead, ScanRead, an RPC read through an indirect
  *               pointer, ReleasePtr; one at a time, --iters each.
@@ -18,7 +18,8 @@
  *               --interval as a time series; then every survivor is read
  *               through its pointer from before the compaction.
  *   remap       Fig. 8: one block remapped per strategy on the server, and
- *               the first READ after each remap (workloads/corm/corm_remap.c).
+ *               the first READ after each remap, --iters or --duration
+ *               (workloads/corm/corm_remap.c).
  * Every bench loads --objects objects of --size bytes per client thread and
  * checks every read (corm_bench.c): a lost object or stale bytes make the
  * point invalid. The remap strategy (--strategy) is probed on the device and
@@ -86,8 +87,9 @@ static const nm_opt corm_opts[] = {
 	 "wrong key, which the device refuses (the READ QP recovered, the read falls back, counted as "
 	 "direct_read_refused)"},
 	{"va-blocks", 0, NM_OPT_SIZE, "65536", 16, 1ll << 24, NULL, 0, "server address space, in blocks"},
-	NM_OPT_ITERS("1000", "operations of each kind (latency)"),
+	NM_OPT_ITERS("1000", "operations of each kind (latency), remaps (remap)"),
 	NM_OPT_DURATION,
+	NM_OPT_WARMUP("operations (a round of every kind with --bench latency, a remap with --bench remap)"),
 	NM_OPT_END,
 };
 
@@ -482,11 +484,9 @@ static void remap_point(nm_ctx *ctx, const corm_point *p, json_t *out)
 		if (why) {
 			json_object_set_new(out, "valid", json_true());
 			json_object_set_new(out, "skipped", json_string(why));
-		} else {
-			corm_remap_bench(ctx, p, strat, out);
 		}
 	}
-	nm_boot_barrier_idle();
+	corm_remap_bench(ctx, p, strat, ctx->rank == 0 && !why, out);
 }
 
 /* The verdict on a point's counts (rank 0): nothing lost or stale, every

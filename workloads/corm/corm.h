@@ -8,6 +8,7 @@
 #ifndef NM_CORM_H
 #define NM_CORM_H
 #include "corm_heap.h"
+#include "mesh.h"
 #include "verbs.h"
 #include <stdatomic.h>
 #include <stdbool.h>
@@ -87,7 +88,9 @@ typedef struct corm_server corm_server;
 typedef struct corm_client corm_client;
 
 /* Collective: every rank calls it; rank 0 gets *srv, the others *cli
- * (nthreads clients, one QP each). msg_max: payload bytes of a message. */
+ * (nthreads clients, two QPs each: the harness's mesh, a star of every
+ * client rank's threads to the server). msg_max: payload bytes of a
+ * message. */
 void corm_net_setup(nm_dev *d, const nm_qp_attr *qa, int nthreads, uint32_t msg_max, uint32_t block_size,
 		    cmem_heap *heap, const corm_classes *cls, corm_server **srv, corm_client **cli);
 /* Server: starts/stops the worker threads. */
@@ -95,13 +98,15 @@ void corm_server_start(corm_server *s);
 void corm_server_stop(corm_server *s);
 void corm_server_free(corm_server *s);
 
+/* The mesh's QPs per client thread and server worker. */
+enum { CORM_QP_RPC, CORM_QP_READ, CORM_NQP };
+
 /* One client thread's connection. */
 typedef struct corm_conn {
 	struct ibv_qp *qp;   /* RPCs (SEND/RECV) */
 	struct ibv_qp *rqp;  /* one-sided READs; completions on cq too */
-	nm_ep rlocal, rremote;
-	nm_dev *dev;
-	nm_qp_attr qa;
+	nm_mesh *mesh;       /* the rank's, for nm_mesh_reconnect */
+	int thread;
 	/* A READ refused with a remote access error is a device limit, not a
 	 * failure of the job, while the server remaps blocks under its MRs
 	 * (rereg, ODP: corm_devlimit) or a fault is injected; otherwise the
@@ -119,6 +124,7 @@ typedef struct corm_conn {
 struct corm_client {
 	int n;
 	corm_conn *c;
+	nm_mesh *mesh;
 };
 void corm_client_free(corm_client *c);
 

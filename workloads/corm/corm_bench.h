@@ -127,6 +127,8 @@ void corm_thread_unload(corm_thread *th);     /* free every survivor */
  * objects of its own heap with CoRM's check, FaRM's or a plain memcpy. */
 void corm_local_bench(nm_ctx *ctx, const corm_point *p, cmem_heap *h, nm_measure *ms);
 
-/* --bench remap (Fig. 8), on the server (workloads/corm/corm_remap.c). */
-void corm_remap_bench(nm_ctx *ctx, const corm_point *p, corm_remap strat, json_t *out);
+/* --bench remap (Fig. 8; workloads/corm/corm_remap.c). Collective: the
+ * server runs it when `run` (false: a skipped point; the other ranks always
+ * pass false) and fills out's metrics, checks and valid. */
+void corm_remap_bench(nm_ctx *ctx, const corm_point *p, corm_remap strat, bool run, json_t *out);
 #endif

@@ -1,6 +1,6 @@
-/* netmem corm's verbs: the heap's registration hooks, the RC QPs between
- * server and clients, the server's RPC workers and the client's operations
- * (corm.h). The device probe is workloads/corm/corm_probe.c. */
+/* netmem corm's verbs: the heap's registration hooks, the server's RPC
+ * workers and the clients' operations over the harness's mesh (corm.h). The
+ * device probe is workloads/corm/corm_probe.c. */
 #include "corm.h"
 #include "alloc.h"
 #include "boot.h"
@@ -81,22 +81,23 @@ static void wait_wc(struct ibv_cq *cq, struct ibv_wc *wc, double timeout, const 
 
 /* ---- server ---- */
 
+/* Connection i serves client rank peer's thread t, on worker t. */
 typedef struct srv_conn {
-	struct ibv_qp *qp;
+	struct ibv_qp *qp;             /* its RPCs */
 	struct ibv_qp *rqp;            /* the client's READs arrive here */
-	nm_ep rlocal, rremote;
+	int peer, thread;
 	uint8_t *send, *recv;
 } srv_conn;
 
 typedef struct srv_worker {
 	corm_server *s;
 	int index;
-	struct ibv_cq *cq;
+	struct ibv_cq *cq;             /* the mesh's CQ of thread `index` */
 	pthread_t th;
 } srv_worker;
 
 struct corm_server {
-	nm_dev *dev;
+	nm_mesh *mesh;
 	cmem_heap *heap;
 	int nworkers, nconn;
 	srv_worker *w;
@@ -104,7 +105,6 @@ struct corm_server {
 	struct ibv_mr *mr;
 	uint8_t *buf;
 	uint32_t msg_bytes;
-	nm_qp_attr qa;
 	atomic_bool stop;
 };
 
@@ -114,7 +114,7 @@ static corm_status reconnect_read_qp(corm_server *s, int i)
 {
 	char err[256];
 	srv_conn *c = &s->c[i];
-	if (nm_qp_reconnect(s->dev, c->rqp, &s->qa, &c->rlocal, &c->rremote, err, sizeof err)) {
+	if (nm_mesh_reconnect(s->mesh, c->thread, c->peer, CORM_QP_READ, true, err, sizeof err)) {
 		nm_warn("corm server: connection %d: %s", i, err);
 		return CORM_E_NIC;
 	}
@@ -206,12 +206,8 @@ void corm_server_stop(corm_server *s)
 
 void corm_server_free(corm_server *s)
 {
-	for (int i = 0; i < s->nconn; i++) {
-		ibv_destroy_qp(s->c[i].qp);
-		ibv_destroy_qp(s->c[i].rqp);
-	}
-	for (int i = 0; i < s->nworkers; i++)
-		ibv_destroy_cq(s->w[i].cq);
+	nm_mesh_destroy(s->mesh);
+	free(s->mesh);
 	ibv_dereg_mr(s->mr);
 	free(s->buf);
 	free(s->c);
@@ -221,137 +217,114 @@ void corm_server_free(corm_server *s)
 
 void corm_client_free(corm_client *cl)
 {
+	nm_mesh_destroy(cl->mesh);
+	free(cl->mesh);
 	for (int i = 0; i < cl->n; i++) {
-		ibv_destroy_qp(cl->c[i].qp);
-		ibv_destroy_qp(cl->c[i].rqp);
-		ibv_destroy_cq(cl->c[i].cq);
-		ibv_dereg_mr(cl->c[i].mr);
+		if (cl->c[i].mr)
+			ibv_dereg_mr(cl->c[i].mr);
 		free(cl->c[i].buf);
 	}
 	free(cl->c);
 	free(cl);
 }
 
-static struct ibv_qp *make_qp(nm_dev *d, struct ibv_cq *cq, const nm_qp_attr *qa, nm_ep *ep, const char **fail,
-			      char *err, size_t errlen)
+/* The harness's mesh as a star: every client rank's thread t has its two
+ * QPs (CORM_QP_RPC, CORM_QP_READ) to the server, whose passive ends for
+ * thread t complete on the CQ of its worker t. */
+static nm_mesh *star(nm_dev *d, const nm_qp_attr *qa, int T)
 {
-	struct ibv_qp *qp = nm_qp_create(d, cq, qa, NULL, err, errlen);
-	if (!qp)
-		*fail = err;
-	else
-		nm_qp_local_ep(d, qp, ep);
-	return qp;
+	int R = nm_boot_size();
+	uint8_t *to_server = nm_calloc((size_t)R * (size_t)R, 1);
+	for (int r = 1; r < R; r++)
+		to_server[r * R] = 1;
+	/* on the RPC QP a server keeps a RECV and its reply posted */
+	nm_mesh_cfg mc = {.nthreads = T, .qps = CORM_NQP, .initiates = to_server, .qp = *qa, .passive_wrs = 2,
+			  .passive_on_thread_cq = true};
+	nm_mesh *m = nm_calloc(1, sizeof *m);
+	nm_mesh_create(m, d, &mc, NULL);
+	free(to_server);
+	return m;
 }
 
-/* Where thread t's endpoint of kind q (0 RPC, 1 READ) sits in the
- * alltoall arrays, in the block of rank pair `peer`. */
-static size_t ep_index(int T, int peer, int q, int t) { return ((size_t)peer * 2 + (size_t)q) * (size_t)T + (size_t)t; }
+/* Rank 0: connection i serves client rank 1 + i / T, thread i % T; a RECV
+ * posted on each. NULL, or what failed. */
+static const char *server_new(corm_server **out, nm_dev *d, nm_mesh *mesh, cmem_heap *heap, int T, uint32_t msg)
+{
+	corm_server *s = nm_calloc(1, sizeof *s);
+	*out = s;
+	s->mesh = mesh;
+	s->heap = heap;
+	s->nworkers = T;
+	s->nconn = (mesh->nranks - 1) * T;
+	s->msg_bytes = msg;
+	s->w = nm_calloc((size_t)T, sizeof *s->w);
+	s->c = nm_calloc((size_t)(s->nconn ? s->nconn : 1), sizeof *s->c);
+	s->buf = nm_calloc((size_t)(s->nconn ? s->nconn : 1) * 2, msg);
+	s->mr = ibv_reg_mr(d->pd, s->buf, (size_t)(s->nconn ? s->nconn : 1) * 2 * msg, ACCESS);
+	if (!s->mr)
+		return "ibv_reg_mr(server buffers) failed";
+	for (int t = 0; t < T; t++)
+		s->w[t] = (srv_worker){.s = s, .index = t, .cq = mesh->cq[t]};
+	for (int i = 0; i < s->nconn; i++) {
+		srv_conn *c = &s->c[i];
+		c->peer = 1 + i / T;
+		c->thread = i % T;
+		c->qp = mesh->passive[nm_mesh_passive_index(mesh, c->peer, c->thread, CORM_QP_RPC)];
+		c->rqp = mesh->passive[nm_mesh_passive_index(mesh, c->peer, c->thread, CORM_QP_READ)];
+		c->send = s->buf + (size_t)i * 2 * msg;
+		c->recv = c->send + msg;
+		nm_msg_recv(c->qp, c->recv, msg, s->mr->lkey, (uint64_t)i, "corm server");
+	}
+	return NULL;
+}
+
+/* A client rank: thread t's buffers and its two QPs to the server. NULL, or
+ * what failed. */
+static const char *client_new(corm_client **out, nm_dev *d, nm_mesh *mesh, int T, uint32_t msg, uint32_t block_size,
+			      const corm_classes *cls)
+{
+	corm_client *cl = nm_calloc(1, sizeof *cl);
+	*out = cl;
+	cl->n = T;
+	cl->mesh = mesh;
+	cl->c = nm_calloc((size_t)T, sizeof *cl->c);
+	for (int t = 0; t < T; t++) {
+		corm_conn *c = &cl->c[t];
+		size_t len = 2 * (size_t)msg + block_size;
+		c->buf = nm_calloc(1, len);
+		c->req = (corm_msg *)c->buf;
+		c->rep = (corm_msg *)(c->buf + msg);
+		c->rd = c->buf + 2 * msg;
+		c->msg_bytes = msg;
+		c->block_size = block_size;
+		c->cls = cls;
+		c->mesh = mesh;
+		c->thread = t;
+		c->qp = nm_mesh_conn(mesh, t, 0, CORM_QP_RPC)->qp;
+		c->rqp = nm_mesh_conn(mesh, t, 0, CORM_QP_READ)->qp;
+		c->cq = mesh->cq[t];
+		c->mr = ibv_reg_mr(d->pd, c->buf, len, ACCESS);
+		if (!c->mr)
+			return "ibv_reg_mr(client buffers) failed";
+	}
+	return NULL;
+}
 
 void corm_net_setup(nm_dev *d, const nm_qp_attr *qa_in, int T, uint32_t msg_max, uint32_t block_size,
 		    cmem_heap *heap, const corm_classes *cls, corm_server **srv, corm_client **cli)
 {
-	int R = nm_boot_size(), me = nm_boot_rank();
-	char err[512] = "";
-	const char *fail = NULL;
 	nm_qp_attr qa = *qa_in;
 	qa.sq_depth = 8;
 	qa.max_inline = 0;
 	qa.rnr_retry = 7;
 	uint32_t msg = (uint32_t)nm_align64(sizeof(corm_msg) + msg_max);
-	/* Per rank pair, T RPC endpoints then T READ endpoints. */
-	size_t blk = 2 * (size_t)T * sizeof(nm_ep);
-	nm_ep *send = nm_calloc((size_t)R, blk), *recv = nm_calloc((size_t)R, blk);
+	nm_mesh *mesh = star(d, &qa, T);
 	*srv = NULL;
 	*cli = NULL;
-	if (me == 0) {
-		corm_server *s = nm_calloc(1, sizeof *s);
-		s->dev = d;
-		s->heap = heap;
-		s->nworkers = T;
-		s->nconn = (R - 1) * T;
-		s->msg_bytes = msg;
-		s->qa = qa;
-		s->w = nm_calloc((size_t)T, sizeof *s->w);
-		s->c = nm_calloc((size_t)(s->nconn ? s->nconn : 1), sizeof *s->c);
-		s->buf = nm_calloc((size_t)(s->nconn ? s->nconn : 1) * 2, msg);
-		s->mr = ibv_reg_mr(d->pd, s->buf, (size_t)(s->nconn ? s->nconn : 1) * 2 * msg, ACCESS);
-		if (!s->mr) {
-			snprintf(err, sizeof err, "ibv_reg_mr(server buffers): %s", strerror(errno));
-			fail = err;
-		}
-		for (int i = 0; i < T && !fail; i++) {
-			s->w[i] = (srv_worker){.s = s, .index = i, .cq = ibv_create_cq(d->ctx, 2 * (s->nconn / T + 1) + 16,
-										 NULL, NULL, 0)};
-			if (!s->w[i].cq)
-				fail = "ibv_create_cq(server) failed";
-		}
-		for (int i = 0; i < s->nconn && !fail; i++) {
-			srv_conn *c = &s->c[i];
-			c->send = s->buf + (size_t)i * 2 * msg;
-			c->recv = c->send + msg;
-			c->qp = make_qp(d, s->w[i % T].cq, &qa, &send[ep_index(T, 1 + i / T, 0, i % T)], &fail, err, sizeof err);
-			/* nothing is posted on the READ QP's server end: no completions */
-			if (!fail)
-				c->rqp = make_qp(d, s->w[i % T].cq, &qa, &c->rlocal, &fail, err, sizeof err);
-			send[ep_index(T, 1 + i / T, 1, i % T)] = c->rlocal;
-		}
-		*srv = s;
-	} else {
-		corm_client *cl = nm_calloc(1, sizeof *cl);
-		cl->n = T;
-		cl->c = nm_calloc((size_t)T, sizeof *cl->c);
-		for (int t = 0; t < T && !fail; t++) {
-			corm_conn *c = &cl->c[t];
-			size_t len = 2 * (size_t)msg + block_size;
-			c->buf = nm_calloc(1, len);
-			c->req = (corm_msg *)c->buf;
-			c->rep = (corm_msg *)(c->buf + msg);
-			c->rd = c->buf + 2 * msg;
-			c->msg_bytes = msg;
-			c->block_size = block_size;
-			c->cls = cls;
-			c->dev = d;
-			c->qa = qa;
-			c->mr = ibv_reg_mr(d->pd, c->buf, len, ACCESS);
-			c->cq = ibv_create_cq(d->ctx, 32, NULL, NULL, 0);
-			if (!c->mr || !c->cq) {
-				fail = "client buffers or CQ";
-				break;
-			}
-			c->qp = make_qp(d, c->cq, &qa, &send[ep_index(T, 0, 0, t)], &fail, err, sizeof err);
-			if (!fail)
-				c->rqp = make_qp(d, c->cq, &qa, &c->rlocal, &fail, err, sizeof err);
-			send[ep_index(T, 0, 1, t)] = c->rlocal;
-		}
-		*cli = cl;
-	}
+	const char *fail = nm_boot_rank() == 0 ? server_new(srv, d, mesh, heap, T, msg)
+					       : client_new(cli, d, mesh, T, msg, block_size, cls);
 	nm_boot_check(fail, NM_EXIT_FAIL);
-	nm_boot_alltoall(send, recv, blk);
-	if (me == 0) {
-		corm_server *s = *srv;
-		for (int i = 0; i < s->nconn && !fail; i++) {
-			size_t k = ep_index(T, 1 + i / T, 0, i % T);
-			srv_conn *c = &s->c[i];
-			c->rremote = recv[ep_index(T, 1 + i / T, 1, i % T)];
-			if (nm_qp_connect(d, c->qp, &qa, &send[k], &recv[k], err, sizeof err) ||
-			    nm_qp_connect(d, c->rqp, &qa, &c->rlocal, &c->rremote, err, sizeof err))
-				fail = err;
-			else
-				nm_msg_recv(c->qp, c->recv, msg, s->mr->lkey, (uint64_t)i, "corm server");
-		}
-	} else {
-		for (int t = 0; t < T && !fail; t++) {
-			corm_conn *c = &(*cli)->c[t];
-			size_t k = ep_index(T, 0, 0, t);
-			c->rremote = recv[ep_index(T, 0, 1, t)];
-			if (nm_qp_connect(d, c->qp, &qa, &send[k], &recv[k], err, sizeof err) ||
-			    nm_qp_connect(d, c->rqp, &qa, &c->rlocal, &c->rremote, err, sizeof err))
-				fail = err;
-		}
-	}
-	free(send);
-	free(recv);
-	nm_boot_check(fail, NM_EXIT_FAIL);
+	/* the server's RECVs are posted before any client sends */
 	nm_boot_barrier();
 }
 
@@ -389,8 +362,8 @@ static void recover_read_qp(corm_conn *c)
 	char err[256];
 	if (corm_rpc(c, CORM_RPC_RECONNECT, NULL, 0, NULL, 0, NULL, 0) != CORM_OK)
 		nm_fatal("corm: the server (rank 0) could not reset its end of READ QP %u (see its warning)",
-			 c->rremote.qpn);
-	if (nm_qp_reconnect(c->dev, c->rqp, &c->qa, &c->rlocal, &c->rremote, err, sizeof err))
+			 nm_mesh_conn(c->mesh, c->thread, 0, CORM_QP_READ)->ends.remote.qpn);
+	if (nm_mesh_reconnect(c->mesh, c->thread, 0, CORM_QP_READ, false, err, sizeof err))
 		nm_fatal("corm: recovering the READ QP after a refused READ: %s", err);
 }
 

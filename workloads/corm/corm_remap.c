@@ -7,7 +7,10 @@
  * mmap(MAP_FIXED) of the other file onto the VA, the strategy's NIC step,
  * then two READs of 64 bytes at the block's start: the first one after the
  * remap (ODP: the NIC faults the new page in) and a second one (steady).
- * Both must return the new file's bytes, else the point is invalid.
+ * Both must return the new file's bytes, else the point is invalid. The
+ * iterations run in the harness's measured loop (warm-up, --iters or
+ * --duration): one iteration is one operation, and its parts are timed as
+ * the kinds of metrics.lat_by_op, whose medians Fig. 8 plots.
  *
  * NIC steps: rereg ibv_rereg_mr(CHANGE_TRANSLATION), keys kept; odp none
  * (the mmap's invalidation is the whole step); odp-prefetch
@@ -26,7 +29,9 @@
 #include "corm_bench.h"
 #include "clock.h"
 #include "log.h"
+#include "workers.h"
 #include <errno.h>
+#include <inttypes.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
@@ -37,16 +42,21 @@
 typedef enum { RL_MMAP, RL_NIC, RL_REMAP, RL_FIRST, RL_STEADY, RL_N } remap_lat;
 static const char *const remap_lat_names[RL_N] = {"mmap", "nic_step", "remap", "first_read", "steady_read"};
 
+/* Every READ is checked, warm-up included; the counts are the point's checks. */
+typedef enum { RC_READS_OK, RC_READS_WRONG, RC_KEYS_CHANGED, RC_N } remap_counter;
+static const nm_counter remap_counters[RC_N] = {{"reads_ok", 0}, {"reads_wrong", 0}, {"keys_changed", 0}};
+
 typedef struct remap_run {
 	nm_dev *dev;
+	const nm_qp_attr *qa;
+	double timeout;
 	corm_remap strat;
 	uint32_t block;
 	uint8_t *raw, *va;   /* the reservation, the block-aligned VA in it */
 	int fd[2];
 	struct ibv_mr *mr;
 	corm_loop loop;
-	nm_hist lat[RL_N];
-	uint64_t reads_ok, reads_wrong, keys_changed;
+	bool ready;          /* set up without error */
 } remap_run;
 
 static int access_flags(corm_remap s)
@@ -86,6 +96,8 @@ static int make_files(remap_run *r, char *err, size_t errlen)
 	return 0;
 }
 
+/* The strategy's NIC step after the remap: -1 with err, else 1 when the
+ * rkey changed (defer), 0 when it did not. */
 static int nic_step(remap_run *r, char *err, size_t errlen)
 {
 	switch (r->strat) {
@@ -104,47 +116,89 @@ static int nic_step(remap_run *r, char *err, size_t errlen)
 		r->mr = ibv_reg_mr(r->dev->pd, r->va, r->block, CORM_ACCESS);
 		if (!r->mr)
 			return nm_errf(err, errlen, "ibv_reg_mr: %s", strerror(errno));
-		r->keys_changed += r->mr->rkey != old;
-		return 0;
+		return r->mr->rkey != old;
 	}
 	default:
 		return 0;
 	}
 }
 
-static void read_check(remap_run *r, int f, remap_lat k, double timeout)
+/* One READ of the block's start, timed into *ns: it must return file f's
+ * bytes. A failed READ leaves the loopback QP in error: false, nothing more
+ * can be read. */
+static bool read_check(remap_run *r, nm_meter *m, int f, remap_lat k, uint64_t it, uint64_t *ns)
 {
 	uint64_t t0 = nm_ticks();
-	int rc = corm_loop_read(&r->loop, (uintptr_t)r->va, r->mr->rkey, READ_LEN, timeout);
-	nm_hist_add(&r->lat[k], nm_ticks_to_ns(nm_ticks() - t0));
+	int rc = corm_loop_read(&r->loop, (uintptr_t)r->va, r->mr->rkey, READ_LEN, r->timeout);
+	*ns = nm_ticks_to_ns(nm_ticks() - t0);
 	bool ok = rc == 0;
 	for (uint32_t i = 0; ok && i < READ_LEN / 4; i++)
 		ok = ((const uint32_t *)r->loop.buf)[i] == tag_word(f, i);
-	if (ok)
-		r->reads_ok++;
-	else
-		r->reads_wrong++;
+	m->c[ok ? RC_READS_OK : RC_READS_WRONG]++;
+	if (!ok)
+		nm_error_note(&m->err, "remap %" PRIu64 ": the %s READ %s", it, remap_lat_names[k],
+			      rc ? "failed or timed out" : "returned the old file's bytes");
+	return rc == 0;
 }
 
-static int iterate(remap_run *r, uint64_t iters, double timeout, char *err, size_t errlen)
+/* Before the common start: the files, the MR, the loopback QP, and the
+ * first mapping faulted in by one READ. */
+static void remap_setup(nm_worker *w)
 {
-	read_check(r, 0, RL_STEADY, timeout); /* the first mapping faulted in */
-	for (uint64_t it = 0; it < iters; it++) {
-		int f = (int)((it + 1) & 1);
-		uint64_t t0 = nm_ticks();
-		if (mmap(r->va, r->block, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_FIXED, r->fd[f], 0) == MAP_FAILED)
-			return nm_errf(err, errlen, "mmap(MAP_FIXED): %s", strerror(errno));
-		uint64_t t1 = nm_ticks();
-		if (nic_step(r, err, errlen))
-			return -1;
-		uint64_t t2 = nm_ticks();
-		nm_hist_add(&r->lat[RL_MMAP], nm_ticks_to_ns(t1 - t0));
-		nm_hist_add(&r->lat[RL_NIC], nm_ticks_to_ns(t2 - t1));
-		nm_hist_add(&r->lat[RL_REMAP], nm_ticks_to_ns(t2 - t0));
-		read_check(r, f, RL_FIRST, timeout);
-		read_check(r, f, RL_STEADY, timeout);
+	remap_run *r = w->arg;
+	char err[512] = "";
+	uint64_t ns;
+	if (make_files(r, err, sizeof err) || corm_loop_open(&r->loop, r->dev, r->qa, READ_LEN, err, sizeof err)) {
+		nm_error_note(&w->meter->err, "%s", err);
+		return;
 	}
-	return 0;
+	r->ready = read_check(r, w->meter, 0, RL_STEADY, 0, &ns);
+}
+
+/* One remap onto file f: the mmap, then the strategy's NIC step; their
+ * times into ns[RL_MMAP], ns[RL_NIC], ns[RL_REMAP]. -1 with err, else
+ * nic_step's 0 or 1. */
+static int remap_once(remap_run *r, int f, uint64_t *ns, char *err, size_t errlen)
+{
+	uint64_t t0 = nm_ticks();
+	if (mmap(r->va, r->block, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_FIXED, r->fd[f], 0) == MAP_FAILED)
+		return nm_errf(err, errlen, "mmap(MAP_FIXED): %s", strerror(errno));
+	uint64_t t1 = nm_ticks();
+	int rc = nic_step(r, err, errlen);
+	uint64_t t2 = nm_ticks();
+	ns[RL_MMAP] = nm_ticks_to_ns(t1 - t0);
+	ns[RL_NIC] = nm_ticks_to_ns(t2 - t1);
+	ns[RL_REMAP] = nm_ticks_to_ns(t2 - t0);
+	return rc;
+}
+
+/* The measured loop: one iteration is a remap and the two READs after it;
+ * its parts are timed as kinds when the iteration is measured. */
+static void remap_body(nm_worker *w)
+{
+	remap_run *r = w->arg;
+	nm_meter *m = w->meter;
+	char err[512] = "";
+	nm_loop lp;
+	nm_loop_init(&lp, m);
+	while (r->ready && nm_loop_next(&lp)) {
+		int f = (int)(lp.i & 1);
+		uint64_t ns[RL_N], t0 = nm_ticks();
+		int rc = remap_once(r, f, ns, err, sizeof err);
+		if (rc < 0)
+			nm_error_note(&m->err, "remap %" PRIu64 ": %s", lp.i, err);
+		if (rc < 0 || !read_check(r, m, f, RL_FIRST, lp.i, &ns[RL_FIRST]) ||
+		    !read_check(r, m, f, RL_STEADY, lp.i, &ns[RL_STEADY])) {
+			/* the block or the QP is in no known state: the loop ends here */
+			if (m->measuring)
+				nm_meter_end(m, nm_ticks());
+			break;
+		}
+		m->c[RC_KEYS_CHANGED] += (uint64_t)rc;
+		if (nm_loop_done(&lp, t0, nm_ticks()))
+			for (int k = 0; k < RL_N; k++)
+				nm_meter_kind(m, k, ns[k]);
+	}
 }
 
 static void remap_close(remap_run *r)
@@ -159,40 +213,49 @@ static void remap_close(remap_run *r)
 			close(r->fd[f]);
 }
 
-void corm_remap_bench(nm_ctx *ctx, const corm_point *p, corm_remap strat, json_t *out)
-{
-	remap_run r = {.dev = ctx->dev, .strat = strat, .block = p->block_size, .fd = {-1, -1}};
-	for (int k = 0; k < RL_N; k++)
-		nm_hist_init(&r.lat[k]);
-	char err[512] = "";
-	int rc = make_files(&r, err, sizeof err);
-	if (!rc)
-		rc = corm_loop_open(&r.loop, ctx->dev, &ctx->base.qp, READ_LEN, err, sizeof err);
-	if (!rc)
-		rc = iterate(&r, ctx->base.measure.iters, ctx->base.timeout, err, sizeof err);
-	remap_close(&r);
+/* The median of kind k in us. */
+static double median_us(const nm_measure *ms, remap_lat k) { return nm_hist_quantile(&ms->kind[k], 0.5) / 1e3; }
 
-	json_t *m = json_object(), *lat = json_object();
-	for (int k = 0; k < RL_N; k++)
-		if (r.lat[k].count)
-			json_object_set_new(lat, remap_lat_names[k], nm_hist_summary_json(&r.lat[k]));
-	json_object_set_new(m, "lat", lat);
-	/* Medians in us: what Fig. 8 plots. */
-	double first = nm_hist_quantile(&r.lat[RL_FIRST], 0.5) / 1e3, steady = nm_hist_quantile(&r.lat[RL_STEADY], 0.5) / 1e3;
-	json_object_set_new(m, "mmap_us", json_real(nm_hist_quantile(&r.lat[RL_MMAP], 0.5) / 1e3));
-	json_object_set_new(m, "nic_step_us", json_real(nm_hist_quantile(&r.lat[RL_NIC], 0.5) / 1e3));
-	json_object_set_new(m, "remap_us", json_real(nm_hist_quantile(&r.lat[RL_REMAP], 0.5) / 1e3));
+/* Rank 0: the measure's metrics, with the medians Fig. 8 plots; the checks. */
+static void remap_result(const nm_measure *ms, json_t *out)
+{
+	json_t *m = nm_measure_metrics(ms);
+	double first = median_us(ms, RL_FIRST), steady = median_us(ms, RL_STEADY);
+	json_object_set_new(m, "mmap_us", json_real(median_us(ms, RL_MMAP)));
+	json_object_set_new(m, "nic_step_us", json_real(median_us(ms, RL_NIC)));
+	json_object_set_new(m, "remap_us", json_real(median_us(ms, RL_REMAP)));
 	json_object_set_new(m, "first_read_us", json_real(first));
 	json_object_set_new(m, "steady_read_us", json_real(steady));
 	json_object_set_new(m, "first_read_penalty_us", json_real(first - steady));
 	json_object_set_new(out, "metrics", m);
-	json_t *c = json_object();
-	json_object_set_new(c, "ok", json_boolean(rc == 0));
-	if (rc)
-		json_object_set_new(c, "first_error", json_string(err));
-	json_object_set_new(c, "reads_ok", json_integer((json_int_t)r.reads_ok));
-	json_object_set_new(c, "reads_wrong", json_integer((json_int_t)r.reads_wrong));
-	json_object_set_new(c, "keys_changed", json_integer((json_int_t)r.keys_changed));
-	json_object_set_new(out, "checks", c);
-	json_object_set_new(out, "valid", json_boolean(rc == 0 && r.reads_wrong == 0 && r.reads_ok > 0));
+	const uint64_t *c = ms->total_c;
+	json_t *ck = json_object();
+	json_object_set_new(ck, "ok", json_boolean(ms->errors == 0));
+	if (ms->first_error[0])
+		json_object_set_new(ck, "first_error", json_string(ms->first_error));
+	for (int k = 0; k < RC_N; k++)
+		json_object_set_new(ck, remap_counters[k].name, json_integer((json_int_t)c[k]));
+	json_object_set_new(out, "checks", ck);
+	json_object_set_new(out, "valid", json_boolean(ms->errors == 0 && c[RC_READS_WRONG] == 0 && c[RC_READS_OK] > 0));
+}
+
+void corm_remap_bench(nm_ctx *ctx, const corm_point *p, corm_remap strat, bool run, json_t *out)
+{
+	static const nm_measure_def def = {"remaps", remap_counters, RC_N, remap_lat_names, RL_N};
+	int T = run ? 1 : 0;
+	nm_measure *ms = nm_measure_new(&ctx->base.measure, &def, ctx->rank, T);
+	remap_run r = {.dev = ctx->dev, .qa = &ctx->base.qp, .timeout = ctx->base.timeout, .strat = strat,
+		       .block = p->block_size, .fd = {-1, -1}};
+	if (run) {
+		nm_round rd = {.workers = 1, .numa_node = ctx->base.mem_node, .setup = remap_setup, .body = remap_body,
+			       .arg = &r, .measure = ms};
+		nm_workers_run(&rd);
+	} else {
+		nm_workers_sit_out(ms);
+	}
+	remap_close(&r);
+	nm_measure_gather(ms);
+	if (run)
+		remap_result(ms, out);
+	nm_measure_free(ms);
 }
