@@ -79,6 +79,7 @@ corm|writes|harness/measure.c|& NM_COUNT_METRIC
 corm|fairness.threads|harness/measure.c|"fairness", fairness(
 corm|fairness.threads|harness/measure.c|"threads", (int)n
 corm-sim|reduction|workloads/corm/corm_sim.c|"reduction"
+control|ripple_pct|workloads/control/control.c|"ripple_pct"
 clover|mops|workloads/clover/clover.c|{"ops", cl_counters
 clover|mops|harness/measure.c|"m%s"
 clover|rtts.p99|workloads/clover/clover.c|"rtts", rtt
