@@ -3,7 +3,8 @@
 # (Fig. 7) with a controller and two converter ranks, a stable and an
 # unstable controller period in one job; the channel's checks (tags,
 # sequence order, sum, final copies) on every point; an injected wrong-slot
-# read caught; the check config at its ranks. In an emulated guest the 10 us
+# read caught (configs/check/loco-fig7.json and its figure run in
+# test_run_all.sh and tests/run-all-check.sh). In an emulated guest the 10 us
 # loops miss most deadlines: the test requires that they are counted and
 # reported, not that they are met. Runs where an RDMA device exists (inside
 # tests/vm/netmem-vm in CI).
@@ -45,11 +46,4 @@ nm_run inj 3 --converters 4 --inject wrong-slot -D 0.05
 check "injected wrong-slot: exit 1, point invalid, tag mismatch named" \
 	nm_rc_jq inj 1 '(.points | length) == 1 and (.points[0] | .valid == false and .checks.violations > 0 and (.checks.first_error | test("tag mismatch")))'
 
-# 3. the check config with the ranks it names
-np=$(jq -r '.ranks' configs/check/loco-fig7.json)
-$MPI -np "$np" $N run configs/check/loco-fig7.json $Q --output "$tmp/cfg.json" >"$tmp/cfg.out" 2>"$tmp/cfg.err"
-echo $? >"$tmp/cfg.rc"
-check "configs/check/loco-fig7.json with its $np ranks: exit 0, all points valid" \
-	nm_rc_jq cfg 0 '(.points | length) == 2 and all(.points[]; .valid)'
-check "check config: the figure draws" sh -c "gnuplot -e \"in='$tmp/cfg.json'; out='$tmp/cfg.png'\" plots/loco_fig7.gp && [ -s $tmp/cfg.png ]"
 t_summary
