@@ -357,10 +357,13 @@ static void print_claim(const nm_claim_result *r)
 {
 	char basis[96];
 	printf("claim %s: %s", json_string_value(json_object_get(r->claim, "id")), nm_verdict_names[r->verdict]);
-	if (nm_verdict_measured(r->verdict) && r->used) {
+	if (nm_verdict_measured(r->verdict)) {
 		nm_basis_describe(&r->basis, basis, sizeof basis);
-		printf(" (measured %.4g, %s%s)", r->measured, basis,
-		       nm_claim_on_hardware(r) || r->basis.simulated ? "" : ", not a hardware reproduction");
+		if (r->used)
+			printf(" (measured %.4g, ", r->measured);
+		else
+			printf(" ("); /* every point skipped: what it ran on still says what it is */
+		printf("%s%s)", basis, nm_claim_on_hardware(r) || r->basis.simulated ? "" : ", not a hardware reproduction");
 	}
 	if (r->verdict == NM_VERDICT_FAILED || r->verdict == NM_VERDICT_NO_MATCH || r->verdict == NM_VERDICT_NOT_EXERCISED ||
 	    json_object_get(r->claim, "needs"))
