@@ -106,21 +106,13 @@ static void put_value(FILE *f, const json_t *v)
 	free(s);
 }
 
-/* Every number (or null: an undefined mean) under m into flat, by dotted path. */
-static void flatten(const json_t *m, const char *prefix, json_t *flat)
+/* A summary entry's metric: geomean is flat already (result.c writes each
+ * numeric leaf under its dotted path); a number, or null for an undefined
+ * mean, else NULL. */
+static const json_t *metric_of(const json_t *geomean, const char *key)
 {
-	const char *key;
-	json_t *v;
-	json_object_foreach((json_t *)m, key, v) {
-		size_t n = strlen(prefix) + strlen(key) + 2;
-		char *path = nm_malloc(n);
-		snprintf(path, n, "%s%s%s", prefix, *prefix ? "." : "", key);
-		if (json_is_object(v))
-			flatten(v, path, flat);
-		else if (json_is_number(v) || json_is_null(v))
-			json_object_set(flat, path, v);
-		free(path);
-	}
+	const json_t *v = json_object_get(geomean, key);
+	return json_is_number(v) || json_is_null(v) ? v : NULL;
 }
 
 /* What a document's rows share: the fixed columns after valid and reps. */
@@ -206,7 +198,11 @@ static size_t write_csv(FILE *f, const nm_run *run)
 		json_array_foreach(json_object_get(run->docs[i].doc, "summary"), j, e) {
 			if (json_is_object(json_object_get(e, "params")))
 				json_object_update(pu, json_object_get(e, "params"));
-			flatten(json_object_get(e, "geomean"), "", mu);
+			const char *key;
+			json_t *v, *g = json_object_get(e, "geomean");
+			json_object_foreach(g, key, v)
+				if (metric_of(g, key))
+					json_object_set(mu, key, v);
 		}
 	col_set params = col_set_of(pu, "param.", NULL);
 	col_set metrics = col_set_of(mu, "metric.", pu);
@@ -221,8 +217,6 @@ static size_t write_csv(FILE *f, const nm_run *run)
 		const nm_rundoc *d = &run->docs[i];
 		doc_cells dc = doc_cells_of(d);
 		json_array_foreach(json_object_get(d->doc, "summary"), j, e) {
-			json_t *flat = json_object();
-			flatten(json_object_get(e, "geomean"), "", flat);
 			put_field(f, d->name, true);
 			put_field(f, d->experiment, false);
 			put_value(f, json_object_get(e, "valid"));
@@ -235,9 +229,8 @@ static size_t write_csv(FILE *f, const nm_run *run)
 			for (size_t k = 0; k < params.n; k++)
 				put_value(f, json_object_get(json_object_get(e, "params"), params.keys[k]));
 			for (size_t k = 0; k < metrics.n; k++)
-				put_value(f, json_object_get(flat, metrics.keys[k]));
+				put_value(f, metric_of(json_object_get(e, "geomean"), metrics.keys[k]));
 			fputc('\n', f);
-			json_decref(flat);
 			rows++;
 		}
 		json_decref(dc.hosts);
