@@ -91,3 +91,6 @@ extern const nm_opt nm_harness_opts[];
 /* Decodes them (and --iters/--duration/--warmup where the experiment
  * declares them) from a point. */
 void nm_base_decode(const json_t *pt, int nranks, nm_base *b);
+/* The verdict word of a point's stdout row (the report hook): "ok", or
+ * "INVALID" when a check failed; every family prints the same word. */
+const char *nm_point_verdict(const json_t *res);

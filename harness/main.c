@@ -55,6 +55,11 @@ const nm_opt nm_harness_opts[] = {
 	NM_OPT_END,
 };
 
+const char *nm_point_verdict(const json_t *res)
+{
+	return json_is_true(json_object_get(res, "valid")) ? "ok" : "INVALID";
+}
+
 void nm_base_decode(const json_t *pt, int nranks, nm_base *b)
 {
 	*b = (nm_base){

@@ -420,7 +420,7 @@ static void cl_report(const json_t *pt, const json_t *res, bool first)
 	       json_real_value(json_object_get(lat, "p50")), json_real_value(json_object_get(lat, "p99")),
 	       json_real_value(json_object_get(mt, "cas_per_write")),
 	       json_real_value(json_object_get(json_object_get(mt, "rtts"), "p99")),
-	       json_is_true(json_object_get(res, "valid")) ? "ok" : "INVALID");
+	       nm_point_verdict(res));
 }
 
 static const nm_experiment cl_experiment = {

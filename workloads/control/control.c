@@ -566,7 +566,7 @@ static void control_report(const json_t *pt, const json_t *res, bool first)
 {
 	const json_t *mt = json_object_get(res, "metrics"), *md = json_object_get(mt, "missed_deadlines");
 	const json_t *st = json_object_get(mt, "staleness");
-	const char *valid = json_is_true(json_object_get(res, "valid")) ? "ok" : "INVALID";
+	const char *valid = nm_point_verdict(res);
 #define NUM(o, k) json_number_value(json_object_get(o, k))
 #define AGE(k, q) NUM(json_object_get(st, k), q)
 	if (first)

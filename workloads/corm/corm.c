@@ -625,7 +625,7 @@ static void remap_report(const json_t *pt, const json_t *res, bool first)
 	       nm_cfg_int(pt, "block_size"), json_real_value(json_object_get(m, "mmap_us")),
 	       json_real_value(json_object_get(m, "nic_step_us")), json_real_value(json_object_get(m, "first_read_us")),
 	       json_real_value(json_object_get(m, "first_read_penalty_us")),
-	       json_is_true(json_object_get(res, "valid")) ? "ok" : "INVALID");
+	       nm_point_verdict(res));
 }
 
 static void corm_report(const json_t *pt, const json_t *res, bool first)
@@ -646,7 +646,7 @@ static void corm_report(const json_t *pt, const json_t *res, bool first)
 	       (double)json_integer_value(json_object_get(mem, "active_bytes_after")) / 1024,
 	       json_real_value(json_object_get(m, "ops_per_sec")),
 	       (int64_t)json_integer_value(json_object_get(tl, "direct_miss")),
-	       json_is_true(json_object_get(res, "valid")) ? "ok" : "INVALID");
+	       nm_point_verdict(res));
 }
 
 static const nm_experiment corm_experiment = {

@@ -312,7 +312,7 @@ static void kv_report(const json_t *pt, const json_t *res, bool first)
 	       nm_cfg_int(pt, "threads"), nm_cfg_int(pt, "window"), nm_cfg_int(pt, "keys"),
 	       json_real_value(json_object_get(mt, "ops_per_sec")), json_real_value(json_object_get(lat, "p50")),
 	       json_real_value(json_object_get(lat, "p99")),
-	       json_is_true(json_object_get(res, "valid")) ? "ok" : "INVALID");
+	       nm_point_verdict(res));
 }
 
 static const nm_experiment kv_experiment = {

@@ -548,7 +548,7 @@ static void barrier_report(const json_t *pt, const json_t *res, bool first)
 {
 	const json_t *mt = json_object_get(res, "metrics"), *lat = json_object_get(mt, "lat");
 	const json_t *eff = json_object_get(res, "effective");
-	const char *valid = json_is_true(json_object_get(res, "valid")) ? "ok" : "INVALID";
+	const char *valid = nm_point_verdict(res);
 #define L(k) json_real_value(json_object_get(lat, k))
 	bool sst = !strcmp(nm_cfg_str(pt, "impl"), "sst");
 	if (first)

@@ -430,7 +430,7 @@ static void lock_report(const json_t *pt, const json_t *res, bool first)
 	       json_real_value(json_object_get(mt, "ops_per_sec")),
 	       json_real_value(json_object_get(lat, "p50")), json_real_value(json_object_get(lat, "p99")),
 	       json_real_value(json_object_get(lat, "max")),
-	       json_is_true(json_object_get(res, "valid")) ? "ok" : "INVALID");
+	       nm_point_verdict(res));
 }
 
 /* The papers headline ratios ("ALock up to 29x"): a point whose sweep also ran

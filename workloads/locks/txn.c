@@ -504,7 +504,7 @@ static void txn_report(const json_t *pt, const json_t *res, bool first)
 	       nm_cfg_int(pt, "threads"), json_integer_value(json_object_get(ef, "workers")),
 	       nm_cfg_int(pt, "accounts"), json_real_value(json_object_get(mt, "txns_per_sec")),
 	       json_real_value(json_object_get(lat, "p50")), json_real_value(json_object_get(lat, "p99")),
-	       json_is_true(json_object_get(res, "valid")) ? "ok" : "INVALID");
+	       nm_point_verdict(res));
 }
 
 static const nm_experiment txn_experiment = {

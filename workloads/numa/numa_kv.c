@@ -580,7 +580,7 @@ static void kv_report(const json_t *pt, const json_t *res, bool first)
 	       json_real_value(json_object_get(mt, "ops_per_sec")),
 	       json_real_value(json_object_get(mt, "get_lat_mean_us")),
 	       json_real_value(json_object_get(mt, "put_lat_mean_us")),
-	       json_is_true(json_object_get(res, "valid")) ? "ok" : "INVALID");
+	       nm_point_verdict(res));
 }
 
 static void kv_run(nm_ctx *ctx, const void *point, json_t *out)

@@ -287,7 +287,7 @@ static void matrix_report(const json_t *pt, const json_t *res, bool first)
 	json_t *row, *v;
 	printf(" memory latency (ns), %s, buffer %" PRId64 " B: rows CPU node, columns memory node (%s)\n",
 	       json_string_value(json_object_get(json_object_get(res, "effective"), "host")), nm_cfg_int(pt, "buf"),
-	       json_is_true(json_object_get(res, "valid")) ? "ok" : "INVALID");
+	       nm_point_verdict(res));
 	printf(" %8s", "");
 	json_array_foreach(nodes, i, v) printf(" %8" JSON_INTEGER_FORMAT, json_integer_value(v));
 	printf("\n");

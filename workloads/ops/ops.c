@@ -440,7 +440,7 @@ static void ops_report(const json_t *pt, const json_t *res, bool first)
 	static int last_mode = -1;
 	first = first || last_mode != bw;
 	last_mode = bw;
-	const char *valid = json_is_true(json_object_get(res, "valid")) ? "ok" : "INVALID";
+	const char *valid = nm_point_verdict(res);
 #define L(k) json_real_value(json_object_get(lat, k))
 	if (bw) {
 		if (first)
