@@ -82,6 +82,7 @@ nm_rdma_device() {
 
 # expect_usage "what" cmd...: exit status 2, exactly one line on stderr that
 # starts with "netmem:" (mpirun's own notes are ignored), no core dump.
+# With NM_USAGE_ERR=FILE set for the call, its stderr is kept there.
 expect_usage() {
 	what=$1; shift
 	err=$(mktemp); rm -f core core.*
@@ -92,7 +93,8 @@ expect_usage() {
 	else
 		notok "$what: exit $rc, $lines netmem line(s): $(head -c 600 "$err" | tr '\n' '|')"
 	fi
-	rm -f "$err"
+	# NM_USAGE_ERR=FILE keeps stderr for more checks (no second job to read it)
+	if [ -n "${NM_USAGE_ERR:-}" ]; then mv "$err" "$NM_USAGE_ERR"; else rm -f "$err"; fi
 }
 
 # Integration-test helpers: nm_setup SUBCOMMAND sets up a temp dir and mpirun
@@ -112,8 +114,12 @@ nm_setup() {
 nm_run() {
 	nm_flush
 	name=$1; np=$2; shift 2
+	t0=$(date +%s.%N)
 	$MPI -np "$np" $N "$NM_SUB" $Q --output "$tmp/$name.json" "$@" >"$tmp/$name.out" 2>"$tmp/$name.err"
 	echo $? >"$tmp/$name.rc"
+	# NETMEM_TEST_PROFILE=FILE: one line per job (test, job, seconds), to see where a lane's time goes
+	[ -z "${NETMEM_TEST_PROFILE:-}" ] ||
+		awk -v a="$t0" -v b="$(date +%s.%N)" -v t="${0##*/}" -v n="$name" 'BEGIN { printf "%s %s %.1f\n", t, n, b - a }' >>"$NETMEM_TEST_PROFILE"
 }
 nm_rc() { cat "$tmp/$1.rc"; }
 nm_jq() { jq -e "$2" "$tmp/$1.json" >/dev/null 2>&1; }
