@@ -523,6 +523,8 @@ static void correct(cmem_heap *h, cmem_block *b, uint32_t slot, corm_ptr *p)
 		return;
 	}
 	p->addr = base + (uint64_t)slot * b->slot_size;
+	/* the VA's key now: a remap may have brought a new one */
+	p->rkey = __atomic_load_n(&cmem_va(h, base)->rkey, __ATOMIC_ACQUIRE);
 }
 
 /* One copy of the object at the pointer's offset hint in b without the
@@ -782,8 +784,16 @@ static int remap_all(cmem_heap *h, cmem_block *a, cmem_block *b, cmem_compact_st
 			}
 			uint64_t t1 = now_ns();
 			st->mmap_ns += t1 - t0;
-			if (h->cfg.nic.remap && h->cfg.nic.remap(h->cfg.nic.arg, h->vb[v].mr, va_of(h, v), h->cfg.block_size, err, errlen))
+			uint32_t key = h->vb[v].rkey;
+			if (h->cfg.nic.remap &&
+			    h->cfg.nic.remap(h->cfg.nic.arg, &h->vb[v].mr, va_of(h, v), h->cfg.block_size, &key, err, errlen))
 				return -1;
+			if (key != h->vb[v].rkey) {
+				/* readers holding the old key are refused by the NIC and
+				 * learn this one from the next pointer correction */
+				__atomic_store_n(&h->vb[v].rkey, key, __ATOMIC_RELEASE);
+				st->keys_changed++;
+			}
 			st->nic_ns += now_ns() - t1;
 		} else if (h->vb[v].pinned < 0) {
 			h->vb[v].pinned = a->phys;

@@ -81,11 +81,13 @@ static const nm_opt corm_opts[] = {
 	{"occupancy", 0, NM_OPT_DOUBLE, "0.9", 0, 1, NULL, NM_OPT_LIST,
 	 "compaction: blocks at most this full are collected"},
 	{"interval", 0, NM_OPT_DOUBLE, "0.05", 0.001, 60, NULL, 0, "time-series interval (s)"},
-	{"inject", 0, NM_OPT_ENUM, "none", 0, 0, "none,no-id-check,read-refused", 0,
+	{"inject", 0, NM_OPT_ENUM, "none", 0, 0, "none,no-id-check,read-refused,new-rkey", 0,
 	 "a fault that the checks must catch: no-id-check makes DirectRead accept whatever object sits at the "
 	 "pointer's address (stale reads, the point invalid); read-refused sends one DirectRead in 50 with a "
 	 "wrong key, which the device refuses (the READ QP recovered, the read falls back, counted as "
-	 "direct_read_refused)"},
+	 "direct_read_refused); new-rkey registers every remapped VA afresh, as a NIC whose ibv_rereg_mr hands "
+	 "back a new key (reads with the old key are refused, and the RPC fallback brings the new one: "
+	 "rkey_updated)"},
 	{"va-blocks", 0, NM_OPT_SIZE, "65536", 16, 1ll << 24, NULL, 0, "server address space, in blocks"},
 	NM_OPT_ITERS("1000", "operations of each kind (latency), remaps (remap)"),
 	NM_OPT_DURATION,
@@ -215,6 +217,7 @@ static json_t *stats_json(const cmem_compact_stats *s, int rc, const char *err)
 	json_object_set_new(j, "moved_to_other_offset", json_integer((json_int_t)s->moved_offset));
 	json_object_set_new(j, "blocks_without_partner", json_integer((json_int_t)s->no_partner));
 	json_object_set_new(j, "remapped_vas", json_integer((json_int_t)s->remaps));
+	json_object_set_new(j, "keys_changed", json_integer((json_int_t)s->keys_changed));
 	json_object_set_new(j, "collect_us", json_real((double)s->collect_ns / 1e3));
 	json_object_set_new(j, "compact_us", json_real((double)s->compact_ns / 1e3));
 	json_object_set_new(j, "mmap_us_per_remap", json_real(s->remaps ? (double)s->mmap_ns / 1e3 / (double)s->remaps : 0));
@@ -234,6 +237,7 @@ static json_t *effective_json(const nm_ctx *ctx, const corm_caps *cp, corm_remap
 	json_object_set_new(eff, "emulated", json_boolean(ctx->dev->emulated));
 	json_object_set_new(eff, "odp_rc_read", json_boolean(cp->odp_rc_read));
 	json_object_set_new(eff, "rereg", json_string(cp->rereg_errno ? strerror(cp->rereg_errno) : "ok"));
+	json_object_set_new(eff, "rereg_new_key", json_boolean(cp->rereg_new_key));
 	json_object_set_new(eff, "advise_mr", json_string(cp->advise_errno ? strerror(cp->advise_errno) : "ok"));
 	if (cp->odp_rc_read) {
 		json_object_set_new(eff, "odp_read_probed", json_boolean(cp->odp_read_checked));
@@ -286,7 +290,7 @@ static void heap_up(nm_ctx *ctx, const corm_point *p, corm_srv *sv)
 	const char *fail = probe_point(ctx, p, &sv->caps, &sv->strat, &sv->lim, err, sizeof err);
 	nm_boot_check(fail, NM_EXIT_USAGE);
 	if (ctx->rank == 0) {
-		sv->nic = (corm_nicctx){.dev = ctx->dev, .strat = sv->strat};
+		sv->nic = (corm_nicctx){.dev = ctx->dev, .strat = sv->strat, .new_key = p->inject == CORM_INJECT_NEW_RKEY};
 		sv->h = nm_calloc(1, sizeof *sv->h);
 		cmem_heap_cfg hc = {.block_size = p->block_size, .va_blocks = p->va_blocks, .threads = ctx->base.threads,
 				    .seed = ctx->base.seed, .mode = sv->strat == CORM_STRAT_DEFER ? CORM_DEFER : CORM_REMAP,
@@ -438,7 +442,9 @@ static void client_point(nm_ctx *ctx, const corm_point *p, corm_run *r)
 		th->lim = sv.lim;
 		if (nm_series_init(&th->series, series_width_ns(p), CORM_SERIES_MAX))
 			nm_fatal("corm: out of memory for the time series");
-		th->c->refusal_ok = sv.lim.remap_refusals || p->inject == CORM_INJECT_READ_REFUSED;
+		/* a READ with a key the server has replaced is refused like one racing a remap */
+		th->c->refusal_ok = sv.lim.remap_refusals || p->inject == CORM_INJECT_READ_REFUSED ||
+				    p->inject == CORM_INJECT_NEW_RKEY;
 	}
 	if (p->keys == CORM_KEYS_SHARED) {
 		clients_round(r, NULL, w_load, NULL);

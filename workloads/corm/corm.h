@@ -32,6 +32,7 @@ extern const char *const corm_remap_names[CORM_NSTRATS];
 typedef struct corm_caps {
 	bool odp_rc_read;        /* explicit ODP MRs readable over RC */
 	int rereg_errno;         /* 0: rereg with a new translation worked */
+	bool rereg_new_key;      /* ... and handed back another rkey (the heap publishes it) */
 	int advise_errno;        /* 0: ibv_advise_mr prefetch worked */
 	/* Real READs through an ODP MR (loopback QP), when odp_rc_read: */
 	bool odp_read_checked;   /* both probe READs completed */
@@ -65,6 +66,7 @@ void corm_loop_close(corm_loop *l);
 typedef struct corm_nicctx {
 	nm_dev *dev;
 	corm_remap strat;
+	bool new_key;   /* --inject new-rkey: every remap registers the VA afresh */
 } corm_nicctx;
 cmem_nic corm_nic_hooks(corm_nicctx *n);
 

@@ -39,13 +39,31 @@ static void hook_dereg(void *arg, void *mr)
 	ibv_dereg_mr(mr);
 }
 
-static int hook_remap(void *arg, void *mr, void *va, size_t len, char *err, size_t errlen)
+/* --inject new-rkey: the VA registered afresh (the new MR before the old
+ * one goes, so its key differs), as a NIC whose ibv_rereg_mr hands back
+ * another key; the heap then publishes it. */
+static int new_key(corm_nicctx *n, void **mrp, void *va, size_t len, uint32_t *rkey, char *err, size_t errlen)
+{
+	int odp = n->strat == CORM_STRAT_ODP || n->strat == CORM_STRAT_ODP_PREFETCH;
+	struct ibv_mr *fresh = ibv_reg_mr(n->dev->pd, va, len, ACCESS | (odp ? IBV_ACCESS_ON_DEMAND : 0));
+	if (!fresh)
+		return nm_errf(err, errlen, "ibv_reg_mr(remapped block, %zu bytes): %s", len, strerror(errno));
+	ibv_dereg_mr(*mrp);
+	*mrp = fresh;
+	*rkey = fresh->rkey;
+	return 0;
+}
+
+static int hook_remap(void *arg, void **mrp, void *va, size_t len, uint32_t *rkey, char *err, size_t errlen)
 {
 	corm_nicctx *n = arg;
-	struct ibv_mr *m = mr;
+	struct ibv_mr *m = *mrp;
+	if (n->new_key)
+		return new_key(n, mrp, va, len, rkey, err, errlen);
 	if (n->strat == CORM_STRAT_REREG) {
 		if (ibv_rereg_mr(m, IBV_REREG_MR_CHANGE_TRANSLATION, NULL, va, len, ACCESS))
 			return nm_errf(err, errlen, "ibv_rereg_mr: %s", strerror(errno));
+		*rkey = m->rkey; /* the same on mlx4 and rxe, a new one on ConnectX-4 and later */
 	} else if (n->strat == CORM_STRAT_ODP_PREFETCH) {
 		struct ibv_sge sge = {.addr = (uintptr_t)va, .length = (uint32_t)len, .lkey = m->lkey};
 		int rc = ibv_advise_mr(n->dev->pd, IBV_ADVISE_MR_ADVICE_PREFETCH, IBV_ADVISE_MR_FLAG_FLUSH, &sge, 1);

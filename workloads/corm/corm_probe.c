@@ -147,8 +147,10 @@ static void probe_remap(nm_dev *d, const nm_qp_attr *qa, corm_caps *caps)
 	if (mr) {
 		mmap(va, (size_t)pg, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_FIXED, fb, 0);
 		errno = 0;
+		uint32_t key = mr->rkey;
 		int rc = ibv_rereg_mr(mr, IBV_REREG_MR_CHANGE_TRANSLATION, NULL, va, (size_t)pg, CORM_ACCESS);
 		caps->rereg_errno = rc == 0 ? 0 : errno ? errno : EOPNOTSUPP;
+		caps->rereg_new_key = rc == 0 && mr->rkey != key;
 		ibv_dereg_mr(mr);
 	}
 	if (caps->odp_rc_read) {
