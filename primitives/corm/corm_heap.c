@@ -103,6 +103,18 @@ int cmem_class(const cmem_heap *h, uint32_t user)
 }
 uint32_t cmem_capacity(const cmem_heap *h, int cls) { return corm_slot_capacity(h->cls.size[cls]); }
 
+/* What block_new hands the reg hook: the whole block at its VA. */
+static inline size_t reg_len(const cmem_heap *h) { return h->cfg.block_size; }
+
+uint64_t cmem_reg_bytes(const cmem_heap *h, uint32_t user, uint64_t per_thread)
+{
+	int c = cmem_class(h, user);
+	if (c < 0)
+		return 0;
+	uint64_t slots = h->cls.slots[c];
+	return (uint64_t)h->cfg.threads * ((per_thread + slots - 1) / slots) * reg_len(h);
+}
+
 int cmem_init(cmem_heap *h, const cmem_heap_cfg *cfg, char *err, size_t errlen)
 {
 	memset(h, 0, sizeof *h);
@@ -342,7 +354,7 @@ static cmem_block *block_new(cmem_heap *h, int t, int c, corm_status *st)
 	vb->pinned = -1;
 	vb->mr = NULL;
 	vb->rkey = v + 1; /* without a NIC: any key that names the VA */
-	if (h->cfg.nic.reg && h->cfg.nic.reg(h->cfg.nic.arg, va, h->cfg.block_size, &vb->mr, &vb->rkey, err, sizeof err)) {
+	if (h->cfg.nic.reg && h->cfg.nic.reg(h->cfg.nic.arg, va, reg_len(h), &vb->mr, &vb->rkey, err, sizeof err)) {
 		__atomic_store_n(&b->dead, true, __ATOMIC_SEQ_CST);
 		pthread_mutex_unlock(&b->mu);
 		va_release(h, b, v);

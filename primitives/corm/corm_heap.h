@@ -148,6 +148,13 @@ typedef struct cmem_heap {
 int cmem_init(cmem_heap *h, const cmem_heap_cfg *cfg, char *err, size_t errlen);
 void cmem_destroy(cmem_heap *h);
 
+/* Bytes the heap registers with the NIC (the reg hook, one block per VA)
+ * once each of its threads has allocated `per_thread` objects of `user`
+ * bytes: a thread fills its blocks of the class before it takes a new one
+ * (cmem_alloc), so ceil(per_thread / slots) blocks each. 0 for a size no
+ * class holds. What a job checks against RLIMIT_MEMLOCK before the load. */
+uint64_t cmem_reg_bytes(const cmem_heap *h, uint32_t user, uint64_t per_thread);
+
 /* Class for `user` payload bytes, -1 if larger than a block holds. */
 int cmem_class(const cmem_heap *h, uint32_t user);
 uint32_t cmem_capacity(const cmem_heap *h, int cls);

@@ -332,6 +332,7 @@ typedef struct fake_nic {
 	uint8_t *region;
 	int bshift;
 	uint32_t next;
+	uint64_t reg_bytes;   /* registered over the heap's life */
 	uint32_t valid[4096];
 } fake_nic;
 
@@ -343,6 +344,7 @@ static int fake_reg(void *arg, void *va, size_t len, void **mr, uint32_t *rkey, 
 {
 	fake_nic *f = arg;
 	*mr = va;
+	f->reg_bytes += len;
 	*rkey = *valid_key(f, va) = ++f->next;
 	return 0;
 }
@@ -384,6 +386,9 @@ static void test_new_rkey(void)
 		corm_payload_fill(pay, SIZE, (uint32_t)i, 0);
 		cmem_alloc(&h, 0, SIZE, pay, SIZE, &p[i]);
 	}
+	CHECK(f.reg_bytes == cmem_reg_bytes(&h, SIZE, N) && f.reg_bytes > 4096,
+	      "the bytes a load registers are what cmem_reg_bytes says (the RLIMIT_MEMLOCK check): %llu, %llu",
+	      (unsigned long long)f.reg_bytes, (unsigned long long)cmem_reg_bytes(&h, SIZE, N));
 	for (int i = 0; i < N; i++) {
 		if (i % 5) {
 			cmem_free(&h, &p[i]);
