@@ -29,7 +29,7 @@ UNIT_MODS := harness/stats.c harness/opt.c harness/result.c harness/durable.c ha
              harness/clock.c harness/log.c harness/hosts.c harness/nic_counters.c harness/stall.c \
              primitives/gen/ycsb.c primitives/gen/ycsb_stats.c primitives/gen/ycsb_trace.c primitives/gen/accounts.c harness/measure.c harness/alloc.c \
              primitives/corm/corm_model.c primitives/packet/roce_pkt.c primitives/packet/clover_resolve.c \
-             primitives/corm/corm_slot.c primitives/corm/corm_heap.c \
+             primitives/corm/corm_slot.c primitives/corm/corm_heap.c primitives/corm/corm_pair.c \
              workloads/control/control_model.c tests/unit/boot_single.c
 UNIT_SRCS := $(wildcard tests/unit/test_*.c)
 UNIT_BINS := $(UNIT_SRCS:tests/unit/%.c=build/tests/%)
@@ -94,6 +94,14 @@ JOURNAL_MODS := harness/result.c harness/durable.c harness/points.c harness/stat
 build/bench/journal-bench: tests/bench/journal-bench.c $(JOURNAL_MODS) harness/result.h harness/durable.h
 	@mkdir -p $(@D)
 	$(CC) $(CPPFLAGS) $(CSTD) $(WARN) -O2 -g -o $@ tests/bench/journal-bench.c $(JOURNAL_MODS) -ljansson -lm
+
+# Time per merged block of CoRM's compaction at growing heaps (-O2, no
+# sanitizers); not a test: tests/bench/corm-compact.sh runs it.
+CORM_MODS := primitives/corm/corm_heap.c primitives/corm/corm_pair.c primitives/corm/corm_model.c primitives/corm/corm_slot.c \
+             primitives/gen/ycsb.c harness/log.c
+build/bench/corm-compact: tests/bench/corm-compact.c $(CORM_MODS) $(filter primitives/corm/%,$(HDRS))
+	@mkdir -p $(@D)
+	$(CC) $(CPPFLAGS) $(CSTD) $(WARN) -O2 -g -pthread -o $@ tests/bench/corm-compact.c $(CORM_MODS) -lm
 
 # netmem ops's loops on a fake verbs provider, for instruction counts
 # (tests/bench/ops-hotpath.sh); not a test.

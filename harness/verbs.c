@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/random.h>
+#include <sys/resource.h>
 #include <unistd.h>
 
 #define SOFTROCE_HINT "no RDMA device found: on a host whose kernel has rdma_rxe run " \
@@ -431,4 +432,35 @@ void nm_mr_free(nm_mr *m)
 		ibv_dereg_mr(m->mr);
 	nm_mem_free(m->buf, m->alloc_len);
 	memset(m, 0, sizeof *m);
+}
+
+/* CAP_IPC_LOCK in the effective set (/proc/self/status's CapEff, bit 14):
+ * the kernel lets such a process pin past RLIMIT_MEMLOCK. */
+static bool has_ipc_lock(void)
+{
+	FILE *f = fopen("/proc/self/status", "r");
+	char line[256];
+	unsigned long long caps = 0;
+	bool found = false;
+	while (f && fgets(line, sizeof line, f))
+		if (sscanf(line, "CapEff: %llx", &caps) == 1) {
+			found = true;
+			break;
+		}
+	if (f)
+		fclose(f);
+	return found && (caps >> 14 & 1);
+}
+
+int nm_memlock_check(uint64_t bytes, const char *what, char *err, size_t errlen)
+{
+	struct rlimit rl;
+	if (getrlimit(RLIMIT_MEMLOCK, &rl) || rl.rlim_cur == RLIM_INFINITY || bytes <= rl.rlim_cur || has_ipc_lock())
+		return 0;
+	snprintf(err, errlen,
+		 "%s registers %llu bytes of pinned memory, above RLIMIT_MEMLOCK (%llu KiB): raise it with `ulimit -l %llu` "
+		 "(KiB) or `ulimit -l unlimited` before the run",
+		 what, (unsigned long long)bytes, (unsigned long long)rl.rlim_cur >> 10,
+		 (unsigned long long)((bytes + 1023) >> 10));
+	return -1;
 }

@@ -80,6 +80,14 @@ typedef struct nm_mr {
 #define NM_ACCESS_ALL (IBV_ACCESS_LOCAL_WRITE | IBV_ACCESS_REMOTE_READ | \
 		       IBV_ACCESS_REMOTE_WRITE | IBV_ACCESS_REMOTE_ATOMIC)
 
+/* Whether `bytes` of pinned registrations fit under RLIMIT_MEMLOCK, checked
+ * before a job registers them so a point that would exceed it stops at once
+ * rather than fail midway. 0 when they fit (or the limit is unlimited, or
+ * the process holds CAP_IPC_LOCK, which the kernel exempts); -1 with one
+ * line naming `ulimit -l` and the bytes needed. `what` says what registers
+ * them. ODP registrations pin nothing and do not count. */
+int nm_memlock_check(uint64_t bytes, const char *what, char *err, size_t errlen);
+
 int nm_mr_alloc(nm_dev *d, nm_mr *m, size_t len, bool hugepages, int numa_node,
 		char *err, size_t errlen);
 /* The second half of nm_mr_alloc, for a buffer the caller placed itself

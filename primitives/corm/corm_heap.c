@@ -2,6 +2,7 @@
  * (cmem_heap.h). Lock order: a thread list's mutex, then one block's mutex
  * (the compactor holds two blocks, and no list), then the heap's mutex. */
 #include "corm_heap.h"
+#include "corm_pair.h"
 #include "rng.h"
 #include <errno.h>
 #include <sched.h>
@@ -101,6 +102,18 @@ int cmem_class(const cmem_heap *h, uint32_t user)
 	return -1;
 }
 uint32_t cmem_capacity(const cmem_heap *h, int cls) { return corm_slot_capacity(h->cls.size[cls]); }
+
+/* What block_new hands the reg hook: the whole block at its VA. */
+static inline size_t reg_len(const cmem_heap *h) { return h->cfg.block_size; }
+
+uint64_t cmem_reg_bytes(const cmem_heap *h, uint32_t user, uint64_t per_thread)
+{
+	int c = cmem_class(h, user);
+	if (c < 0)
+		return 0;
+	uint64_t slots = h->cls.slots[c];
+	return (uint64_t)h->cfg.threads * ((per_thread + slots - 1) / slots) * reg_len(h);
+}
 
 int cmem_init(cmem_heap *h, const cmem_heap_cfg *cfg, char *err, size_t errlen)
 {
@@ -341,7 +354,7 @@ static cmem_block *block_new(cmem_heap *h, int t, int c, corm_status *st)
 	vb->pinned = -1;
 	vb->mr = NULL;
 	vb->rkey = v + 1; /* without a NIC: any key that names the VA */
-	if (h->cfg.nic.reg && h->cfg.nic.reg(h->cfg.nic.arg, va, h->cfg.block_size, &vb->mr, &vb->rkey, err, sizeof err)) {
+	if (h->cfg.nic.reg && h->cfg.nic.reg(h->cfg.nic.arg, va, reg_len(h), &vb->mr, &vb->rkey, err, sizeof err)) {
 		__atomic_store_n(&b->dead, true, __ATOMIC_SEQ_CST);
 		pthread_mutex_unlock(&b->mu);
 		va_release(h, b, v);
@@ -522,6 +535,8 @@ static void correct(cmem_heap *h, cmem_block *b, uint32_t slot, corm_ptr *p)
 		return;
 	}
 	p->addr = base + (uint64_t)slot * b->slot_size;
+	/* the VA's key now: a remap may have brought a new one */
+	p->rkey = __atomic_load_n(&cmem_va(h, base)->rkey, __ATOMIC_ACQUIRE);
 }
 
 /* One copy of the object at the pointer's offset hint in b without the
@@ -781,8 +796,16 @@ static int remap_all(cmem_heap *h, cmem_block *a, cmem_block *b, cmem_compact_st
 			}
 			uint64_t t1 = now_ns();
 			st->mmap_ns += t1 - t0;
-			if (h->cfg.nic.remap && h->cfg.nic.remap(h->cfg.nic.arg, h->vb[v].mr, va_of(h, v), h->cfg.block_size, err, errlen))
+			uint32_t key = h->vb[v].rkey;
+			if (h->cfg.nic.remap &&
+			    h->cfg.nic.remap(h->cfg.nic.arg, &h->vb[v].mr, va_of(h, v), h->cfg.block_size, &key, err, errlen))
 				return -1;
+			if (key != h->vb[v].rkey) {
+				/* readers holding the old key are refused by the NIC and
+				 * learn this one from the next pointer correction */
+				__atomic_store_n(&h->vb[v].rkey, key, __ATOMIC_RELEASE);
+				st->keys_changed++;
+			}
 			st->nic_ns += now_ns() - t1;
 		} else if (h->vb[v].pinned < 0) {
 			h->vb[v].pinned = a->phys;
@@ -809,12 +832,6 @@ static int remap_all(cmem_heap *h, cmem_block *a, cmem_block *b, cmem_compact_st
 	return 0;
 }
 
-static int by_live(const void *x, const void *y)
-{
-	const cmem_block *a = *(cmem_block *const *)x, *b = *(cmem_block *const *)y;
-	return (a->live > b->live) - (a->live < b->live);
-}
-
 /* Hands the blocks the compactor kept back to their threads (empty ones
  * are released). */
 static void give_back(cmem_heap *h, cmem_block **v, uint32_t n)
@@ -837,6 +854,45 @@ static void give_back(cmem_heap *h, cmem_block **v, uint32_t n)
 	}
 }
 
+/* What the best fit's test needs: B has room for A's objects and no ID in
+ * common. A partner found stays locked for the merge. Live counts only fall
+ * while the compactor holds the blocks (frees go on, allocations do not),
+ * so a bucket read before the lock can only understate B's room. */
+typedef struct pair_ctx {
+	cmem_block **v;
+	cmem_block *a;
+} pair_ctx;
+
+static bool partner_ok(void *arg, uint32_t k)
+{
+	pair_ctx *c = arg;
+	cmem_block *b = c->v[k];
+	pthread_mutex_lock(&b->mu);
+	if (b->nfree >= c->a->live && ids_disjoint(c->a, b))
+		return true;
+	pthread_mutex_unlock(&b->mu);
+	return false;
+}
+
+/* Merges A into B and remaps A's VAs; B goes back into the queue by its
+ * new live count unless it is full. Both are unlocked on return. */
+static int merge(cmem_heap *h, corm_pairq *q, pair_ctx *c, uint32_t ia, uint32_t ib, cmem_compact_stats *st,
+		 uint64_t *rng, char *err, size_t errlen)
+{
+	cmem_block *a = c->a, *b = c->v[ib];
+	copy_objects(h, a, b, st, rng);
+	int rc = remap_all(h, a, b, st, err, errlen);
+	a->live = 0;
+	c->v[ia] = NULL;
+	st->merges++;
+	corm_pairq_del(q, ib);
+	if (b->live < b->slots)
+		corm_pairq_put(q, ib, b->live);
+	pthread_mutex_unlock(&b->mu);
+	pthread_mutex_unlock(&a->mu);
+	return rc;
+}
+
 static int compact_class(cmem_heap *h, int c, double max_occ, uint64_t *budget, cmem_compact_stats *st,
 			 char *err, size_t errlen)
 {
@@ -848,39 +904,31 @@ static int compact_class(cmem_heap *h, int c, double max_occ, uint64_t *budget, 
 	st->collected += n;
 	uint64_t rng = nm_mix64(h->cfg.seed ^ (uint64_t)c) | 1;
 	int rc = 0;
+	corm_pairq q;
+	if (corm_pairq_init(&q, n, h->cls.slots[c]))
+		abort();
+	for (uint32_t i = 0; i < n; i++)
+		corm_pairq_put(&q, i, __atomic_load_n(&v[i]->live, __ATOMIC_RELAXED));
 	/* Greedy, as the authors' Compaction(): the least utilised block A
 	 * goes into the fullest block B that has room and no common ID. */
-	for (uint32_t lo = 0; lo < n && rc == 0 && *budget; lo++) {
-		qsort(v + lo, n - lo, sizeof *v, by_live);
-		cmem_block *a = v[lo];
-		pthread_mutex_lock(&a->mu);
-		if (a->live == 0) {
-			pthread_mutex_unlock(&a->mu);
+	while (q.count >= 2 && rc == 0 && *budget) {
+		uint32_t ia = corm_pairq_pop_least(&q);
+		pair_ctx pc = {.v = v, .a = v[ia]};
+		pthread_mutex_lock(&pc.a->mu);
+		if (pc.a->live == 0) {
+			pthread_mutex_unlock(&pc.a->mu);
 			continue; /* released by give_back */
 		}
-		cmem_block *partner = NULL;
-		for (uint32_t k = n; k-- > lo + 1 && !partner;) {
-			cmem_block *b = v[k];
-			pthread_mutex_lock(&b->mu);
-			if (b->nfree >= a->live && ids_disjoint(a, b))
-				partner = b;
-			else
-				pthread_mutex_unlock(&b->mu);
-		}
-		if (!partner) {
-			st->no_partner++;
-			pthread_mutex_unlock(&a->mu);
+		uint32_t ib = corm_pairq_best_fit(&q, pc.a->slots - pc.a->live, partner_ok, &pc);
+		if (ib == CORM_PAIR_NONE) {
+			st->no_partner++; /* parked: back to its thread after the pass */
+			pthread_mutex_unlock(&pc.a->mu);
 			continue;
 		}
-		copy_objects(h, a, partner, st, &rng);
-		rc = remap_all(h, a, partner, st, err, errlen);
-		a->live = 0;
-		v[lo] = NULL;
-		st->merges++;
+		rc = merge(h, &q, &pc, ia, ib, st, &rng, err, errlen);
 		(*budget)--;
-		pthread_mutex_unlock(&partner->mu);
-		pthread_mutex_unlock(&a->mu);
 	}
+	corm_pairq_free(&q);
 	st->compact_ns += now_ns() - t1;
 	give_back(h, v, n);
 	free(v);

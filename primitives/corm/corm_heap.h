@@ -51,8 +51,10 @@ typedef struct cmem_nic {
 	int (*reg)(void *arg, void *va, size_t len, void **mr, uint32_t *rkey, char *err, size_t errlen);
 	void (*dereg)(void *arg, void *mr);
 	/* va now shows another physical block (mmap done): restore the NIC's
-	 * view keeping the rkey. 0, or -1 with err (the compaction stops). */
-	int (*remap)(void *arg, void *mr, void *va, size_t len, char *err, size_t errlen);
+	 * view. *mr and *rkey in and out: a device may hand back another key
+	 * (ibv_rereg_mr on ConnectX does), which the heap then publishes in
+	 * every pointer it corrects. 0, or -1 with err (the compaction stops). */
+	int (*remap)(void *arg, void **mr, void *va, size_t len, uint32_t *rkey, char *err, size_t errlen);
 } cmem_nic;
 
 typedef enum { CORM_REMAP, CORM_DEFER } cmem_remap_mode;
@@ -146,6 +148,13 @@ typedef struct cmem_heap {
 int cmem_init(cmem_heap *h, const cmem_heap_cfg *cfg, char *err, size_t errlen);
 void cmem_destroy(cmem_heap *h);
 
+/* Bytes the heap registers with the NIC (the reg hook, one block per VA)
+ * once each of its threads has allocated `per_thread` objects of `user`
+ * bytes: a thread fills its blocks of the class before it takes a new one
+ * (cmem_alloc), so ceil(per_thread / slots) blocks each. 0 for a size no
+ * class holds. What a job checks against RLIMIT_MEMLOCK before the load. */
+uint64_t cmem_reg_bytes(const cmem_heap *h, uint32_t user, uint64_t per_thread);
+
 /* Class for `user` payload bytes, -1 if larger than a block holds. */
 int cmem_class(const cmem_heap *h, uint32_t user);
 uint32_t cmem_capacity(const cmem_heap *h, int cls);
@@ -171,6 +180,7 @@ typedef struct cmem_compact_stats {
 	uint64_t moved_offset;   /* of which to another offset (indirect pointers) */
 	uint64_t no_partner;     /* source blocks left (no room or ID collision) */
 	uint64_t remaps;         /* VAs remapped */
+	uint64_t keys_changed;   /* of which the NIC handed back a new rkey */
 	uint64_t collect_ns, compact_ns, mmap_ns, nic_ns;
 	uint64_t blocks_before, blocks_after;
 } cmem_compact_stats;

@@ -15,4 +15,6 @@ expect_usage "throughput without --duration" $M --bench throughput
 expect_usage "one rank only" bin/netmem corm
 expect_usage "--keys shared with the latency bench" $M --bench latency --keys shared
 expect_usage "--keys with an unknown value" $M --bench throughput -D 1 --keys some
+expect_usage "--inject new-rkey under defer, which remaps nothing" $M --bench compaction -D 1 --strategy defer \
+	--inject new-rkey
 t_summary

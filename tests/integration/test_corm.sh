@@ -7,14 +7,40 @@
 # DirectRead that does (--inject no-id-check) must make the point invalid.
 # Also deferred reclamation (the fallback without ODP), a compaction of an
 # empty heap and Fig. 8's remap bench. Needs ODP for RC READ: runs in the ODP lane
-# (tests/integration/odp/run.sh, a newer Debian kernel in the VM); on a
-# device without ODP every check is skipped with the reason.
+# (tests/integration/odp/run.sh, a newer Debian kernel in the VM). On a
+# device without ODP (the plain lane) two jobs run instead: --strategy auto
+# compacting while a client reads, and a point stopped by RLIMIT_MEMLOCK;
+# every ODP check is skipped with the reason.
 cd "$(dirname "$0")/../.." || exit 1
 . tests/lib.sh
 nm_setup corm
+memlock_stopped() {
+	[ "$(cat "$tmp/memlock.rc")" = 2 ] && [ "$(grep -c RLIMIT_MEMLOCK "$tmp/memlock.err")" = 1 ] &&
+		grep -q 'registers [0-9]* bytes of pinned memory.*ulimit -l [0-9]' "$tmp/memlock.err"
+}
 dev=${NETMEM_RDMA_DEVICE:-$(nm_rdma_device)}
 # ibv_devinfo -v lists the RC transport's ODP capabilities under rc_odp_caps.
 if ! ibv_devinfo -v -d "$dev" 2>/dev/null | sed -n '/rc_odp_caps/,/_odp_caps/p' | grep -q SUPPORT_READ; then
+	# Without ODP (the plain lane's kernel; ConnectX-3): --strategy auto
+	# must still compact while the client reads, under rereg or deferred
+	# reclamation, and say why it picked it.
+	nm_run noodp 2 --bench compaction --strategy auto --read direct -T 1 -K 600 -s 24 --free-ratio 0.75 -D 0.6 \
+		--compact-at 0.2 --interval 0.1
+	check "no ODP: auto picked rereg or defer and said why; blocks merged while the client read, valid, none lost" \
+		nm_rc_jq noodp 0 '.points[0] | .valid and (.effective.strategy == "rereg" or .effective.strategy == "defer")
+			and (.effective.strategy_reason | test("no ODP")) and .compaction.merged_blocks > 0
+			and .checks.lost == 0 and .checks.stale == 0 and .metrics.direct_ok > 0
+			and ([.metrics.series[] | select(.[0] > 0.2) | .[1]] | add) > 0'
+	# RLIMIT_MEMLOCK below what the load would pin (40,000 objects: 315
+	# blocks of 4 KiB, 1.3 MB, over 1 MiB): the point stops before the load.
+	# Root holds CAP_IPC_LOCK, which the kernel exempts from the limit: the
+	# job runs without it.
+	nm_flush
+	(ulimit -l 1024 && exec setpriv --bounding-set -ipc_lock --inh-caps -ipc_lock $MPI -np 2 $N corm $Q \
+		--output "$tmp/memlock.json" --bench compaction --strategy auto -T 1 -K 40000 -s 24 -D 0.5) \
+		>"$tmp/memlock.out" 2>"$tmp/memlock.err"
+	echo $? >"$tmp/memlock.rc"
+	check "RLIMIT_MEMLOCK too low for the load: exit 2, one line from rank 0 naming ulimit -l and the bytes" memlock_stopped
 	why="$dev has no ODP for RC READ (kernel $(uname -r)); run tests/integration/odp/run.sh (a newer Debian kernel in the VM)"
 	for what in "ODP compaction while clients read" "deferred reclamation" "empty heap" \
 		"--inject no-id-check caught" "--inject read-refused recovered" "remap bench" "Fig. 11 read paths" "shared objects"; do

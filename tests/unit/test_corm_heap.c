@@ -324,6 +324,101 @@ static void test_read_races_release(void)
 	cmem_destroy(&h);
 }
 
+/* ---- a NIC that hands back a new rkey on every remap ---- */
+
+/* The key the fake NIC honours for each VA block now: a one-sided read
+ * with any other key is refused, as a NIC refuses a stale rkey. */
+typedef struct fake_nic {
+	uint8_t *region;
+	int bshift;
+	uint32_t next;
+	uint64_t reg_bytes;   /* registered over the heap's life */
+	uint32_t valid[4096];
+} fake_nic;
+
+static uint32_t *valid_key(fake_nic *f, const void *va)
+{
+	return &f->valid[((const uint8_t *)va - f->region) >> f->bshift];
+}
+static int fake_reg(void *arg, void *va, size_t len, void **mr, uint32_t *rkey, char *err, size_t errlen)
+{
+	fake_nic *f = arg;
+	*mr = va;
+	f->reg_bytes += len;
+	*rkey = *valid_key(f, va) = ++f->next;
+	return 0;
+}
+static void fake_dereg(void *arg, void *mr) {}
+static int fake_remap(void *arg, void **mr, void *va, size_t len, uint32_t *rkey, char *err, size_t errlen)
+{
+	fake_nic *f = arg;
+	*rkey = *valid_key(f, va) = ++f->next;
+	return 0;
+}
+
+/* A one-sided read through the fake NIC: refused unless the key is the
+ * VA's key now. */
+static int keyed_read(fake_nic *f, cmem_heap *h, const corm_ptr *p, uint8_t *out, size_t n)
+{
+	if (*valid_key(f, (const void *)(uintptr_t)corm_ptr_base(p, h->cfg.block_size)) != p->rkey)
+		return -1;
+	return direct(h, p, out, n) == CORM_SLOT_OK ? 1 : 0;
+}
+
+/* ibv_rereg_mr may hand back a new rkey (ConnectX does): the heap must
+ * take it, and every pointer it corrects must carry it, or the clients'
+ * reads are refused for good. */
+static void test_new_rkey(void)
+{
+	enum { N = 3000, SIZE = 24 };
+	static fake_nic f;
+	cmem_heap h;
+	char err[256] = "";
+	cmem_heap_cfg c = {.block_size = 4096, .va_blocks = 4096, .threads = 1, .seed = 3, .mode = CORM_REMAP,
+			   .nic = {.arg = &f, .reg = fake_reg, .dereg = fake_dereg, .remap = fake_remap}};
+	CHECK(cmem_init(&h, &c, err, sizeof err) == 0, "heap with a NIC that re-keys on remap %s", err);
+	f.region = h.region;
+	f.bshift = h.bshift;
+	static corm_ptr p[N];
+	uint8_t pay[SIZE], out[SIZE];
+	int live = 0;
+	for (int i = 0; i < N; i++) {
+		corm_payload_fill(pay, SIZE, (uint32_t)i, 0);
+		cmem_alloc(&h, 0, SIZE, pay, SIZE, &p[i]);
+	}
+	CHECK(f.reg_bytes == cmem_reg_bytes(&h, SIZE, N) && f.reg_bytes > 4096,
+	      "the bytes a load registers are what cmem_reg_bytes says (the RLIMIT_MEMLOCK check): %llu, %llu",
+	      (unsigned long long)f.reg_bytes, (unsigned long long)cmem_reg_bytes(&h, SIZE, N));
+	for (int i = 0; i < N; i++) {
+		if (i % 5) {
+			cmem_free(&h, &p[i]);
+			p[i].cls = 0xff;
+		} else {
+			live++;
+		}
+	}
+	cmem_compact_stats st;
+	CHECK(cmem_compact(&h, -1, 0.9, 0, &st, err, sizeof err) == 0 && st.remaps > 0 && st.keys_changed == st.remaps,
+	      "compaction ran, every remap brought a new key (%llu of %llu)", (unsigned long long)st.keys_changed,
+	      (unsigned long long)st.remaps);
+	int refused_before = 0, new_key = 0, ok_after = 0;
+	for (int i = 0; i < N; i++) {
+		if (p[i].cls == 0xff)
+			continue;
+		uint32_t old = p[i].rkey;
+		refused_before += keyed_read(&f, &h, &p[i], out, SIZE) < 0;
+		if (cmem_read(&h, &p[i], out, SIZE, NULL) != CORM_OK || corm_payload_check(out, SIZE, (uint32_t)i))
+			continue;
+		new_key += p[i].rkey != old;
+		ok_after += keyed_read(&f, &h, &p[i], out, SIZE) == 1 && corm_payload_check(out, SIZE, (uint32_t)i) == 0;
+	}
+	CHECK(refused_before > 0 && new_key == refused_before, "old keys refused for %d survivors; the RPC read "
+	      "brought %d of them the new key", refused_before, new_key);
+	CHECK(ok_after == live, "after the correction every survivor reads one-sided with its VA's key (%d of %d)", ok_after,
+	      live);
+	cmem_destroy(&h);
+}
+
 int main(void)
 {
 	test_slot();
@@ -335,5 +430,6 @@ int main(void)
 	test_bad_input();
 	test_hot_read_unlocked();
 	test_read_races_release();
+	test_new_rkey();
 	return tap_done();
 }

@@ -81,11 +81,13 @@ static const nm_opt corm_opts[] = {
 	{"occupancy", 0, NM_OPT_DOUBLE, "0.9", 0, 1, NULL, NM_OPT_LIST,
 	 "compaction: blocks at most this full are collected"},
 	{"interval", 0, NM_OPT_DOUBLE, "0.05", 0.001, 60, NULL, 0, "time-series interval (s)"},
-	{"inject", 0, NM_OPT_ENUM, "none", 0, 0, "none,no-id-check,read-refused", 0,
+	{"inject", 0, NM_OPT_ENUM, "none", 0, 0, "none,no-id-check,read-refused,new-rkey", 0,
 	 "a fault that the checks must catch: no-id-check makes DirectRead accept whatever object sits at the "
 	 "pointer's address (stale reads, the point invalid); read-refused sends one DirectRead in 50 with a "
 	 "wrong key, which the device refuses (the READ QP recovered, the read falls back, counted as "
-	 "direct_read_refused)"},
+	 "direct_read_refused); new-rkey registers every remapped VA afresh, as a NIC whose ibv_rereg_mr hands "
+	 "back a new key (reads with the old key are refused, and the RPC fallback brings the new one: "
+	 "rkey_updated)"},
 	{"va-blocks", 0, NM_OPT_SIZE, "65536", 16, 1ll << 24, NULL, 0, "server address space, in blocks"},
 	NM_OPT_ITERS("1000", "operations of each kind (latency), remaps (remap)"),
 	NM_OPT_DURATION,
@@ -151,6 +153,10 @@ static int corm_decode(const json_t *pt, const nm_base *b, void *out, char *err,
 	if (!readers && p->keys == CORM_KEYS_SHARED)
 		return nm_errf(err, len, "--keys shared: only the throughput and compaction benches share objects, not %s",
 			       corm_bench_names[p->bench]);
+	if (p->inject == CORM_INJECT_NEW_RKEY && (p->strategy == CORM_STRAT_DEFER || p->bench != CORM_BENCH_COMPACTION))
+		return nm_errf(err, len, "--inject new-rkey re-keys the blocks a compaction remaps: it needs --bench compaction "
+			       "and a strategy that remaps (auto, rereg, odp, odp-prefetch), not %s with %s",
+			       corm_bench_names[p->bench], corm_remap_names[p->strategy]);
 	if (p->keys == CORM_KEYS_SHARED && (uint64_t)(b->nranks - 1) * (uint64_t)b->threads * p->objects > UINT32_MAX)
 		return nm_errf(err, len, "--keys shared: more than 2^32 objects in all (-K x -T x client ranks)");
 	return 0;
@@ -215,6 +221,7 @@ static json_t *stats_json(const cmem_compact_stats *s, int rc, const char *err)
 	json_object_set_new(j, "moved_to_other_offset", json_integer((json_int_t)s->moved_offset));
 	json_object_set_new(j, "blocks_without_partner", json_integer((json_int_t)s->no_partner));
 	json_object_set_new(j, "remapped_vas", json_integer((json_int_t)s->remaps));
+	json_object_set_new(j, "keys_changed", json_integer((json_int_t)s->keys_changed));
 	json_object_set_new(j, "collect_us", json_real((double)s->collect_ns / 1e3));
 	json_object_set_new(j, "compact_us", json_real((double)s->compact_ns / 1e3));
 	json_object_set_new(j, "mmap_us_per_remap", json_real(s->remaps ? (double)s->mmap_ns / 1e3 / (double)s->remaps : 0));
@@ -234,6 +241,9 @@ static json_t *effective_json(const nm_ctx *ctx, const corm_caps *cp, corm_remap
 	json_object_set_new(eff, "emulated", json_boolean(ctx->dev->emulated));
 	json_object_set_new(eff, "odp_rc_read", json_boolean(cp->odp_rc_read));
 	json_object_set_new(eff, "rereg", json_string(cp->rereg_errno ? strerror(cp->rereg_errno) : "ok"));
+	json_object_set_new(eff, "rereg_new_key", json_boolean(cp->rereg_new_key));
+	if (cp->auto_reason[0])
+		json_object_set_new(eff, "strategy_reason", json_string(cp->auto_reason));
 	json_object_set_new(eff, "advise_mr", json_string(cp->advise_errno ? strerror(cp->advise_errno) : "ok"));
 	if (cp->odp_rc_read) {
 		json_object_set_new(eff, "odp_read_probed", json_boolean(cp->odp_read_checked));
@@ -280,18 +290,33 @@ typedef struct corm_srv {
 	cmem_heap *h;   /* rank 0 */
 } corm_srv;
 
+/* Rank 0, before the load: every object the clients (or, for --bench
+ * local, the server's own threads) will allocate fits under RLIMIT_MEMLOCK.
+ * NULL, or the line in err. */
+static const char *memlock_fits(nm_ctx *ctx, const corm_point *p, const corm_srv *sv, char *err, size_t errlen)
+{
+	int clients = nm_boot_size() - 1;
+	uint64_t per = p->bench == CORM_BENCH_LOCAL ? p->objects : (uint64_t)clients * p->objects;
+	return corm_server_memlock(sv->h, sv->strat, clients * ctx->base.threads, per, p->size, err, errlen) ? err : NULL;
+}
+
 static void heap_up(nm_ctx *ctx, const corm_point *p, corm_srv *sv)
 {
 	char err[512] = "";
 	const char *fail = probe_point(ctx, p, &sv->caps, &sv->strat, &sv->lim, err, sizeof err);
+	if (!fail && p->inject == CORM_INJECT_NEW_RKEY && sv->strat == CORM_STRAT_DEFER) {
+		snprintf(err, sizeof err, "--inject new-rkey: auto resolves to defer here, which remaps nothing (%s)",
+			 sv->caps.auto_reason);
+		fail = err;
+	}
 	nm_boot_check(fail, NM_EXIT_USAGE);
 	if (ctx->rank == 0) {
-		sv->nic = (corm_nicctx){.dev = ctx->dev, .strat = sv->strat};
+		sv->nic = (corm_nicctx){.dev = ctx->dev, .strat = sv->strat, .new_key = p->inject == CORM_INJECT_NEW_RKEY};
 		sv->h = nm_calloc(1, sizeof *sv->h);
 		cmem_heap_cfg hc = {.block_size = p->block_size, .va_blocks = p->va_blocks, .threads = ctx->base.threads,
 				    .seed = ctx->base.seed, .mode = sv->strat == CORM_STRAT_DEFER ? CORM_DEFER : CORM_REMAP,
 				    .nic = corm_nic_hooks(&sv->nic)};
-		fail = cmem_init(sv->h, &hc, err, sizeof err) ? err : NULL;
+		fail = cmem_init(sv->h, &hc, err, sizeof err) ? err : memlock_fits(ctx, p, sv, err, sizeof err);
 	}
 	nm_boot_check(fail, NM_EXIT_USAGE);
 }
@@ -379,7 +404,7 @@ static void server_point(nm_ctx *ctx, const corm_point *p, nm_measure *ms, json_
 	cmem_heap *h = sv.h;
 	corm_server *srv;
 	corm_client *cli;
-	uint32_t msg = corm_slot_capacity(h->cls.size[cmem_class(h, p->size)]);
+	uint32_t msg = corm_msg_max(&h->cls, p->size);
 	corm_net_setup(ctx->dev, &ctx->base.qp, ctx->base.threads, msg, p->block_size, h, &h->cls, &srv, &cli);
 	corm_server_start(srv);
 	corm_leader l = {.h = h, .p = p, .ms = ms};
@@ -420,10 +445,7 @@ static void client_point(nm_ctx *ctx, const corm_point *p, corm_run *r)
 	corm_classes *cls = nm_malloc(sizeof *cls);
 	corm_classes_init(cls, p->block_size, err, sizeof err);
 	corm_server *srv;
-	uint32_t msg = 0;
-	for (int i = 0; i < cls->n && !msg; i++)
-		if (corm_slot_capacity(cls->size[i]) >= p->size)
-			msg = corm_slot_capacity(cls->size[i]);
+	uint32_t msg = corm_msg_max(cls, p->size);
 	corm_net_setup(ctx->dev, &ctx->base.qp, r->T, msg, p->block_size, NULL, cls, &srv, &r->cli);
 	for (int t = 0; t < r->T; t++) {
 		corm_thread *th = &r->th[t];
@@ -438,7 +460,9 @@ static void client_point(nm_ctx *ctx, const corm_point *p, corm_run *r)
 		th->lim = sv.lim;
 		if (nm_series_init(&th->series, series_width_ns(p), CORM_SERIES_MAX))
 			nm_fatal("corm: out of memory for the time series");
-		th->c->refusal_ok = sv.lim.remap_refusals || p->inject == CORM_INJECT_READ_REFUSED;
+		/* a READ with a key the server has replaced is refused like one racing a remap */
+		th->c->refusal_ok = sv.lim.remap_refusals || p->inject == CORM_INJECT_READ_REFUSED ||
+				    p->inject == CORM_INJECT_NEW_RKEY;
 	}
 	if (p->keys == CORM_KEYS_SHARED) {
 		clients_round(r, NULL, w_load, NULL);

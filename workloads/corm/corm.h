@@ -32,11 +32,13 @@ extern const char *const corm_remap_names[CORM_NSTRATS];
 typedef struct corm_caps {
 	bool odp_rc_read;        /* explicit ODP MRs readable over RC */
 	int rereg_errno;         /* 0: rereg with a new translation worked */
+	bool rereg_new_key;      /* ... and handed back another rkey (the heap publishes it) */
 	int advise_errno;        /* 0: ibv_advise_mr prefetch worked */
 	/* Real READs through an ODP MR (loopback QP), when odp_rc_read: */
 	bool odp_read_checked;   /* both probe READs completed */
 	bool odp_read_offset_ok; /* a READ inside a page got that offset's bytes */
 	bool odp_follows_remap;  /* a READ after mmap(MAP_FIXED) got the new page */
+	char auto_reason[256];   /* --strategy auto: why it picked what it picked */
 } corm_caps;
 
 /* Probes (registers a scratch memfd page, remaps it, tries rereg, advise
@@ -65,6 +67,7 @@ void corm_loop_close(corm_loop *l);
 typedef struct corm_nicctx {
 	nm_dev *dev;
 	corm_remap strat;
+	bool new_key;   /* --inject new-rkey: every remap registers the VA afresh */
 } corm_nicctx;
 cmem_nic corm_nic_hooks(corm_nicctx *n);
 
@@ -93,6 +96,15 @@ typedef struct corm_client corm_client;
  * message. */
 void corm_net_setup(nm_dev *d, const nm_qp_attr *qa, int nthreads, uint32_t msg_max, uint32_t block_size,
 		    cmem_heap *heap, const corm_classes *cls, corm_server **srv, corm_client **cli);
+/* The payload bytes of a message: the capacity of the class `size` falls in. */
+uint32_t corm_msg_max(const corm_classes *cls, uint32_t size);
+/* Whether the server's pinned registrations fit under RLIMIT_MEMLOCK: the
+ * heap's blocks once each heap thread holds per_thread objects of `size`
+ * bytes (none under ODP, which pins nothing) and the message buffers of
+ * nconn client threads, sized by the code that registers them. 0, or -1
+ * with the line naming `ulimit -l` in err. */
+int corm_server_memlock(const cmem_heap *h, corm_remap strat, int nconn, uint64_t per_thread, uint32_t size, char *err,
+			size_t errlen);
 /* Server: starts/stops the worker threads. */
 void corm_server_start(corm_server *s);
 void corm_server_stop(corm_server *s);

@@ -23,7 +23,7 @@
 const char *const corm_bench_names[CORM_NBENCH] = {"latency", "throughput", "compaction", "remap", "local"};
 const char *const corm_read_names[CORM_NREAD] = {"direct", "farm", "raw", "rpc"};
 const char *const corm_keys_names[CORM_NKEYS] = {"own", "shared"};
-const char *const corm_inject_names[CORM_NINJECT] = {"none", "no-id-check", "read-refused"};
+const char *const corm_inject_names[CORM_NINJECT] = {"none", "no-id-check", "read-refused", "new-rkey"};
 const char *const corm_lat_names[CORM_NLAT] = {"raw_read", "raw_rpc", "alloc", "free", "read_rpc", "write_rpc",
 					       "direct_read", "scan_read", "indirect_read_rpc", "release_ptr"};
 const nm_counter corm_counters[CORM_C_N] = {
@@ -42,6 +42,7 @@ const nm_counter corm_counters[CORM_C_N] = {
 	[CORM_C_SCAN_MISS] = {"scan_miss", NM_COUNT_METRIC},
 	[CORM_C_SCAN_MISS_DEVICE] = {"scan_miss_device", NM_COUNT_METRIC},
 	[CORM_C_RPC_OK] = {"rpc_ok", NM_COUNT_METRIC},
+	[CORM_C_RKEY_UPDATED] = {"rkey_updated", NM_COUNT_METRIC},
 	[CORM_C_LOST] = {"lost", NM_COUNT_METRIC},
 	[CORM_C_STALE] = {"stale", NM_COUNT_METRIC},
 	[CORM_C_TORN_CONTENT] = {"torn_content", NM_COUNT_METRIC},
@@ -224,8 +225,11 @@ static corm_got read_obj(corm_thread *th, corm_want w, corm_ptr *p, uint8_t *buf
 			corm_count(th, th->lim.odp_offset_bug ? CORM_C_SCAN_MISS_DEVICE : CORM_C_SCAN_MISS);
 	}
 	for (;;) {
+		uint32_t key = p->rkey;
 		corm_status s = corm_rpc(th->c, CORM_RPC_READ, p, 0, NULL, 0, buf, payload_len(th));
 		*t1 = nm_ticks();
+		if (s == CORM_OK && p->rkey != key)
+			corm_count(th, CORM_C_RKEY_UPDATED);
 		if (s != CORM_OK) {
 			corm_count(th, CORM_C_LOST);
 			nm_error_note(&th->m->err, "the RPC read of key %u found no object (%s)", w.key, corm_status_names[s]);

@@ -27,8 +27,9 @@ extern const char *const corm_keys_names[CORM_NKEYS];
  * its ID check (stale bytes accepted: the point must be invalid), or one
  * DirectRead in CORM_REFUSE_EVERY through a wrong key (the device refuses
  * it, the READ QP is recovered and the read falls back: the point stays
- * valid and counts direct_read_refused). */
-typedef enum { CORM_INJECT_NONE, CORM_INJECT_NO_ID_CHECK, CORM_INJECT_READ_REFUSED, CORM_NINJECT } corm_inject;
+ * valid and counts direct_read_refused), or a new rkey for every remapped
+ * VA (the clients must learn it: rkey_updated). */
+typedef enum { CORM_INJECT_NONE, CORM_INJECT_NO_ID_CHECK, CORM_INJECT_READ_REFUSED, CORM_INJECT_NEW_RKEY, CORM_NINJECT } corm_inject;
 extern const char *const corm_inject_names[CORM_NINJECT];
 #define CORM_REFUSE_EVERY 50
 
@@ -62,6 +63,7 @@ typedef enum {
 	CORM_C_SCAN_MISS,
 	CORM_C_SCAN_MISS_DEVICE,
 	CORM_C_RPC_OK,
+	CORM_C_RKEY_UPDATED,       /* RPC replies that brought a pointer a new rkey (the server re-keyed its VA) */
 	CORM_C_LOST,               /* an object its owner never freed, not found by RPC */
 	CORM_C_STALE,              /* accepted bytes of another object or version */
 	CORM_C_TORN_CONTENT,       /* stamps agreed, content did not: retried (see README) */

@@ -39,13 +39,31 @@ static void hook_dereg(void *arg, void *mr)
 	ibv_dereg_mr(mr);
 }
 
-static int hook_remap(void *arg, void *mr, void *va, size_t len, char *err, size_t errlen)
+/* --inject new-rkey: the VA registered afresh (the new MR before the old
+ * one goes, so its key differs), as a NIC whose ibv_rereg_mr hands back
+ * another key; the heap then publishes it. */
+static int new_key(corm_nicctx *n, void **mrp, void *va, size_t len, uint32_t *rkey, char *err, size_t errlen)
+{
+	int odp = n->strat == CORM_STRAT_ODP || n->strat == CORM_STRAT_ODP_PREFETCH;
+	struct ibv_mr *fresh = ibv_reg_mr(n->dev->pd, va, len, ACCESS | (odp ? IBV_ACCESS_ON_DEMAND : 0));
+	if (!fresh)
+		return nm_errf(err, errlen, "ibv_reg_mr(remapped block, %zu bytes): %s", len, strerror(errno));
+	ibv_dereg_mr(*mrp);
+	*mrp = fresh;
+	*rkey = fresh->rkey;
+	return 0;
+}
+
+static int hook_remap(void *arg, void **mrp, void *va, size_t len, uint32_t *rkey, char *err, size_t errlen)
 {
 	corm_nicctx *n = arg;
-	struct ibv_mr *m = mr;
+	struct ibv_mr *m = *mrp;
+	if (n->new_key)
+		return new_key(n, mrp, va, len, rkey, err, errlen);
 	if (n->strat == CORM_STRAT_REREG) {
 		if (ibv_rereg_mr(m, IBV_REREG_MR_CHANGE_TRANSLATION, NULL, va, len, ACCESS))
 			return nm_errf(err, errlen, "ibv_rereg_mr: %s", strerror(errno));
+		*rkey = m->rkey; /* the same on mlx4 and rxe, a new one on ConnectX-4 and later */
 	} else if (n->strat == CORM_STRAT_ODP_PREFETCH) {
 		struct ibv_sge sge = {.addr = (uintptr_t)va, .length = (uint32_t)len, .lkey = m->lkey};
 		int rc = ibv_advise_mr(n->dev->pd, IBV_ADVISE_MR_ADVICE_PREFETCH, IBV_ADVISE_MR_FLAG_FLUSH, &sge, 1);
@@ -246,6 +264,32 @@ static nm_mesh *star(nm_dev *d, const nm_qp_attr *qa, int T)
 	return m;
 }
 
+/* One message of msg_max payload bytes, padded to a cache line. */
+static uint32_t msg_len(uint32_t msg_max) { return (uint32_t)nm_align64(sizeof(corm_msg) + msg_max); }
+
+/* The server's message buffers: a send and a receive message per connection. */
+static size_t srv_buf_len(int nconn, uint32_t msg) { return (size_t)(nconn ? nconn : 1) * 2 * msg; }
+
+uint32_t corm_msg_max(const corm_classes *cls, uint32_t size)
+{
+	for (int i = 0; i < cls->n; i++)
+		if (corm_slot_capacity(cls->size[i]) >= size)
+			return corm_slot_capacity(cls->size[i]);
+	return 0;
+}
+
+int corm_server_memlock(const cmem_heap *h, corm_remap strat, int nconn, uint64_t per_thread, uint32_t size, char *err,
+			size_t errlen)
+{
+	bool odp = strat == CORM_STRAT_ODP || strat == CORM_STRAT_ODP_PREFETCH;
+	uint64_t need = (odp ? 0 : cmem_reg_bytes(h, size, per_thread)) +
+			srv_buf_len(nconn, msg_len(corm_msg_max(&h->cls, size)));
+	char what[160];
+	snprintf(what, sizeof what, "corm's server (%d heap threads of %llu objects of %u bytes, strategy %s)",
+		 h->cfg.threads, (unsigned long long)per_thread, size, corm_remap_names[strat]);
+	return nm_memlock_check(need, what, err, errlen);
+}
+
 /* Rank 0: connection i serves client rank 1 + i / T, thread i % T; a RECV
  * posted on each. NULL, or what failed. */
 static const char *server_new(corm_server **out, nm_dev *d, nm_mesh *mesh, cmem_heap *heap, int T, uint32_t msg)
@@ -259,8 +303,9 @@ static const char *server_new(corm_server **out, nm_dev *d, nm_mesh *mesh, cmem_
 	s->msg_bytes = msg;
 	s->w = nm_calloc((size_t)T, sizeof *s->w);
 	s->c = nm_calloc((size_t)(s->nconn ? s->nconn : 1), sizeof *s->c);
-	s->buf = nm_calloc((size_t)(s->nconn ? s->nconn : 1) * 2, msg);
-	s->mr = ibv_reg_mr(d->pd, s->buf, (size_t)(s->nconn ? s->nconn : 1) * 2 * msg, ACCESS);
+	size_t len = srv_buf_len(s->nconn, msg);
+	s->buf = nm_calloc(1, len);
+	s->mr = ibv_reg_mr(d->pd, s->buf, len, ACCESS);
 	if (!s->mr)
 		return "ibv_reg_mr(server buffers) failed";
 	for (int t = 0; t < T; t++)
@@ -317,7 +362,7 @@ void corm_net_setup(nm_dev *d, const nm_qp_attr *qa_in, int T, uint32_t msg_max,
 	qa.sq_depth = 8;
 	qa.max_inline = 0;
 	qa.rnr_retry = 7;
-	uint32_t msg = (uint32_t)nm_align64(sizeof(corm_msg) + msg_max);
+	uint32_t msg = msg_len(msg_max);
 	nm_mesh *mesh = star(d, &qa, T);
 	*srv = NULL;
 	*cli = NULL;

@@ -12,6 +12,7 @@
  * the faulted page). CoRM's ID check turns such a read into a clean miss,
  * never into foreign bytes; the benches count those misses apart. */
 #include "corm.h"
+#include <stdio.h>
 #include "alloc.h"
 #include "clock.h"
 #include "log.h"
@@ -147,8 +148,10 @@ static void probe_remap(nm_dev *d, const nm_qp_attr *qa, corm_caps *caps)
 	if (mr) {
 		mmap(va, (size_t)pg, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_FIXED, fb, 0);
 		errno = 0;
+		uint32_t key = mr->rkey;
 		int rc = ibv_rereg_mr(mr, IBV_REREG_MR_CHANGE_TRANSLATION, NULL, va, (size_t)pg, CORM_ACCESS);
 		caps->rereg_errno = rc == 0 ? 0 : errno ? errno : EOPNOTSUPP;
+		caps->rereg_new_key = rc == 0 && mr->rkey != key;
 		ibv_dereg_mr(mr);
 	}
 	if (caps->odp_rc_read) {
@@ -187,6 +190,26 @@ bool corm_strategy_supported(const corm_caps *caps, corm_remap s)
 	}
 }
 
+/* Why auto picked s, for the result document: without ODP (ConnectX-3,
+ * Soft-RoCE on older kernels) compaction must still run while clients
+ * read, under rereg or else deferred reclamation. */
+static void auto_reason(const nm_dev *d, corm_caps *caps, corm_remap s)
+{
+	char *w = caps->auto_reason;
+	size_t n = sizeof caps->auto_reason;
+	if (s == CORM_STRAT_ODP_PREFETCH)
+		snprintf(w, n, "ODP for RC READ and ibv_advise_mr prefetch (the paper's default)");
+	else if (s == CORM_STRAT_ODP)
+		snprintf(w, n, "ODP for RC READ; ibv_advise_mr: %s", strerror(caps->advise_errno));
+	else if (s == CORM_STRAT_REREG)
+		snprintf(w, n, "%s has no ODP for RC READ: ibv_rereg_mr after each remap (a READ meeting it is refused, "
+			 "recovered and falls back)", d->name);
+	else
+		snprintf(w, n, "%s has no ODP for RC READ and ibv_rereg_mr fails (%s): deferred reclamation, reads go on "
+			 "while compacting (a moved object's DirectRead misses and falls back to RPC)",
+			 d->name, strerror(caps->rereg_errno));
+}
+
 int corm_probe(nm_dev *d, const nm_qp_attr *qa, corm_caps *caps, corm_remap want, corm_remap *got, char *err,
 	       size_t errlen)
 {
@@ -201,6 +224,7 @@ int corm_probe(nm_dev *d, const nm_qp_attr *qa, corm_caps *caps, corm_remap want
 		for (size_t i = 0; i < sizeof order / sizeof *order; i++)
 			if (corm_strategy_supported(caps, order[i])) {
 				*got = order[i];
+				auto_reason(d, caps, *got);
 				return 0;
 			}
 	}

@@ -97,14 +97,17 @@ static int make_files(remap_run *r, char *err, size_t errlen)
 }
 
 /* The strategy's NIC step after the remap: -1 with err, else 1 when the
- * rkey changed (defer), 0 when it did not. */
+ * rkey changed (defer; rereg on a device that re-keys), 0 when it did not. */
 static int nic_step(remap_run *r, char *err, size_t errlen)
 {
 	switch (r->strat) {
-	case CORM_STRAT_REREG:
+	case CORM_STRAT_REREG: {
+		/* the READ after it takes r->mr->rkey, the new key if the device gave one */
+		uint32_t old = r->mr->rkey;
 		if (ibv_rereg_mr(r->mr, IBV_REREG_MR_CHANGE_TRANSLATION, NULL, r->va, r->block, CORM_ACCESS))
 			return nm_errf(err, errlen, "ibv_rereg_mr: %s", strerror(errno));
-		return 0;
+		return r->mr->rkey != old;
+	}
 	case CORM_STRAT_ODP_PREFETCH: {
 		struct ibv_sge sge = {.addr = (uintptr_t)r->va, .length = r->block, .lkey = r->mr->lkey};
 		int rc = ibv_advise_mr(r->dev->pd, IBV_ADVISE_MR_ADVICE_PREFETCH, IBV_ADVISE_MR_FLAG_FLUSH, &sge, 1);
