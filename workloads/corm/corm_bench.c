@@ -241,6 +241,29 @@ static corm_got read_obj(corm_thread *th, corm_want w, corm_ptr *p, uint8_t *buf
 	}
 }
 
+/* Frees exactly p->frees of the thread's objects, chosen at random (a
+ * partial Fisher-Yates shuffle): what leaves blocks sparse, and with
+ * --live-objects exactly the live count asked for (Fig. 14's fragmented
+ * heap: 2N loaded, N freed). */
+static void free_random(corm_thread *th)
+{
+	uint32_t n = th->p->objects, *idx = nm_malloc((size_t)(n ? n : 1) * sizeof *idx);
+	for (uint32_t i = 0; i < n; i++)
+		idx[i] = i;
+	uint64_t rng = nm_mix64(th->seed) | 1;
+	for (uint32_t k = 0; k < th->p->frees && k < n; k++) {
+		uint32_t j = k + (uint32_t)(nm_xorshift(&rng) % (n - k)), i = idx[j];
+		idx[j] = idx[k];
+		idx[k] = i;
+		corm_ptr q = th->ptr[i];
+		if (th->live[i] && corm_rpc(th->c, CORM_RPC_FREE, &q, 0, NULL, 0, NULL, 0) == CORM_OK) {
+			th->live[i] = 0;
+			corm_count(th, CORM_C_FREED);
+		}
+	}
+	free(idx);
+}
+
 void corm_thread_load(corm_thread *th)
 {
 	uint32_t n = th->p->objects, len = payload_len(th);
@@ -261,16 +284,7 @@ void corm_thread_load(corm_thread *th)
 		th->version[i] = th->ptr[i].version;
 		corm_count(th, CORM_C_ALLOCATED);
 	}
-	/* Frees chosen at random: what leaves blocks sparse. */
-	uint64_t rng = nm_mix64(th->seed) | 1;
-	for (uint32_t i = 0; i < n; i++)
-		if (th->live[i] && (double)(nm_xorshift(&rng) >> 11) * 0x1.0p-53 < th->p->free_ratio) {
-			corm_ptr q = th->ptr[i];
-			if (corm_rpc(th->c, CORM_RPC_FREE, &q, 0, NULL, 0, NULL, 0) == CORM_OK) {
-				th->live[i] = 0;
-				corm_count(th, CORM_C_FREED);
-			}
-		}
+	free_random(th);
 	memcpy(th->orig, th->ptr, n * sizeof *th->ptr);
 	free(buf);
 }
@@ -290,7 +304,7 @@ static void count_series(corm_thread *th, uint64_t t1)
 }
 
 /* Key generator of the throughput bench: CoRM's Zipf or uniform over the
- * thread's objects. */
+ * thread's objects (Zipf ranks scattered by draw_key). */
 static void keys_init(corm_thread *th, ycsb_gen *g)
 {
 	ycsb_config yc;
@@ -305,6 +319,17 @@ static void keys_init(corm_thread *th, ycsb_gen *g)
 	char err[256];
 	if (ycsb_init(g, &yc, err, sizeof err))
 		nm_fatal("corm: key generator: %s", err);
+}
+
+/* The next key: a Zipf rank goes through the job's one permutation of the
+ * objects (ycsb_permute, keyed by the job's seed, the same on every client),
+ * so the hot set is spread over the heap as by the authors' harness, which
+ * indexes its object list shuffled at load; rank order would be allocation
+ * order, the hottest objects packed in a few adjacent blocks. */
+static uint32_t draw_key(const corm_thread *th, ycsb_gen *g, uint32_t n)
+{
+	uint64_t r = ycsb_next_key(g);
+	return (uint32_t)(th->p->dist == YCSB_UNIFORM ? r : ycsb_permute(r, n, th->key_seed));
 }
 
 /* The objects the measured loop draws from: the thread's own, or with
@@ -351,7 +376,7 @@ void corm_thread_readers(corm_thread *th)
 		/* Fig. 16 reads all objects in order; the others draw keys. */
 		uint32_t i;
 		do
-			i = sequential ? seq++ % n : (uint32_t)ycsb_next_key(&g);
+			i = sequential ? seq++ % n : draw_key(th, &g, n);
 		while (!drawn_live(th, i));
 		bool write = th->p->write_ratio > 0 && (double)(nm_xorshift(&rng) >> 11) * 0x1.0p-53 < th->p->write_ratio;
 		uint64_t t0, t1;

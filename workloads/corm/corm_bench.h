@@ -37,7 +37,10 @@ typedef struct corm_point {
 	corm_remap strategy;
 	corm_read_path read;
 	corm_keys keys;
-	uint32_t block_size, size, objects;
+	uint32_t block_size, size;
+	uint32_t objects;        /* loaded per client thread (-K, or from --live-objects) */
+	uint32_t frees;          /* of those, freed at random after the load */
+	uint32_t server_threads; /* the server's RPC workers (--server-threads, or -T) */
 	double free_ratio, write_ratio, theta, compact_at, occupancy, interval;
 	ycsb_dist dist;
 	uint32_t va_blocks;
@@ -102,6 +105,7 @@ typedef struct corm_thread {
 	nm_meter *m;                         /* its counters, and the measured phase */
 	int rank, thread, nthreads;
 	uint64_t seed;
+	uint64_t key_seed;                   /* the job's permutation of Zipf ranks (the same on every client) */
 	corm_devlimit lim;
 	nm_series series;                    /* operations completed per --interval */
 	corm_ptr *ptr, *orig;                /* current (corrected) and original pointers */
