@@ -20,6 +20,6 @@ do for [d in dists] {
   set title d . " keys"
   plot for [w in ratios] for [i=0:1] \
     "< " . netmem . " table " . in . " --x threads --y ops_per_sec --series read --where dist=" . d . " --where write_ratio=" . w \
-    index i using 1:2 with linespoints lw 2 dashtype (i + 1) title columnheader(2) . " " . mix(w)
+    index i using 1:2 with linespoints lw 2 dashtype i+1 title columnheader(2) . " " . mix(w)
 }
 unset multiplot

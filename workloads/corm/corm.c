@@ -2,8 +2,8 @@
  * survive compaction (Taranov, Di Girolamo and Hoefler, "CoRM: Compactable
  * Remote Memory over RDMA", SIGMOD '21).
  *
- * Rank 0 is the server (CoRM's memory, primitives/corm/corm_heap.h, and -T RPC
- * worker threads); ranks 1.. are clients with -T threads, two RC QPs each
+ * Rank 0 is the server (CoRM's memory, primitives/corm/corm_heap.h, and
+ * --server-threads RPC workers, default -T); ranks 1.. are clients with -T threads, two RC QPs each
  * (RPCs and READs, workloads/corm/corm_net.c). Benches (--bench):
  *   latency     Figs. 9/10: raw READ and raw RPC, Alloc, Free, RPC Read and
  *               Write, DirectRead, ScanRead, an RPC read through an indirect
@@ -691,7 +691,8 @@ static void corm_report(const json_t *pt, const json_t *res, bool first)
 static const nm_experiment corm_experiment = {
 	.name = "corm",
 	.summary = "CoRM: compactable remote memory whose one-sided reads survive compaction (Figs. 9-16)",
-	.details = "Rank 0 is the server, ranks 1.. are clients; -T threads on every rank.\n\n"
+	.details = "Rank 0 is the server (--server-threads RPC workers, default -T), ranks 1.. are clients with -T "
+		   "threads.\n\n"
 		   "Examples:\n"
 		   "  mpirun -np 2 netmem corm --bench compaction -T 2 -K 5000 --free-ratio 0.8 -D 2\n"
 		   "  mpirun -np 2 netmem corm --bench latency -s 24,248,2000 -n 1000\n"
