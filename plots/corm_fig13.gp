@@ -1,5 +1,6 @@
-# CoRM Fig. 13: failed DirectReads per second (copies found locked or torn
-# by a concurrent RPC write, counted per one-sided attempt), YCSB 50:50, vs
+# CoRM Fig. 13: failed DirectReads per second (reads whose copy was found
+# locked or torn by a concurrent RPC write, counted once per read as the
+# authors, who do not retry), YCSB 50:50, vs
 # the Zipf skew; one line per number of clients (client threads).
 #   gnuplot -e "in='results/quick/corm-fig13.json'; out='results/quick/corm-fig13.png'" plots/corm_fig13.gp
 load "plots/common.gp"
@@ -8,5 +9,5 @@ set xlabel "Zipf skew (theta)"
 set ylabel "failed DirectReads/s (all clients)"
 set yrange [0:*]
 set key autotitle columnheader
-plot for [i=0:*] "< " . netmem . " table " . in . " --x theta --y direct_read_conflicts_per_sec --series threads" index i \
+plot for [i=0:*] "< " . netmem . " table " . in . " --x theta --y direct_reads_failed_per_sec --series threads" index i \
   using 1:2 with linespoints lw 2 title columnheader(2) . " clients"

@@ -569,11 +569,16 @@ static void corm_metrics(const corm_point *p, const nm_measure *ms, const nm_ser
 	uint64_t ops = c[CORM_C_READS] + c[CORM_C_WRITES];
 	json_object_set_new(m, "direct_read_conflicts_per_op",
 			    json_real(ops ? (double)c[CORM_C_DIRECT_RETRY] / (double)ops : 0));
+	/* Fig. 13 as the authors count: a DirectRead failed once when its
+	 * first copy was locked or torn, over all requests */
+	json_object_set_new(m, "direct_reads_failed_per_op",
+			    json_real(ops ? (double)c[CORM_C_DIRECT_FAILED] / (double)ops : 0));
 	double secs = ms->seconds;
 	if (p->bench != CORM_BENCH_LATENCY && secs > 0) {
 		json_object_set_new(m, "direct_read_failures_per_sec", json_real((double)c[CORM_C_DIRECT_MISS] / secs));
 		/* Fig. 13's conflicts: copies found locked or torn (retried) */
 		json_object_set_new(m, "direct_read_conflicts_per_sec", json_real((double)c[CORM_C_DIRECT_RETRY] / secs));
+		json_object_set_new(m, "direct_reads_failed_per_sec", json_real((double)c[CORM_C_DIRECT_FAILED] / secs));
 	}
 	if (p->bench == CORM_BENCH_THROUGHPUT || p->bench == CORM_BENCH_COMPACTION) {
 		json_t *ts = json_array();

@@ -59,6 +59,7 @@ typedef enum {
 	CORM_C_DIRECT_OK,          /* one-sided reads at the pointer accepted */
 	CORM_C_DIRECT_MISS,        /* ... not found there (moved, freed) */
 	CORM_C_DIRECT_RETRY,       /* ... found locked or torn: retried */
+	CORM_C_DIRECT_FAILED,      /* reads whose first one-sided attempt found it locked or torn (Fig. 13) */
 	CORM_C_DIRECT_MISS_DEVICE, /* misses the device limit explains (corm_devlimit) */
 	CORM_C_READ_REFUSED,       /* one-sided READs the device refused (a remap met, rereg or ODP): fell back */
 	CORM_C_SCAN_OK,
