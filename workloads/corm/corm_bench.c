@@ -16,6 +16,8 @@
 #include "clock.h"
 #include "log.h"
 #include "rng.h"
+#include <inttypes.h>
+#include <math.h>
 #include <sched.h>
 #include <stdlib.h>
 #include <string.h>
@@ -245,6 +247,32 @@ static corm_got read_obj(corm_thread *th, corm_want w, corm_ptr *p, uint8_t *buf
 		if (j == JUDGE_STALE)
 			return GOT_LOST;
 	}
+}
+
+/* The objects each client thread loads and frees: -K and --free-ratio, or
+ * --live-objects N in all over the C = client ranks x -T threads (N / C live
+ * per thread, N / C / (1 - free-ratio) loaded); the server's workers. */
+int corm_objects_of(const json_t *pt, const nm_base *b, corm_point *p, char *err, size_t len)
+{
+	int64_t live = nm_cfg_int(pt, "live_objects");
+	uint64_t clients = (uint64_t)(b->nranks - 1) * (uint64_t)b->threads;
+	int64_t st = nm_cfg_int(pt, "server_threads");
+	p->server_threads = (uint32_t)(st ? st : b->threads);
+	p->frees = (uint32_t)llround(p->objects * p->free_ratio);
+	if (!live)
+		return 0;
+	if ((uint64_t)live % clients)
+		return nm_errf(err, len, "--live-objects %" PRId64 ": not a multiple of the %" PRIu64 " client threads", live,
+			       clients);
+	if (p->free_ratio >= 1)
+		return nm_errf(err, len, "--live-objects with --free-ratio 1: nothing would stay live");
+	double per = (double)((uint64_t)live / clients), loaded = llround(per / (1 - p->free_ratio));
+	if (loaded > (double)(1ll << 26))
+		return nm_errf(err, len, "--live-objects %" PRId64 ": %.0f objects per client thread (at most 2^26)", live,
+			       loaded);
+	p->objects = (uint32_t)loaded;
+	p->frees = (uint32_t)(loaded - per);
+	return 0;
 }
 
 /* Frees exactly p->frees of the thread's objects, chosen at random (a

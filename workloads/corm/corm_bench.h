@@ -119,6 +119,10 @@ typedef struct corm_thread {
 
 static inline void corm_count(corm_thread *th, corm_counter k) { th->m->c[k]++; }
 
+/* Decode: the objects each client thread loads (p->objects) and frees
+ * (p->frees) from -K and --free-ratio, or from --live-objects over all client
+ * threads; the server's workers (p->server_threads). -1 with err on bad input. */
+int corm_objects_of(const json_t *pt, const nm_base *b, corm_point *p, char *err, size_t len);
 void corm_thread_load(corm_thread *th);       /* allocate, then free free_ratio of them */
 /* --keys shared: the client's own copy of every client's pointers, by key,
  * which it corrects as it reads (table: n pointers, address 0 if freed). */
