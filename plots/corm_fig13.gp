@@ -1,12 +1,13 @@
-# CoRM Fig. 13: DirectReads per second that found their object locked or torn
-# by a concurrent RPC write (conflicts), YCSB 50:50, vs Zipf skew; one line
-# per client thread count.
+# CoRM Fig. 13: failed DirectReads per second (reads whose copy was found
+# locked or torn by a concurrent RPC write, counted once per read as the
+# authors, who do not retry), YCSB 50:50, vs
+# the Zipf skew; one line per number of clients (client threads).
 #   gnuplot -e "in='results/quick/corm-fig13.json'; out='results/quick/corm-fig13.png'" plots/corm_fig13.gp
 load "plots/common.gp"
-set title "CoRM Fig. 13: DirectRead conflicts, YCSB 50:50\n{/*0.8 " . hw . "}"
+set title "CoRM Fig. 13: failed DirectReads, YCSB 50:50\n{/*0.8 " . hw . "}"
 set xlabel "Zipf skew (theta)"
-set ylabel "conflicting DirectReads/s"
+set ylabel "failed DirectReads/s (all clients)"
 set yrange [0:*]
 set key autotitle columnheader
-plot for [i=0:*] "< " . netmem . " table " . in . " --x theta --y direct_read_conflicts_per_sec --series threads" index i \
-  using 1:2 with linespoints lw 2 title "threads " . columnheader(2)
+plot for [i=0:*] "< " . netmem . " table " . in . " --x theta --y direct_reads_failed_per_sec --series threads" index i \
+  using 1:2 with linespoints lw 2 title columnheader(2) . " clients"

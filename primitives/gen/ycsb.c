@@ -550,6 +550,31 @@ static uint64_t frac64(double p)
 
 #define KEY_LIMIT (1ull << 62)
 
+/* One Feistel round's function: the half and the round's key, mixed. */
+static uint64_t feistel_f(uint64_t half, uint64_t key, unsigned round, uint64_t mask)
+{
+	return nm_mix64(half ^ nm_mix64(key + round)) & mask;
+}
+
+uint64_t ycsb_permute(uint64_t rank, uint64_t n, uint64_t key)
+{
+	if (n <= 1)
+		return 0;
+	unsigned bits = 64 - (unsigned)__builtin_clzll(n - 1); /* n - 1 fits */
+	unsigned h = (bits + 1) / 2;
+	uint64_t mask = (1ull << h) - 1, x = rank;
+	do {
+		uint64_t l = x >> h, r = x & mask;
+		for (unsigned k = 0; k < 4; k++) {
+			uint64_t t = l ^ feistel_f(r, key, k, mask);
+			l = r;
+			r = t;
+		}
+		x = l << h | r;
+	} while (x >= n);
+	return x;
+}
+
 int ycsb_init(ycsb_gen *g, const ycsb_config *c, char *err, size_t errlen)
 {
 	memset(g, 0, sizeof *g);

@@ -272,6 +272,16 @@ uint64_t ycsb_span_mod(const ycsb_gen *g, uint64_t x);
  * Long.MIN_VALUE). */
 int64_t ycsb_fnvhash64(int64_t val);
 
+/* A keyed bijection of [0, n): rank -> key, for spreading a skewed
+ * chooser's hot ranks over the key space without changing how often each
+ * rank is drawn (unlike fnvhash64 % n, which merges ranks). A four-round
+ * Feistel network over the smallest even number of bits that holds n, cycle-
+ * walked back into [0, n) (fewer than 4 steps on average); one `key` gives
+ * one permutation, the same on every rank and thread. CoRM's harness draws a
+ * rank and indexes its object list, shuffled at load: this is that shuffle
+ * without the list. */
+uint64_t ycsb_permute(uint64_t rank, uint64_t n, uint64_t key);
+
 /* zeta(n, theta) = sum_{i=1..n} i^-theta: YCSB's loop (same order, glibc's
  * pow) for n <= 1e7; above, 1000 terms plus an Euler-Maclaurin tail to the B6
  * term (truncation < 1e-20; it meets the loop at 1e7 within 1e-13). */

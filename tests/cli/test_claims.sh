@@ -68,7 +68,7 @@ numa-kv|ops_per_sec|workloads/numa/numa_kv.c|{"ops", kv_counters
 numa-kv|ops_per_sec|harness/measure.c|"%s_per_sec"
 corm|ops_per_sec|workloads/corm/corm.c|"rounds" : "ops"
 corm|ops_per_sec|harness/measure.c|"%s_per_sec"
-corm|direct_read_conflicts_per_op|workloads/corm/corm.c|"direct_read_conflicts_per_op"
+corm|direct_reads_failed_per_op|workloads/corm/corm.c|"direct_reads_failed_per_op"
 corm|mmap_us|workloads/corm/corm_remap.c|"mmap_us"
 corm|nic_step_us|workloads/corm/corm_remap.c|"nic_step_us"
 corm|first_read_penalty_us|workloads/corm/corm_remap.c|"first_read_penalty_us"

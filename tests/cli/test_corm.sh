@@ -17,4 +17,15 @@ expect_usage "--keys shared with the latency bench" $M --bench latency --keys sh
 expect_usage "--keys with an unknown value" $M --bench throughput -D 1 --keys some
 expect_usage "--inject new-rkey under defer, which remaps nothing" $M --bench compaction -D 1 --strategy defer \
 	--inject new-rkey
+# On a host without a device every run exits 2 anyway: these also check
+# the line names the option's own reason.
+says() { pat=$1; shift; "$@" 2>&1 >/dev/null | grep -q -- "$pat"; }
+for c in "not a multiple of the 3 client threads|-T 3 --live-objects 1000" \
+	"nothing would stay live|--live-objects 1000 --free-ratio 1" \
+	"200000000 objects per client thread|--live-objects 100000000 --free-ratio 0.5"; do
+	why=${c%%|*}; args=${c#*|}
+	expect_usage "--live-objects: $why" $M --bench throughput -D 1 $args
+	check "--live-objects: the line says $why" says "$why" $M --bench throughput -D 1 $args
+done
+expect_usage "--server-threads negative" $M --bench throughput -D 1 --server-threads -1
 t_summary

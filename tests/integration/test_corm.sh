@@ -43,7 +43,8 @@ if ! ibv_devinfo -v -d "$dev" 2>/dev/null | sed -n '/rc_odp_caps/,/_odp_caps/p' 
 	check "RLIMIT_MEMLOCK too low for the load: exit 2, one line from rank 0 naming ulimit -l and the bytes" memlock_stopped
 	why="$dev has no ODP for RC READ (kernel $(uname -r)); run tests/integration/odp/run.sh (a newer Debian kernel in the VM)"
 	for what in "ODP compaction while clients read" "deferred reclamation" "empty heap" \
-		"--inject no-id-check caught" "--inject read-refused recovered" "remap bench" "Fig. 11 read paths" "shared objects"; do
+		"--inject no-id-check caught" "--inject read-refused recovered" "remap bench" "Fig. 11 read paths" "shared objects" \
+		"--live-objects and --server-threads"; do
 		skip "$what" "$why"
 	done
 	t_summary
@@ -156,5 +157,18 @@ check "--keys shared: valid, both threads read and wrote each other's objects, n
 		all(.points[] | select(.params.keys == "shared"); .metrics.shared_ops > 0 and
 			(.metrics.direct_read_conflict_rate | type) == "number") and
 		all(.points[] | select(.params.keys == "own"); .metrics.shared_ops == 0)'
+# 8. Figs. 12-14's store: --live-objects in all whatever the client count,
+#    the fragmented arm loading twice as many and freeing exactly half at
+#    random (more blocks for the same live objects); two client threads on
+#    one server worker (--server-threads).
+nm_run live 2 --bench throughput --strategy defer --keys shared --dist zipfian -T 2 --server-threads 1 \
+	--live-objects 200 --free-ratio 0,0.5 -s 24 -D 0.3
+check "--live-objects: 200 live in both arms; fragmented: 400 loaded, 200 freed, more blocks; one worker serves both clients" \
+	nm_rc_jq live 0 '(.points | length) == 2 and all(.points[]; .valid and .memory.live_objects == 200 and
+		.metrics.stale == 0 and .metrics.shared_ops > 0) and
+		all(.points[] | select(.params.free_ratio == 0); .metrics.allocated == 200 and .metrics.freed == 0) and
+		all(.points[] | select(.params.free_ratio == 0.5); .metrics.allocated == 400 and .metrics.freed == 200) and
+		([.points[] | select(.params.free_ratio == 0.5) | .memory.active_bytes_before] | min) >
+		([.points[] | select(.params.free_ratio == 0) | .memory.active_bytes_before] | max)'
 # bad input needs no device: tests/cli/test_corm.sh
 t_summary

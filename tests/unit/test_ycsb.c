@@ -755,6 +755,80 @@ static void test_traces(void)
 	CHECK(ycsb_trace_format(&s, 1, buf, sizeof buf) < 0, "a scan cannot be written in Clover's form");
 }
 
+/* ---- the keyed permutation that scatters Zipf ranks (CoRM's keys) ---- */
+
+/* A bijection of [0, n) for sizes around powers of two and odd ones. */
+static void test_permute_bijective(void)
+{
+	static const uint64_t ns[] = {1, 2, 3, 7, 64, 1000, 4097, 100003};
+	for (size_t k = 0; k < sizeof ns / sizeof ns[0]; k++) {
+		uint64_t n = ns[k];
+		uint8_t *seen = calloc(n, 1);
+		uint64_t bad = 0, dup = 0, fixed = 0;
+		for (uint64_t r = 0; r < n; r++) {
+			uint64_t x = ycsb_permute(r, n, 7);
+			if (x >= n) {
+				bad++;
+				continue;
+			}
+			dup += seen[x];
+			seen[x] = 1;
+			fixed += x == r;
+		}
+		CHECK(!bad && !dup, "permute n=%" PRIu64 ": a bijection (%" PRIu64 " out of range, %" PRIu64 " twice)", n, bad,
+		      dup);
+		if (n >= 1000)
+			CHECK(fixed < n / 100, "permute n=%" PRIu64 ": scrambles (%" PRIu64 " fixed points)", n, fixed);
+		free(seen);
+	}
+	CHECK(ycsb_permute(5, 1000, 1) != ycsb_permute(5, 1000, 2) || ycsb_permute(6, 1000, 1) != ycsb_permute(6, 1000, 2),
+	      "permute: the key selects the permutation");
+}
+
+/* The hottest ranks of a Zipf 0.99 over 100,000 objects in blocks of 127
+ * (32-byte slots in 4 KiB): unscrambled, rank order is allocation order and
+ * the top 127 ranks share one block; scrambled they land in many. */
+static void test_permute_spreads_hot_set(void)
+{
+	enum { N = 100000, PER_BLOCK = 127, HOT = 127 };
+	static uint8_t used[N / PER_BLOCK + 1];
+	memset(used, 0, sizeof used);
+	int blocks = 0;
+	for (uint64_t r = 0; r < HOT; r++) {
+		uint64_t b = ycsb_permute(r, N, 42) / PER_BLOCK;
+		blocks += !used[b];
+		used[b] = 1;
+	}
+	CHECK(blocks >= 100, "permute: the %d hottest ranks land in %d distinct blocks (>= 100)", HOT, blocks);
+}
+
+/* Same seed, same ranks: the scrambled key of rank r is drawn exactly as
+ * often as rank r is unscrambled, so the rank frequencies are unchanged. */
+static void test_permute_keeps_frequencies(void)
+{
+	enum { N = 5000, DRAWS = 200000 };
+	ycsb_config c = cfg(YCSB_ZIPFIAN_RI, N, 0.99);
+	ycsb_gen g;
+	if (ycsb_init(&g, &c, err, sizeof err)) {
+		CHECK(0, "permute: init: %s", err);
+		return;
+	}
+	uint32_t *by_rank = calloc(N, sizeof *by_rank), *by_key = calloc(N, sizeof *by_key);
+	for (int i = 0; i < DRAWS; i++) {
+		uint64_t r = ycsb_next_key(&g);
+		by_rank[r]++;
+		by_key[ycsb_permute(r, N, 42)]++;
+	}
+	int differ = 0;
+	for (uint64_t r = 0; r < N; r++)
+		differ += by_key[ycsb_permute(r, N, 42)] != by_rank[r];
+	CHECK(differ == 0, "permute: every rank's frequency unchanged under the scramble (%d differ)", differ);
+	CHECK(by_rank[0] > by_rank[1] && by_rank[1] > by_rank[10], "permute: the draws are skewed (rank 0 %u, 1 %u, 10 %u)",
+	      by_rank[0], by_rank[1], by_rank[10]);
+	free(by_rank);
+	free(by_key);
+}
+
 int main(void)
 {
 	test_java_vectors();
@@ -767,5 +841,8 @@ int main(void)
 	test_traces();
 	test_chi2();
 	test_chi2_all();
+	test_permute_bijective();
+	test_permute_spreads_hot_set();
+	test_permute_keeps_frequencies();
 	return tap_done();
 }

@@ -2,15 +2,16 @@
  * survive compaction (Taranov, Di Girolamo and Hoefler, "CoRM: Compactable
  * Remote Memory over RDMA", SIGMOD '21).
  *
- * Rank 0 is the server (CoRM's memory, primitives/corm/corm_heap.h, and -T RPC
- * worker threads); ranks 1.. are clients with -T threads, two RC QPs each
+ * Rank 0 is the server (CoRM's memory, primitives/corm/corm_heap.h, and
+ * --server-threads RPC workers, default -T); ranks 1.. are clients with -T threads, two RC QPs each
  * (RPCs and READs, workloads/corm/corm_net.c). Benches (--bench):
  *   latency     Figs. 9/10: raw READ and raw RPC, Alloc, Free, RPC Read and
  *               Write, DirectRead, ScanRead, an RPC read through an indirect
  *               pointer, ReleasePtr; one at a time, --iters each.
  *   throughput  Figs. 11-14: reads (--read direct|rpc) and RPC writes
  *               (--write-ratio) for --duration, keys uniform or Zipf
- *               (CoRM's rejection-inversion, unscrambled); DirectRead
+ *               (CoRM's rejection-inversion, ranks scattered over the
+ *               objects by one permutation per job); DirectRead
  *               failures counted.
  *   compaction  Figs. 15, 16: load, free --free-ratio of the objects,
  *               then every client reads its objects in order while the
@@ -20,7 +21,8 @@
  *   remap       Fig. 8: one block remapped per strategy on the server, and
  *               the first READ after each remap, --iters or --duration
  *               (workloads/corm/corm_remap.c).
- * Every bench loads --objects objects of --size bytes per client thread and
+ * Every bench loads --objects objects of --size bytes per client thread (or
+ * --live-objects in all, whatever the client count) and
  * checks every read (corm_bench.c): a lost object or stale bytes make the
  * point invalid. The remap strategy (--strategy) is probed on the device and
  * recorded with what the device supports, including real READs through an
@@ -44,6 +46,7 @@
 #include "clock.h"
 #include "experiment.h"
 #include "log.h"
+#include "rng.h"
 #include "workers.h"
 #include <inttypes.h>
 #include <math.h>
@@ -64,6 +67,11 @@ static const nm_opt corm_opts[] = {
 	{"block-size", 'B', NM_OPT_SIZE, "4k", 1, 1ll << 30, NULL, NM_OPT_LIST, "block size (a power of two, 4k .. 64M)"},
 	{"size", 's', NM_OPT_SIZE, "24", 8, 1ll << 30, NULL, NM_OPT_LIST, "object payload bytes (>= 8)"},
 	{"objects", 'K', NM_OPT_SIZE, "2000", 1, 1ll << 26, NULL, NM_OPT_LIST, "objects allocated per client thread"},
+	{"live-objects", 0, NM_OPT_SIZE, "0", 0, 1ll << 32, NULL, NM_OPT_LIST,
+	 "objects live in all after the load and the free, whatever the client count (the paper's object count; "
+	 "0: -K per thread): each of C client threads loads N / C / (1 - free-ratio) and frees the excess"},
+	{"server-threads", 0, NM_OPT_INT, "0", 0, 1024, NULL, NM_OPT_LIST,
+	 "the server's RPC worker threads (the paper: 8), apart from the clients' -T; 0: -T"},
 	{"free-ratio", 0, NM_OPT_DOUBLE, "0.8", 0, 1, NULL, NM_OPT_LIST,
 	 "fraction of the objects freed after the load (fragmentation; the paper's Fig. 16: 0.75)"},
 	{"read", 0, NM_OPT_ENUM, "direct", 0, 0, "direct,farm,raw,rpc", NM_OPT_LIST,
@@ -75,7 +83,7 @@ static const nm_opt corm_opts[] = {
 	 "conflicts; a read's object and content checked, not its version)"},
 	{"write-ratio", 0, NM_OPT_DOUBLE, "0", 0, 1, NULL, NM_OPT_LIST, "throughput: share of RPC writes"},
 	{"dist", 0, NM_OPT_ENUM, "uniform", 0, 0, "uniform,zipfian", NM_OPT_LIST,
-	 "key choice (zipfian: CoRM's unscrambled rejection-inversion)"},
+	 "key choice (zipfian: CoRM's rejection-inversion, ranks scattered over the objects)"},
 	{"theta", 0, NM_OPT_DOUBLE, "0.99", 0.01, 10, NULL, NM_OPT_LIST, "Zipf exponent"},
 	{"compact-at", 0, NM_OPT_DOUBLE, "0.5", 0, 3600, NULL, NM_OPT_LIST, "compaction: seconds into the read phase"},
 	{"occupancy", 0, NM_OPT_DOUBLE, "0.9", 0, 1, NULL, NM_OPT_LIST,
@@ -145,6 +153,8 @@ static int corm_decode(const json_t *pt, const nm_base *b, void *out, char *err,
 	p->size = (uint32_t)size;
 	if (b->nranks < 2)
 		return nm_errf(err, len, "netmem corm needs a server rank and at least one client rank (-np >= 2)");
+	if (corm_objects_of(pt, b, p, err, len))
+		return -1;
 	if (p->bench == CORM_BENCH_LOCAL && p->read == CORM_READ_RPC)
 		return nm_errf(err, len, "--bench local --read rpc: a local read has no RPC (direct, farm or raw)");
 	bool readers = p->bench == CORM_BENCH_THROUGHPUT || p->bench == CORM_BENCH_COMPACTION;
@@ -313,7 +323,8 @@ static void heap_up(nm_ctx *ctx, const corm_point *p, corm_srv *sv)
 	if (ctx->rank == 0) {
 		sv->nic = (corm_nicctx){.dev = ctx->dev, .strat = sv->strat, .new_key = p->inject == CORM_INJECT_NEW_RKEY};
 		sv->h = nm_calloc(1, sizeof *sv->h);
-		cmem_heap_cfg hc = {.block_size = p->block_size, .va_blocks = p->va_blocks, .threads = ctx->base.threads,
+		int workers = p->bench == CORM_BENCH_LOCAL ? ctx->base.threads : (int)p->server_threads;
+		cmem_heap_cfg hc = {.block_size = p->block_size, .va_blocks = p->va_blocks, .threads = workers,
 				    .seed = ctx->base.seed, .mode = sv->strat == CORM_STRAT_DEFER ? CORM_DEFER : CORM_REMAP,
 				    .nic = corm_nic_hooks(&sv->nic)};
 		fail = cmem_init(sv->h, &hc, err, sizeof err) ? err : memlock_fits(ctx, p, sv, err, sizeof err);
@@ -405,7 +416,8 @@ static void server_point(nm_ctx *ctx, const corm_point *p, nm_measure *ms, json_
 	corm_server *srv;
 	corm_client *cli;
 	uint32_t msg = corm_msg_max(&h->cls, p->size);
-	corm_net_setup(ctx->dev, &ctx->base.qp, ctx->base.threads, msg, p->block_size, h, &h->cls, &srv, &cli);
+	corm_net_setup(ctx->dev, &ctx->base.qp, ctx->base.threads, (int)p->server_threads, msg, p->block_size, h, &h->cls,
+		       &srv, &cli);
 	corm_server_start(srv);
 	corm_leader l = {.h = h, .p = p, .ms = ms};
 	pthread_t lt;
@@ -446,7 +458,7 @@ static void client_point(nm_ctx *ctx, const corm_point *p, corm_run *r)
 	corm_classes_init(cls, p->block_size, err, sizeof err);
 	corm_server *srv;
 	uint32_t msg = corm_msg_max(cls, p->size);
-	corm_net_setup(ctx->dev, &ctx->base.qp, r->T, msg, p->block_size, NULL, cls, &srv, &r->cli);
+	corm_net_setup(ctx->dev, &ctx->base.qp, r->T, 0, msg, p->block_size, NULL, cls, &srv, &r->cli);
 	for (int t = 0; t < r->T; t++) {
 		corm_thread *th = &r->th[t];
 		th->c = &r->cli->c[t];
@@ -457,6 +469,7 @@ static void client_point(nm_ctx *ctx, const corm_point *p, corm_run *r)
 		th->thread = t;
 		th->nthreads = r->T;
 		th->seed = ctx->base.seed * 1000003u + (uint64_t)ctx->rank * 131u + (uint64_t)t;
+		th->key_seed = nm_mix64(ctx->base.seed ^ 0x9e3779b97f4a7c15ull);
 		th->lim = sv.lim;
 		if (nm_series_init(&th->series, series_width_ns(p), CORM_SERIES_MAX))
 			nm_fatal("corm: out of memory for the time series");
@@ -554,11 +567,16 @@ static void corm_metrics(const corm_point *p, const nm_measure *ms, const nm_ser
 	uint64_t ops = c[CORM_C_READS] + c[CORM_C_WRITES];
 	json_object_set_new(m, "direct_read_conflicts_per_op",
 			    json_real(ops ? (double)c[CORM_C_DIRECT_RETRY] / (double)ops : 0));
+	/* Fig. 13 as the authors count: a DirectRead failed once when its
+	 * first copy was locked or torn, over all requests */
+	json_object_set_new(m, "direct_reads_failed_per_op",
+			    json_real(ops ? (double)c[CORM_C_DIRECT_FAILED] / (double)ops : 0));
 	double secs = ms->seconds;
 	if (p->bench != CORM_BENCH_LATENCY && secs > 0) {
 		json_object_set_new(m, "direct_read_failures_per_sec", json_real((double)c[CORM_C_DIRECT_MISS] / secs));
 		/* Fig. 13's conflicts: copies found locked or torn (retried) */
 		json_object_set_new(m, "direct_read_conflicts_per_sec", json_real((double)c[CORM_C_DIRECT_RETRY] / secs));
+		json_object_set_new(m, "direct_reads_failed_per_sec", json_real((double)c[CORM_C_DIRECT_FAILED] / secs));
 	}
 	if (p->bench == CORM_BENCH_THROUGHPUT || p->bench == CORM_BENCH_COMPACTION) {
 		json_t *ts = json_array();
@@ -676,7 +694,8 @@ static void corm_report(const json_t *pt, const json_t *res, bool first)
 static const nm_experiment corm_experiment = {
 	.name = "corm",
 	.summary = "CoRM: compactable remote memory whose one-sided reads survive compaction (Figs. 9-16)",
-	.details = "Rank 0 is the server, ranks 1.. are clients; -T threads on every rank.\n\n"
+	.details = "Rank 0 is the server (--server-threads RPC workers, default -T), ranks 1.. are clients with -T "
+		   "threads.\n\n"
 		   "Examples:\n"
 		   "  mpirun -np 2 netmem corm --bench compaction -T 2 -K 5000 --free-ratio 0.8 -D 2\n"
 		   "  mpirun -np 2 netmem corm --bench latency -s 24,248,2000 -n 1000\n"

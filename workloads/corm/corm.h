@@ -92,9 +92,10 @@ typedef struct corm_client corm_client;
 
 /* Collective: every rank calls it; rank 0 gets *srv, the others *cli
  * (nthreads clients, two QPs each: the harness's mesh, a star of every
- * client rank's threads to the server). msg_max: payload bytes of a
- * message. */
-void corm_net_setup(nm_dev *d, const nm_qp_attr *qa, int nthreads, uint32_t msg_max, uint32_t block_size,
+ * client rank's threads to the server). The server runs `workers` RPC
+ * workers (0: nthreads; ignored on the clients). msg_max: payload bytes of
+ * a message. */
+void corm_net_setup(nm_dev *d, const nm_qp_attr *qa, int nthreads, int workers, uint32_t msg_max, uint32_t block_size,
 		    cmem_heap *heap, const corm_classes *cls, corm_server **srv, corm_client **cli);
 /* The payload bytes of a message: the capacity of the class `size` falls in. */
 uint32_t corm_msg_max(const corm_classes *cls, uint32_t size);

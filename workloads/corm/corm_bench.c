@@ -16,6 +16,8 @@
 #include "clock.h"
 #include "log.h"
 #include "rng.h"
+#include <inttypes.h>
+#include <math.h>
 #include <sched.h>
 #include <stdlib.h>
 #include <string.h>
@@ -36,6 +38,7 @@ const nm_counter corm_counters[CORM_C_N] = {
 	[CORM_C_DIRECT_OK] = {"direct_ok", NM_COUNT_METRIC},
 	[CORM_C_DIRECT_MISS] = {"direct_miss", NM_COUNT_METRIC},
 	[CORM_C_DIRECT_RETRY] = {"direct_retry", NM_COUNT_METRIC},
+	[CORM_C_DIRECT_FAILED] = {"direct_failed", NM_COUNT_METRIC},
 	[CORM_C_DIRECT_MISS_DEVICE] = {"direct_miss_device", NM_COUNT_METRIC},
 	[CORM_C_READ_REFUSED] = {"direct_read_refused", NM_COUNT_METRIC},
 	[CORM_C_SCAN_OK] = {"scan_ok", NM_COUNT_METRIC},
@@ -181,8 +184,13 @@ static corm_way_result attempts(corm_thread *th, corm_way way, corm_check ck, co
 			return WAY_NONE;
 		if (r == TRY_REFUSED)
 			return WAY_REFUSED;
-		if (r == TRY_AGAIN)
+		if (r == TRY_AGAIN) {
+			/* the authors' harness would have failed this DirectRead
+			 * here and not retried it: Fig. 13 counts it once */
+			if (tries == 0 && way == WAY_ONE_SIDED)
+				corm_count(th, CORM_C_DIRECT_FAILED);
 			continue;
+		}
 		*t1 = nm_ticks();
 		corm_judge j = judge(th, w, buf, p->version, content);
 		if (j != JUDGE_TORN)
@@ -245,6 +253,55 @@ static corm_got read_obj(corm_thread *th, corm_want w, corm_ptr *p, uint8_t *buf
 	}
 }
 
+/* The objects each client thread loads and frees: -K and --free-ratio, or
+ * --live-objects N in all over the C = client ranks x -T threads (N / C live
+ * per thread, N / C / (1 - free-ratio) loaded); the server's workers. */
+int corm_objects_of(const json_t *pt, const nm_base *b, corm_point *p, char *err, size_t len)
+{
+	int64_t live = nm_cfg_int(pt, "live_objects");
+	uint64_t clients = (uint64_t)(b->nranks - 1) * (uint64_t)b->threads;
+	int64_t st = nm_cfg_int(pt, "server_threads");
+	p->server_threads = (uint32_t)(st ? st : b->threads);
+	p->frees = (uint32_t)llround(p->objects * p->free_ratio);
+	if (!live)
+		return 0;
+	if ((uint64_t)live % clients)
+		return nm_errf(err, len, "--live-objects %" PRId64 ": not a multiple of the %" PRIu64 " client threads", live,
+			       clients);
+	if (p->free_ratio >= 1)
+		return nm_errf(err, len, "--live-objects with --free-ratio 1: nothing would stay live");
+	double per = (double)((uint64_t)live / clients), loaded = llround(per / (1 - p->free_ratio));
+	if (loaded > (double)(1ll << 26))
+		return nm_errf(err, len, "--live-objects %" PRId64 ": %.0f objects per client thread (at most 2^26)", live,
+			       loaded);
+	p->objects = (uint32_t)loaded;
+	p->frees = (uint32_t)(loaded - per);
+	return 0;
+}
+
+/* Frees exactly p->frees of the thread's objects, chosen at random (a
+ * partial Fisher-Yates shuffle): what leaves blocks sparse, and with
+ * --live-objects exactly the live count asked for (Fig. 14's fragmented
+ * heap: 2N loaded, N freed). */
+static void free_random(corm_thread *th)
+{
+	uint32_t n = th->p->objects, *idx = nm_malloc((size_t)(n ? n : 1) * sizeof *idx);
+	for (uint32_t i = 0; i < n; i++)
+		idx[i] = i;
+	uint64_t rng = nm_mix64(th->seed) | 1;
+	for (uint32_t k = 0; k < th->p->frees && k < n; k++) {
+		uint32_t j = k + (uint32_t)(nm_xorshift(&rng) % (n - k)), i = idx[j];
+		idx[j] = idx[k];
+		idx[k] = i;
+		corm_ptr q = th->ptr[i];
+		if (th->live[i] && corm_rpc(th->c, CORM_RPC_FREE, &q, 0, NULL, 0, NULL, 0) == CORM_OK) {
+			th->live[i] = 0;
+			corm_count(th, CORM_C_FREED);
+		}
+	}
+	free(idx);
+}
+
 void corm_thread_load(corm_thread *th)
 {
 	uint32_t n = th->p->objects, len = payload_len(th);
@@ -265,16 +322,7 @@ void corm_thread_load(corm_thread *th)
 		th->version[i] = th->ptr[i].version;
 		corm_count(th, CORM_C_ALLOCATED);
 	}
-	/* Frees chosen at random: what leaves blocks sparse. */
-	uint64_t rng = nm_mix64(th->seed) | 1;
-	for (uint32_t i = 0; i < n; i++)
-		if (th->live[i] && (double)(nm_xorshift(&rng) >> 11) * 0x1.0p-53 < th->p->free_ratio) {
-			corm_ptr q = th->ptr[i];
-			if (corm_rpc(th->c, CORM_RPC_FREE, &q, 0, NULL, 0, NULL, 0) == CORM_OK) {
-				th->live[i] = 0;
-				corm_count(th, CORM_C_FREED);
-			}
-		}
+	free_random(th);
 	memcpy(th->orig, th->ptr, n * sizeof *th->ptr);
 	free(buf);
 }
@@ -294,7 +342,7 @@ static void count_series(corm_thread *th, uint64_t t1)
 }
 
 /* Key generator of the throughput bench: CoRM's Zipf or uniform over the
- * thread's objects. */
+ * thread's objects (Zipf ranks scattered by draw_key). */
 static void keys_init(corm_thread *th, ycsb_gen *g)
 {
 	ycsb_config yc;
@@ -309,6 +357,17 @@ static void keys_init(corm_thread *th, ycsb_gen *g)
 	char err[256];
 	if (ycsb_init(g, &yc, err, sizeof err))
 		nm_fatal("corm: key generator: %s", err);
+}
+
+/* The next key: a Zipf rank goes through the job's one permutation of the
+ * objects (ycsb_permute, keyed by the job's seed, the same on every client),
+ * so the hot set is spread over the heap as by the authors' harness, which
+ * indexes its object list shuffled at load; rank order would be allocation
+ * order, the hottest objects packed in a few adjacent blocks. */
+static uint32_t draw_key(const corm_thread *th, ycsb_gen *g, uint32_t n)
+{
+	uint64_t r = ycsb_next_key(g);
+	return (uint32_t)(th->p->dist == YCSB_UNIFORM ? r : ycsb_permute(r, n, th->key_seed));
 }
 
 /* The objects the measured loop draws from: the thread's own, or with
@@ -355,7 +414,7 @@ void corm_thread_readers(corm_thread *th)
 		/* Fig. 16 reads all objects in order; the others draw keys. */
 		uint32_t i;
 		do
-			i = sequential ? seq++ % n : (uint32_t)ycsb_next_key(&g);
+			i = sequential ? seq++ % n : draw_key(th, &g, n);
 		while (!drawn_live(th, i));
 		bool write = th->p->write_ratio > 0 && (double)(nm_xorshift(&rng) >> 11) * 0x1.0p-53 < th->p->write_ratio;
 		uint64_t t0, t1;

@@ -38,7 +38,10 @@ typedef struct corm_point {
 	corm_remap strategy;
 	corm_read_path read;
 	corm_keys keys;
-	uint32_t block_size, size, objects;
+	uint32_t block_size, size;
+	uint32_t objects;        /* loaded per client thread (-K, or from --live-objects) */
+	uint32_t frees;          /* of those, freed at random after the load */
+	uint32_t server_threads; /* the server's RPC workers (--server-threads, or -T) */
 	double free_ratio, write_ratio, theta, compact_at, occupancy, interval;
 	ycsb_dist dist;
 	uint32_t va_blocks;
@@ -57,6 +60,7 @@ typedef enum {
 	CORM_C_DIRECT_OK,          /* one-sided reads at the pointer accepted */
 	CORM_C_DIRECT_MISS,        /* ... not found there (moved, freed) */
 	CORM_C_DIRECT_RETRY,       /* ... found locked or torn: retried */
+	CORM_C_DIRECT_FAILED,      /* reads whose first one-sided attempt found it locked or torn (Fig. 13) */
 	CORM_C_DIRECT_MISS_DEVICE, /* misses the device limit explains (corm_devlimit) */
 	CORM_C_READ_REFUSED,       /* one-sided READs the device refused (a remap met, rereg or ODP): fell back */
 	CORM_C_SCAN_OK,
@@ -104,6 +108,7 @@ typedef struct corm_thread {
 	nm_meter *m;                         /* its counters, and the measured phase */
 	int rank, thread, nthreads;
 	uint64_t seed;
+	uint64_t key_seed;                   /* the job's permutation of Zipf ranks (the same on every client) */
 	corm_devlimit lim;
 	nm_series series;                    /* operations completed per --interval */
 	corm_ptr *ptr, *orig;                /* current (corrected) and original pointers */
@@ -116,6 +121,10 @@ typedef struct corm_thread {
 
 static inline void corm_count(corm_thread *th, corm_counter k) { th->m->c[k]++; }
 
+/* Decode: the objects each client thread loads (p->objects) and frees
+ * (p->frees) from -K and --free-ratio, or from --live-objects over all client
+ * threads; the server's workers (p->server_threads). -1 with err on bad input. */
+int corm_objects_of(const json_t *pt, const nm_base *b, corm_point *p, char *err, size_t len);
 void corm_thread_load(corm_thread *th);       /* allocate, then free free_ratio of them */
 /* --keys shared: the client's own copy of every client's pointers, by key,
  * which it corrects as it reads (table: n pointers, address 0 if freed). */

@@ -99,7 +99,8 @@ static void wait_wc(struct ibv_cq *cq, struct ibv_wc *wc, double timeout, const 
 
 /* ---- server ---- */
 
-/* Connection i serves client rank peer's thread t, on worker t. */
+/* Connection i serves client rank peer's thread t, on worker t % workers
+ * (the authors pin each client connection to one worker). */
 typedef struct srv_conn {
 	struct ibv_qp *qp;             /* its RPCs */
 	struct ibv_qp *rqp;            /* the client's READs arrive here */
@@ -110,7 +111,8 @@ typedef struct srv_conn {
 typedef struct srv_worker {
 	corm_server *s;
 	int index;
-	struct ibv_cq *cq;             /* the mesh's CQ of thread `index` */
+	int ncq;
+	struct ibv_cq **cq;            /* the mesh's CQs of threads index, index + workers, ... */
 	pthread_t th;
 } srv_worker;
 
@@ -185,8 +187,10 @@ static void *srv_main(void *arg)
 	srv_worker *w = arg;
 	corm_server *s = w->s;
 	struct ibv_wc wc[16];
-	while (!atomic_load_explicit(&s->stop, memory_order_relaxed)) {
-		int n = ibv_poll_cq(w->cq, 16, wc);
+	if (!w->ncq)   /* more workers than client threads: no connection is pinned to this one */
+		return NULL;
+	for (int k = 0; !atomic_load_explicit(&s->stop, memory_order_relaxed); k = (k + 1) % w->ncq) {
+		int n = ibv_poll_cq(w->cq[k], 16, wc);
 		if (n < 0)
 			nm_fatal("corm server: ibv_poll_cq failed");
 		for (int i = 0; i < n; i++) {
@@ -229,6 +233,8 @@ void corm_server_free(corm_server *s)
 	ibv_dereg_mr(s->mr);
 	free(s->buf);
 	free(s->c);
+	for (int i = 0; i < s->nworkers; i++)
+		free(s->w[i].cq);
 	free(s->w);
 	free(s);
 }
@@ -291,25 +297,29 @@ int corm_server_memlock(const cmem_heap *h, corm_remap strat, int nconn, uint64_
 }
 
 /* Rank 0: connection i serves client rank 1 + i / T, thread i % T; a RECV
- * posted on each. NULL, or what failed. */
-static const char *server_new(corm_server **out, nm_dev *d, nm_mesh *mesh, cmem_heap *heap, int T, uint32_t msg)
+ * posted on each; worker w polls the CQs of client threads w, w + W, ...
+ * NULL, or what failed. */
+static const char *server_new(corm_server **out, nm_dev *d, nm_mesh *mesh, cmem_heap *heap, int T, int W, uint32_t msg)
 {
 	corm_server *s = nm_calloc(1, sizeof *s);
 	*out = s;
 	s->mesh = mesh;
 	s->heap = heap;
-	s->nworkers = T;
+	s->nworkers = W;
 	s->nconn = (mesh->nranks - 1) * T;
 	s->msg_bytes = msg;
-	s->w = nm_calloc((size_t)T, sizeof *s->w);
+	s->w = nm_calloc((size_t)W, sizeof *s->w);
 	s->c = nm_calloc((size_t)(s->nconn ? s->nconn : 1), sizeof *s->c);
 	size_t len = srv_buf_len(s->nconn, msg);
 	s->buf = nm_calloc(1, len);
 	s->mr = ibv_reg_mr(d->pd, s->buf, len, ACCESS);
 	if (!s->mr)
 		return "ibv_reg_mr(server buffers) failed";
-	for (int t = 0; t < T; t++)
-		s->w[t] = (srv_worker){.s = s, .index = t, .cq = mesh->cq[t]};
+	for (int w = 0; w < W; w++) {
+		s->w[w] = (srv_worker){.s = s, .index = w, .cq = nm_calloc((size_t)(T / W + 1), sizeof(struct ibv_cq *))};
+		for (int t = w; t < T; t += W)
+			s->w[w].cq[s->w[w].ncq++] = mesh->cq[t];
+	}
 	for (int i = 0; i < s->nconn; i++) {
 		srv_conn *c = &s->c[i];
 		c->peer = 1 + i / T;
@@ -355,7 +365,7 @@ static const char *client_new(corm_client **out, nm_dev *d, nm_mesh *mesh, int T
 	return NULL;
 }
 
-void corm_net_setup(nm_dev *d, const nm_qp_attr *qa_in, int T, uint32_t msg_max, uint32_t block_size,
+void corm_net_setup(nm_dev *d, const nm_qp_attr *qa_in, int T, int workers, uint32_t msg_max, uint32_t block_size,
 		    cmem_heap *heap, const corm_classes *cls, corm_server **srv, corm_client **cli)
 {
 	nm_qp_attr qa = *qa_in;
@@ -366,7 +376,7 @@ void corm_net_setup(nm_dev *d, const nm_qp_attr *qa_in, int T, uint32_t msg_max,
 	nm_mesh *mesh = star(d, &qa, T);
 	*srv = NULL;
 	*cli = NULL;
-	const char *fail = nm_boot_rank() == 0 ? server_new(srv, d, mesh, heap, T, msg)
+	const char *fail = nm_boot_rank() == 0 ? server_new(srv, d, mesh, heap, T, workers ? workers : T, msg)
 					       : client_new(cli, d, mesh, T, msg, block_size, cls);
 	nm_boot_check(fail, NM_EXIT_FAIL);
 	/* the server's RECVs are posted before any client sends */
