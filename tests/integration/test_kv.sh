@@ -36,9 +36,14 @@ check "window 128, Zipfian: both valid" nm_jq win '(.points | length) == 2 and a
 nm_run nofence 3 $K --system loco,sherman -w write-only --fence=0 -n 150 --warmup 10
 check "--fence=0: valid, and no fence posted" nm_jq nofence 'all(.points[]; .valid and .metrics.fences == 0 and .effective.fence == false)'
 
-# 4. the history of a short run: one JSON line per operation, warm-up included
-nm_run hist 3 $K --system loco -w mixed -n 30 --warmup 5 --history "$tmp/h.jsonl"
-check "history: 6 threads x 35 operations, one JSON object per line" sh -c "[ \$(wc -l <$tmp/h.jsonl) = 210 ] && jq -se 'length == 210 and all(.[]; (.op | IN(\"get\",\"update\")) and (.key | test(\"^0x[0-9a-f]{16}$\")) and .response_ns >= .invoke_ns and (.rank | IN(0,1,2)))' $tmp/h.jsonl >/dev/null"
+# 4. the history of a short contended run (16 keys, hot ones), both stores
+#    in one file (a header line per point): one JSON line per operation,
+#    warm-up included, each write's own value; netmem kv-check finds it
+#    linearizable key by key
+nm_run hist 3 -T 2 -K 16 --system loco,sherman -w mixed --dist zipfian -n 60 --warmup 5 --history "$tmp/h.jsonl"
+check "history: 2 points x (a header + 6 threads x 65 operations), one JSON object per line" sh -c "[ \$(wc -l <$tmp/h.jsonl) = 782 ] && jq -se '(map(select(.history)) | length) == 2 and (map(select(.op)) | length == 780 and all(.[]; (.op | IN(\"get\",\"update\",\"insert\")) and (.key | test(\"^0x[0-9a-f]{16}$\")) and .response_ns >= .invoke_ns and (.rank | IN(0,1,2))))' $tmp/h.jsonl >/dev/null"
+check "history: every update records what it wrote (its writer, a version from 1)" jq -se '[.[] | select(.op == "update" and .found)] | length > 0 and all(.[]; .writer == .rank * 256 + .thread and .version >= 1 and .value != "0x0000000000000000")' "$tmp/h.jsonl"
+check "kv-check: the contended loco and sherman histories are linearizable (exit 0)" sh -c "$N kv-check $tmp/h.jsonl >$tmp/hcheck.out && grep -q '2 point(s), 780 operations.*linearizable' $tmp/hcheck.out"
 # A value word is tag(16) | writer(16) | version(32), the tag the XOR of the
 # key's four 16-bit groups (kv_key_tag in workloads/kv/kv.h); jq has no XOR.
 cat >"$tmp/tag.jq" <<'JQ'
@@ -54,8 +59,9 @@ check "history: every found get returns a value of its key's tag" jq -se -f "$tm
 #    another writer's newer value is overwritten and some reader sees the
 #    version go back), a value written in two halves read without checksums
 for s in loco sherman; do
-	nm_run late$s 3 -T 2 -K 16 --system $s -w mixed --dist zipfian -W 4 -n 400 --warmup 10 --inject early-release
+	nm_run late$s 3 -T 2 -K 16 --system $s -w mixed --dist zipfian -W 4 -n 400 --warmup 10 --inject early-release --history "$tmp/late$s.jsonl"
 	check "$s --inject early-release: exit 1, invalid, a read saw a version go back or written twice" nm_jq late$s '(.points[0].valid | not) and .points[0].checks.reads.regressed > 0'
+	check "$s --inject early-release: kv-check exits 1 with one line naming a key" sh -c "$N kv-check $tmp/late$s.jsonl >$tmp/late$s.chk; [ \$? = 1 ] && [ \$(wc -l <$tmp/late$s.chk) = 1 ] && grep -q 'key 0x[0-9a-f]* is not linearizable' $tmp/late$s.chk"
 	nm_run torn$s 3 -T 2 -K 16 --system $s -w mixed --dist zipfian -W 4 -n 400 --warmup 10 --value-size 32 --inject no-checksum
 	check "$s --inject no-checksum: invalid, torn reads found" nm_jq torn$s '(.points[0].valid | not) and .points[0].checks.reads.torn > 0'
 done

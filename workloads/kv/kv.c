@@ -80,7 +80,8 @@ static const nm_opt kv_opts[] = {
 	 "redis: client threads per server instance (paper: 4, so ceil(T/4) instances)"},
 	{"redis-port", 0, NM_OPT_INT, "7379", 1024, 65000, NULL, 0, "redis: first port on each node"},
 	{"history", 0, NM_OPT_STR, "", 0, 0, NULL, 0,
-	 "write every operation (JSON Lines) into FILE, for a linearizability checker"},
+	 "write every operation into FILE for netmem kv-check (JSON Lines: per point a header, then per "
+	 "operation the first value word read or written, its writer and version, invocation and response times)"},
 	{"history-max", 0, NM_OPT_INT, "100000", 1, 1e8, NULL, 0, "history: operations per thread at most"},
 	{"inject", 0, NM_OPT_ENUM, "none", 0, 0, "none,early-release,no-checksum", 0,
 	 "testing the checks: early-release (a lock released before its write lands), "
@@ -218,6 +219,18 @@ typedef struct kv_clockmap {
 	uint64_t ticks, mono_ns;
 } kv_clockmap;
 
+/* The first line, rank 0's: what a checker needs besides the operations
+ * (kv-check: key ranks below prefill start with the prefill's value). */
+static size_t kv_history_header(const kv_run *r, char *buf, size_t cap)
+{
+	const kv_point *p = r->p;
+	return (size_t)snprintf(buf, cap,
+				"{\"history\":\"netmem kv\",\"system\":\"%s\",\"keys\":%" PRIu64
+				",\"prefill\":%" PRIu64 ",\"value_size\":%u,\"prefill_writer\":%u}\n",
+				kv_systems[p->system]->name, p->load.keys, p->load.prefill, p->load.value_size,
+				KV_PREFILL_WRITER);
+}
+
 static void kv_history_write(kv_run *r, int nthreads)
 {
 	struct timespec ts;
@@ -225,20 +238,22 @@ static void kv_history_write(kv_run *r, int nthreads)
 	kv_clockmap cm = {nm_ticks(), (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec};
 	size_t cap = 1 << 16, used = 0;
 	char *buf = nm_malloc(cap);
+	if (r->ctx->rank == 0)
+		used = kv_history_header(r, buf, cap);
 	for (int t = 0; t < nthreads; t++) {
 		const kv_thread *th = &r->th[t];
 		for (uint64_t i = 0; i < th->hist_n; i++) {
 			const kv_hist_rec *h = &th->hist[i];
-			if (cap - used < 256)
+			if (cap - used < 320)
 				buf = nm_realloc(buf, cap *= 2);
 			uint64_t inv = cm.mono_ns - nm_ticks_to_ns(cm.ticks - h->invoke);
 			uint64_t res = cm.mono_ns - nm_ticks_to_ns(cm.ticks - h->response);
 			used += (size_t)snprintf(buf + used, cap - used,
 						 "{\"rank\":%d,\"thread\":%d,\"op\":\"%s\",\"key\":\"0x%016" PRIx64
-						 "\",\"found\":%s,\"value\":\"0x%016" PRIx64 "\",\"invoke_ns\":%" PRIu64
-						 ",\"response_ns\":%" PRIu64 "}\n",
+						 "\",\"found\":%s,\"value\":\"0x%016" PRIx64 "\",\"writer\":%u,"
+						 "\"version\":%u,\"invoke_ns\":%" PRIu64 ",\"response_ns\":%" PRIu64 "}\n",
 						 th->rank, th->thread, kv_op_names[h->op], h->key, h->found ? "true" : "false",
-						 h->value, inv, res);
+						 h->value, kv_word_writer(h->value), kv_word_version(h->value), inv, res);
 		}
 	}
 	buf[used] = 0;
@@ -246,7 +261,10 @@ static void kv_history_write(kv_run *r, int nthreads)
 	free(buf);
 	if (!all)
 		return;
-	FILE *f = fopen(r->p->history, "w");
+	/* the job's first point starts the file, the others follow it */
+	static bool started;
+	FILE *f = fopen(r->p->history, started ? "a" : "w");
+	started = true;
 	if (!f) {
 		nm_warn("--history %s: cannot write it: %s", r->p->history, strerror(errno));
 	} else {

@@ -189,11 +189,18 @@ kv_opkind kv_next(kv_thread *t, uint64_t *rank);
  * under its lock) and counts a failure; false when it failed. */
 bool kv_check(kv_thread *t, uint64_t key, const uint64_t *val);
 /* An operation completed: t0/t1 in ticks (nm_ticks). For KV_GET, val (words)
- * is the value read and is checked; found says whether the key existed
- * (a get or update of a missing key counts as a miss, nothing to check).
- * Returns false when the read failed a check (already counted). */
+ * is the value read and is checked; for a write, the value it wrote (the
+ * history records its first word; NULL when unknown); found says whether
+ * the key existed (a get or update of a missing key counts as a miss,
+ * nothing to check). Returns false when the read failed a check (already
+ * counted). */
 bool kv_done(kv_thread *t, kv_opkind op, uint64_t key, const uint64_t *val, bool found, uint64_t t0,
 	     uint64_t t1);
+/* Records in the history only (not timed, counted or checked): a read of
+ * key's first value word that is part of another operation (an injected
+ * fault's own looks at the entry), so the history shows what it saw. */
+void kv_history_add(kv_thread *t, kv_opkind op, uint64_t key, uint64_t word, bool found, uint64_t t0,
+		    uint64_t t1);
 
 /* ---- a system ------------------------------------------------------------ */
 

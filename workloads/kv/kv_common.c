@@ -164,8 +164,14 @@ bool kv_done(kv_thread *t, kv_opkind op, uint64_t key, const uint64_t *val, bool
 		ok = kv_check(t, key, val);
 	if (nm_meter_op(m, t0, t1))
 		nm_meter_kind(m, op, nm_ticks_to_ns(t1 - t0));
-	if (t->hist && t->hist_n < t->l->history_max)
-		t->hist[t->hist_n++] = (kv_hist_rec){.key = key, .value = found && val ? val[0] : 0,
-						     .invoke = t0, .response = t1, .op = (uint8_t)op, .found = found};
+	kv_history_add(t, op, key, found && val ? val[0] : 0, found, t0, t1);
 	return ok;
+}
+
+void kv_history_add(kv_thread *t, kv_opkind op, uint64_t key, uint64_t word, bool found, uint64_t t0,
+		    uint64_t t1)
+{
+	if (t->hist && t->hist_n < t->l->history_max)
+		t->hist[t->hist_n++] = (kv_hist_rec){.key = key, .value = word, .invoke = t0, .response = t1,
+						     .op = (uint8_t)op, .found = found};
 }

@@ -47,12 +47,13 @@ typedef struct sh_job {
 	size_t leaf_bytes, scratch_off, scratch_per_op, scratch_per_thread;
 } sh_job;
 
-typedef enum { S_IDLE, S_LEAF_READ, S_CAS, S_ENTRY_READ, S_FENCED, S_RELEASE, S_LATE_DONE } sh_state;
+typedef enum { S_IDLE, S_LEAF_READ, S_CAS, S_ENTRY_READ, S_FENCED, S_RELEASE, S_LATE_DONE, S_LATE_LOOK } sh_state;
 
 typedef struct sh_op {
 	kv_wop w;
 	uint64_t leaf, pos;
 	int node;
+	uint64_t watch_t0;               /* early-release: when the last look at the entry was posted */
 } sh_op;
 
 typedef struct sh_thr {
@@ -202,9 +203,10 @@ static void entry_write(sh_thr *t, sh_op *o)
 		release_post(t, o, S_RELEASE);   /* a miss: nothing to write */
 		return;
 	}
-	o->w.found = present;
+	o->w.found = present || o->w.kind == KV_INSERT;   /* an insert writes either way */
 	uint32_t version = present ? kv_word_version(e[1]) + 1 : 1;
 	entry_image(j, e, o->w.key, t->win.kt->writer, version);
+	o->w.wrote = e[1];
 	kv_inject fault = kv_inject_now(&t->inj);
 	if (fault == KV_INJECT_EARLY_RELEASE) {
 		kv_inj_late_start(&o->w, &o->w.word[2]);
@@ -226,17 +228,29 @@ static void entry_write(sh_thr *t, sh_op *o)
 }
 
 /* The late write, once a later holder has written the entry (with the
- * version this write claims too), or after the longest wait. */
+ * version this write claims too), or after the longest wait. The look
+ * that saw the later holder's value, and one after the late write, go into
+ * the history as gets (after the update returned), as a reader's would. */
 static void late_step(sh_thr *t, sh_op *o)
 {
 	sh_job *j = t->j;
 	uint64_t raddr = leaf_raddr(j, o->node, o->leaf, entry_off(j, o->pos));
 	uint64_t *seen = o->w.word + 2;   /* the entry's first value word */
 	bool late = kv_word_version(*seen) >= kv_word_version(o->w.buf[1]) && kv_word_writer(*seen) != t->win.kt->writer;
+	if (late)
+		kv_history_add(t->win.kt, KV_GET, o->w.key, *seen, true, o->watch_t0, nm_ticks());
+	o->watch_t0 = nm_ticks();
 	if (!kv_inj_late_due(&t->win, &o->w, late, o->node, seen, raddr + 8))
 		return;
 	o->w.state = S_LATE_DONE;
 	kv_win_write(&t->win, &o->w, o->node, o->w.buf, raddr, (uint32_t)entry_bytes(j), true);
+}
+
+static void late_look(sh_thr *t, sh_op *o)
+{
+	o->w.state = S_LATE_LOOK;
+	o->watch_t0 = nm_ticks();
+	kv_win_read(&t->win, &o->w, o->node, o->w.word + 2, leaf_raddr(t->j, o->node, o->leaf, entry_off(t->j, o->pos) + 8), 8);
 }
 
 static void advance(kv_win *w, kv_wop *wo)
@@ -273,8 +287,14 @@ static void advance(kv_win *w, kv_wop *wo)
 	case S_FENCED:
 		release_post(t, o, S_RELEASE);
 		break;
-	case S_RELEASE:
 	case S_LATE_DONE:
+		late_look(t, o);
+		break;
+	case S_LATE_LOOK:
+		kv_history_add(t->win.kt, KV_GET, o->w.key, o->w.word[2], true, o->watch_t0, nm_ticks());
+		sh_finish(t, o, NULL);
+		break;
+	case S_RELEASE:
 		sh_finish(t, o, NULL);
 		break;
 	default:

@@ -71,7 +71,8 @@ void kv_win_atomic(kv_win *w, kv_wop *o, int node, int op, uint64_t raddr, uint6
 
 void kv_win_finish(kv_win *w, kv_wop *o, const uint64_t *val)
 {
-	kv_done(w->kt, o->kind, o->key, val, o->found, o->t0, nm_ticks());
+	kv_done(w->kt, o->kind, o->key, o->kind == KV_GET ? val : &o->wrote, o->found, o->t0,
+		o->returned ? o->returned : nm_ticks());
 	o->state = 0;
 }
 
@@ -108,6 +109,7 @@ static uint64_t run_ops(void *arg, uint64_t issue, uint64_t deadline)
 				more = issue > 0;
 				o->found = false;
 				o->pending = 0;
+				o->wrote = o->returned = 0;
 				o->t0 = o->since = nm_ticks();
 				w->ops->start(w, o);
 			} else if (o->state != 0 && o->pending == 0) {

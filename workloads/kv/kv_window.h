@@ -26,6 +26,9 @@ typedef struct kv_wop {
 	uint64_t key, t0, since;  /* since: when the current wait began (ticks) */
 	uint64_t *buf;            /* registered scratch of the operation */
 	uint64_t *word;           /* registered 16 bytes: atomic results, lock words */
+	uint64_t wrote;           /* a write's first value word, for the history */
+	uint64_t returned;        /* when the operation returned to its caller, if before its
+				   * end (an injected early release: the write lands later); 0: at the end */
 } kv_wop;
 
 typedef struct kv_win kv_win;
@@ -71,7 +74,8 @@ void kv_win_atomic(kv_win *w, kv_wop *o, int node, int op, uint64_t raddr, uint6
  * names o, and n more completions o waits for. */
 uint64_t kv_win_wrid(kv_win *w, kv_wop *o, int op);
 void kv_win_due(kv_win *w, kv_wop *o, int n);
-/* The operation is done (val: the value words read, for a get). */
+/* The operation is done (val: the value words read, for a get; a write's
+ * value is o->wrote). */
 void kv_win_finish(kv_win *w, kv_wop *o, const uint64_t *val);
 /* Seconds since o->since exceed the job's --timeout. */
 bool kv_win_overdue(const kv_win *w, const kv_wop *o);
