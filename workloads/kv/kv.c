@@ -10,6 +10,10 @@
  *            itself, workloads/kv/kv_sherman.c): lock word with the data,
  *            taken by RDMA CAS, write and release posted together,
  *            lookups READ a whole leaf of --leaf entries.
+ *   scythe   a variant of this suite in the style of Scythe's MicroDB (not
+ *            Scythe itself, workloads/kv/kv_scythe.c): writes are inserts of
+ *            a timestamped version under the object's lock word, reads one
+ *            READ aborted while the object is locked.
  *   redis    Debian's redis-server, started by the ranks on their own nodes
  *            (ceil(threads/4) instances per node, no replication, no
  *            persistence), driven through hiredis with --window commands in
@@ -46,11 +50,12 @@
 #include <string.h>
 #include <time.h>
 
-const kv_system *const kv_systems[KV_NSYSTEMS] = {&kv_loco, &kv_sherman, &kv_redis};
+const kv_system *const kv_systems[KV_NSYSTEMS] = {&kv_loco, &kv_sherman, &kv_redis, &kv_scythe};
 
 static const nm_opt kv_opts[] = {
-	{"system", 0, NM_OPT_ENUM, "loco", 0, 0, "loco,sherman,redis", NM_OPT_LIST,
-	 "loco (LOCO's kvstore), sherman (Sherman-style variant of this suite), redis (redis-server)"},
+	{"system", 0, NM_OPT_ENUM, "loco", 0, 0, "loco,sherman,redis,scythe", NM_OPT_LIST,
+	 "loco (LOCO's kvstore), sherman (Sherman-style variant of this suite), redis (redis-server), "
+	 "scythe (Scythe-style variant of this suite: writes are inserts)"},
 	{"workload", 'w', NM_OPT_STR, "mixed", 0, 0, NULL, NM_OPT_LIST,
 	 "read-only, mixed (--write-ratio updates), write-only, or a YCSB letter a-f"},
 	{"write-ratio", 0, NM_OPT_DOUBLE, "0.5", 0, 1, NULL, NM_OPT_LIST, "updates in the mixed workload"},
@@ -117,7 +122,8 @@ static int kv_decode(const json_t *pt, const nm_base *b, void *out, char *err, s
 	const char *sys = nm_cfg_str(pt, "system"), *inj = nm_cfg_str(pt, "inject");
 	int64_t window = nm_cfg_int(pt, "window");
 	*p = (kv_point){
-		.system = !strcmp(sys, "sherman") ? KV_SHERMAN : !strcmp(sys, "redis") ? KV_REDIS : KV_LOCO,
+		.system = !strcmp(sys, "sherman") ? KV_SHERMAN : !strcmp(sys, "redis") ? KV_REDIS
+			  : !strcmp(sys, "scythe") ? KV_SCYTHE : KV_LOCO,
 		.write_ratio = nm_cfg_double(pt, "write_ratio"),
 		.load = {.theta = nm_cfg_double(pt, "theta"),
 			 .keys = (uint64_t)nm_cfg_int(pt, "keys"),
@@ -163,7 +169,7 @@ static int kv_decode(const json_t *pt, const nm_base *b, void *out, char *err, s
 	if (p->load.delete_ratio > 0 && p->system != KV_LOCO)
 		return nm_errf(err, len, "--delete-ratio applies to the loco system only");
 	if (p->inject != KV_INJECT_NONE && p->system == KV_REDIS)
-		return nm_errf(err, len, "--inject applies to the loco and sherman systems, not redis");
+		return nm_errf(err, len, "--inject applies to the loco, sherman and scythe systems, not redis (no lock to release early)");
 	if (p->system == KV_REDIS && kv_redis_check(p, err, len))
 		return -1;
 	(void)b;
@@ -335,7 +341,7 @@ static void kv_report(const json_t *pt, const json_t *res, bool first)
 
 static const nm_experiment kv_experiment = {
 	.name = "kv",
-	.summary = "key-value stores under YCSB (LOCO Fig. 5): LOCO's kvstore, a Sherman-style variant, Redis",
+	.summary = "key-value stores under YCSB (LOCO Fig. 5): LOCO's kvstore, Sherman- and Scythe-style variants, Redis",
 	.details =
 		"One rank per node, -T application threads per rank, each with --window\n"
 		"operations in flight. Every read is checked (its key, not torn, no version\n"

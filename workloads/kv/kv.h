@@ -3,7 +3,7 @@
  * encodings, the checks every read goes through, the tally, and the
  * per-operation history.
  *
- * A system (LOCO kvstore, the Sherman-style variant, the Redis baseline) is
+ * A system (LOCO kvstore, the Sherman- and Scythe-style variants, the Redis baseline) is
  * one kv_system: it sets up its store, prefills it, and runs its client
  * threads, each keeping up to --window operations in flight; every
  * operation it completes goes through kv_done(), which times it, counts it,
@@ -18,7 +18,7 @@
 #include <stdint.h>
 #include <stdio.h>
 
-typedef enum { KV_LOCO, KV_SHERMAN, KV_REDIS, KV_NSYSTEMS } kv_system_id;
+typedef enum { KV_LOCO, KV_SHERMAN, KV_REDIS, KV_SCYTHE, KV_NSYSTEMS } kv_system_id;
 
 /* Testing the checks: a fault put in on purpose must mark the point invalid. */
 typedef enum {
@@ -229,7 +229,7 @@ static inline kv_thread *kv_run_thread(kv_run *r, const nm_worker *w)
 	return kv_worker_thread(r->th, &r->p->load, r->ctx, w);
 }
 
-extern const kv_system kv_loco, kv_sherman, kv_redis;
+extern const kv_system kv_loco, kv_sherman, kv_redis, kv_scythe;
 /* Redis: whether --redis-server is an executable on this node (decode runs
  * it on every rank, so a node without it stops the job before anything
  * starts: one line, exit 2). 0, or -1 with one line in err. */
