@@ -220,11 +220,6 @@ static json_t *kv_effective(const kv_point *p, const nm_ctx *ctx)
 
 /* ---- history -------------------------------------------------------------- */
 
-/* Ticks -> CLOCK_MONOTONIC ns, from one pair read together on this rank. */
-typedef struct kv_clockmap {
-	uint64_t ticks, mono_ns;
-} kv_clockmap;
-
 /* The first line, rank 0's: what a checker needs besides the operations
  * (kv-check: key ranks below prefill start with the prefill's value). */
 static size_t kv_history_header(const kv_run *r, char *buf, size_t cap)
@@ -239,9 +234,6 @@ static size_t kv_history_header(const kv_run *r, char *buf, size_t cap)
 
 static void kv_history_write(kv_run *r, int nthreads)
 {
-	struct timespec ts;
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	kv_clockmap cm = {nm_ticks(), (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec};
 	size_t cap = 1 << 16, used = 0;
 	char *buf = nm_malloc(cap);
 	if (r->ctx->rank == 0)
@@ -252,14 +244,12 @@ static void kv_history_write(kv_run *r, int nthreads)
 			const kv_hist_rec *h = &th->hist[i];
 			if (cap - used < 320)
 				buf = nm_realloc(buf, cap *= 2);
-			uint64_t inv = cm.mono_ns - nm_ticks_to_ns(cm.ticks - h->invoke);
-			uint64_t res = cm.mono_ns - nm_ticks_to_ns(cm.ticks - h->response);
 			used += (size_t)snprintf(buf + used, cap - used,
 						 "{\"rank\":%d,\"thread\":%d,\"op\":\"%s\",\"key\":\"0x%016" PRIx64
 						 "\",\"found\":%s,\"value\":\"0x%016" PRIx64 "\",\"writer\":%u,"
 						 "\"version\":%u,\"invoke_ns\":%" PRIu64 ",\"response_ns\":%" PRIu64 "}\n",
 						 th->rank, th->thread, kv_op_names[h->op], h->key, h->found ? "true" : "false",
-						 h->value, kv_word_writer(h->value), kv_word_version(h->value), inv, res);
+						 h->value, kv_word_writer(h->value), kv_word_version(h->value), h->invoke, h->response);
 		}
 	}
 	buf[used] = 0;

@@ -152,7 +152,7 @@ extern const nm_counter kv_counters[KV_C_N];
 
 /* History of one thread: JSON Lines, one object per completed operation. */
 typedef struct kv_hist_rec {
-	uint64_t key, value, invoke, response;   /* times in ticks (nm_ticks) */
+	uint64_t key, value, invoke, response;   /* times in ns of CLOCK_MONOTONIC_RAW (nm_now_ns) */
 	uint8_t op;       /* kv_opkind */
 	uint8_t found;
 } kv_hist_rec;

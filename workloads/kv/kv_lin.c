@@ -117,7 +117,36 @@ static size_t first_return(const kv_lin_op *ops, size_t n, const uint64_t *bits)
 typedef struct frame {
 	size_t op;
 	kv_lin_state before;
+	bool forced;   /* a read taken without a choice: nothing else to try at its level */
 } frame;
+
+static bool is_read(const kv_lin_op *o) { return o->kind == KV_LIN_READ || o->kind == KV_LIN_MISS; }
+
+/* The next operation to linearize at this level, from `from` on, or n.
+ * A read that the register satisfies now is taken first and alone (*forced):
+ * it changes nothing, and every operation left returned after it was
+ * invoked, so any order that completes the history still does with the
+ * read moved here; the search then branches over writes only. */
+static size_t next_op(const kv_lin_op *ops, size_t n, const uint64_t *bits, size_t from, kv_lin_state cur,
+		      kv_lin_state *next, bool *forced, uint64_t *steps)
+{
+	uint64_t by = ops[first_return(ops, n, bits)].response;
+	*forced = false;
+	for (size_t i = 0; from == 0 && i < n && ops[i].invoke <= by; i++)
+		if (!BIT(bits, i) && is_read(&ops[i]) && apply(&ops[i], cur, next)) {
+			++*steps;
+			*forced = true;
+			return i;
+		}
+	for (size_t i = from; i < n && ops[i].invoke <= by; i++) {
+		if (BIT(bits, i) || is_read(&ops[i]))
+			continue;
+		++*steps;
+		if (apply(&ops[i], cur, next))
+			return i;
+	}
+	return n;
+}
 
 kv_lin_verdict kv_lin_check(kv_lin_op *ops, size_t n, kv_lin_state init, uint64_t max_states,
 			    kv_lin_report *rep)
@@ -133,26 +162,22 @@ kv_lin_verdict kv_lin_check(kv_lin_op *ops, size_t n, kv_lin_state init, uint64_
 	uint64_t steps = 0;
 	*rep = (kv_lin_report){.total = n, .state = init, .stuck = first_return(ops, n, bits)};
 	while (depth < n) {
-		size_t first = first_return(ops, n, bits);
-		uint64_t by = ops[first].response;
-		bool moved = false;
-		for (size_t i = from; i < n && ops[i].invoke <= by; i++) {
-			kv_lin_state next;
-			if (BIT(bits, i))
-				continue;
-			steps++;
-			if (!apply(&ops[i], cur, &next))
-				continue;
+		kv_lin_state next;
+		bool forced, moved = false;
+		size_t i;
+		while ((i = next_op(ops, n, bits, from, cur, &next, &forced, &steps)) < n) {
 			bits[i / 64] |= 1ull << (i % 64);
-			if (!memo_add(&m, bits, next)) {
-				bits[i / 64] &= ~(1ull << (i % 64));
-				continue;
+			if (memo_add(&m, bits, next)) {
+				stack[depth++] = (frame){i, cur, forced};
+				cur = next;
+				from = 0;
+				moved = true;
+				break;
 			}
-			stack[depth++] = (frame){i, cur};
-			cur = next;
-			from = 0;
-			moved = true;
-			break;
+			bits[i / 64] &= ~(1ull << (i % 64));   /* searched before, in vain */
+			if (forced)
+				break;
+			from = i + 1;
 		}
 		if (moved && depth > rep->linearized)
 			*rep = (kv_lin_report){.linearized = depth, .total = n, .state = cur,
@@ -163,15 +188,20 @@ kv_lin_verdict kv_lin_check(kv_lin_op *ops, size_t n, kv_lin_state init, uint64_
 		}
 		if (moved)
 			continue;
-		if (depth == 0) {
-			v = KV_LIN_VIOLATION;
-			break;
-		}
-		frame f = stack[--depth];
-		bits[f.op / 64] &= ~(1ull << (f.op % 64));
-		cur = f.before;
+		/* back to the last level that has another write to try */
+		frame f;
+		do {
+			if (depth == 0) {
+				v = KV_LIN_VIOLATION;
+				goto out;
+			}
+			f = stack[--depth];
+			bits[f.op / 64] &= ~(1ull << (f.op % 64));
+			cur = f.before;
+		} while (f.forced);
 		from = f.op + 1;
 	}
+out:
 	rep->states_seen = m.n;
 	rep->steps = steps;
 	free(stack);
