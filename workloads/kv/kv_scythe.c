@@ -7,7 +7,7 @@
  *     lives in the object header); an insert claims it for the time of its
  *     write only (Scythe locks nothing else for a new object);
  *   - versions are timestamps from a clock (Scythe's TSO stands in rdtsc,
- *     here CLOCK_MONOTONIC in 16 ns steps from a start rank 0 gives), and a
+ *     here CLOCK_MONOTONIC_RAW in 16 ns steps from a start rank 0 gives), and a
  *     version older than the object's is not installed (its insert takes
  *     effect before the newer one: a newest-version-wins write);
  *   - an OCC read: one READ of header and record; a held lock aborts the
