@@ -38,7 +38,6 @@ typedef struct sc_job {
 	kv_run *r;
 	const kv_point *p;
 	int rank, N, T;
-	double timeout;
 	bool cas_release;                /* Soft-RoCE: release by CAS (kv_sherman.c says why) */
 	uint64_t epoch_ns;               /* rank 0's clock at the start: stamp 0 */
 	nm_mr mr;
@@ -283,22 +282,12 @@ static const kv_win_ops sc_steps = {start, advance, step};
 static void thr_setup(nm_worker *w)
 {
 	sc_job *j = w->arg;
-	sc_thr *t = nm_calloc64(1, sizeof *t);
+	kv_win_site site = {.r = j->r, .ops = &sc_steps, .mesh = &j->mesh, .mr = &j->mr, .op_size = sizeof(sc_op),
+			    .scratch_off = j->scratch_off, .scratch_per_op = j->scratch_per_op,
+			    .scratch_per_thread = j->scratch_per_thread};
+	sc_thr *t = (sc_thr *)kv_win_worker(w, &site, j, sizeof(sc_thr));
 	t->j = j;
-	kv_thread *kt = kv_run_thread(j->r, w);
 	kv_injector_init(&t->inj, j->p->inject, j->rank);
-	uint8_t *scr = (uint8_t *)j->mr.buf + j->scratch_off + (size_t)w->index * j->scratch_per_thread;
-	kv_win_init(&t->win, &sc_steps, j, kt, &j->mesh, j->mr.mr->lkey, w->index, j->p->window,
-		    sizeof(sc_op), scr, j->scratch_per_op, j->timeout);
-	w->arg = t;
-}
-
-static void thr_body(nm_worker *w)
-{
-	sc_thr *t = w->arg;
-	kv_win_body(&t->win);
-	kv_win_free(&t->win);
-	free(t);
 }
 
 /* After the run: every object of this node is released and holds a whole
@@ -327,29 +316,20 @@ static json_t *sc_run(kv_run *r)
 	nm_ctx *ctx = r->ctx;
 	sc_job *j = nm_calloc64(1, sizeof *j);
 	*j = (sc_job){.r = r, .p = r->p, .rank = ctx->rank, .N = ctx->nranks, .T = ctx->base.threads,
-		      .timeout = ctx->base.timeout, .cas_release = ctx->dev->emulated,
+		      .cas_release = ctx->dev->emulated,
 		      .obj_words = 3 + r->p->load.value_words};
 	j->objs_here = (r->p->load.keys + (uint64_t)j->N - 1) / (uint64_t)j->N;
 	j->scratch_off = nm_align64(j->objs_here * j->obj_words * 8);
 	j->scratch_per_op = kv_win_scratch(16 * (size_t)j->obj_words);   /* an object, and a look (inj_entry) */
 	j->scratch_per_thread = (size_t)j->p->window * j->scratch_per_op;
-	size_t bytes = j->scratch_off + (size_t)j->T * j->scratch_per_thread;
-	char err[512] = "";
-	int failed = nm_mr_alloc(ctx->dev, &j->mr, bytes, ctx->base.hugepages, ctx->base.mem_node, err, sizeof err);
-	nm_boot_check(failed ? err : NULL, NM_EXIT_FAIL);
-	memset(j->mr.buf, 0, bytes);
+	kv_win_mem(ctx, &j->mr, j->scratch_off + (size_t)j->T * j->scratch_per_thread);
 	for (uint64_t rank = (uint64_t)j->rank; rank < j->p->load.prefill; rank += (uint64_t)j->N)
 		rec_image(j, (uint64_t *)j->mr.buf + rank / (uint64_t)j->N * j->obj_words + 1, kv_key(rank),
 			  KV_PREFILL_WRITER, 0);
-	uint8_t *all = nm_malloc((size_t)j->N * (size_t)j->N);
-	memset(all, 1, (size_t)j->N * (size_t)j->N);
-	nm_mesh_cfg mc = {.nthreads = j->T, .qps = 1, .initiates = all, .qp = ctx->base.qp};
-	mc.qp.sq_depth = 4 * j->p->window + 16;
-	nm_mesh_create(&j->mesh, ctx->dev, &mc, &j->mr);
-	free(all);
+	kv_win_mesh(ctx, &j->mesh, &j->mr, j->T, 4 * j->p->window + 16);
 	j->epoch_ns = nm_now_ns();
 	nm_boot_bcast(&j->epoch_ns, sizeof j->epoch_ns, 0);
-	nm_round rd = {.workers = j->T, .numa_node = ctx->base.mem_node, .setup = thr_setup, .body = thr_body,
+	nm_round rd = {.workers = j->T, .numa_node = ctx->base.mem_node, .setup = thr_setup, .body = kv_win_worker_body,
 		       .arg = j, .measure = r->ms};
 	nm_workers_run(&rd);
 	sc_scan(j, r->ms);
@@ -360,8 +340,7 @@ static json_t *sc_run(kv_run *r)
 				    json_string("release by RDMA CAS, not a WRITE: Soft-RoCE writes a failed CAS's word "
 						"back, which can undo a concurrent WRITE"));
 	nm_boot_barrier();
-	nm_mesh_destroy(&j->mesh);
-	nm_mr_free(&j->mr);
+	kv_win_down(&j->mesh, &j->mr);
 	free(j);
 	return eff;
 }

@@ -38,7 +38,6 @@ typedef struct sh_job {
 	kv_run *r;
 	const kv_point *p;
 	int rank, N, T;
-	double timeout;
 	bool cas_release;                /* Soft-RoCE: release by CAS (see release_post) */
 	nm_mr mr;
 	nm_mesh mesh;
@@ -338,22 +337,12 @@ static const kv_win_ops sh_steps = {start, advance, step};
 static void thr_setup(nm_worker *w)
 {
 	sh_job *j = w->arg;
-	sh_thr *t = nm_calloc64(1, sizeof *t);
+	kv_win_site site = {.r = j->r, .ops = &sh_steps, .mesh = &j->mesh, .mr = &j->mr, .op_size = sizeof(sh_op),
+			    .scratch_off = j->scratch_off, .scratch_per_op = j->scratch_per_op,
+			    .scratch_per_thread = j->scratch_per_thread};
+	sh_thr *t = (sh_thr *)kv_win_worker(w, &site, j, sizeof(sh_thr));
 	t->j = j;
-	kv_thread *kt = kv_run_thread(j->r, w);
 	kv_injector_init(&t->inj, j->p->inject, j->rank);
-	uint8_t *scr = (uint8_t *)j->mr.buf + j->scratch_off + (size_t)w->index * j->scratch_per_thread;
-	kv_win_init(&t->win, &sh_steps, j, kt, &j->mesh, j->mr.mr->lkey, w->index, j->p->window,
-		    sizeof(sh_op), scr, j->scratch_per_op, j->timeout);
-	w->arg = t;
-}
-
-static void thr_body(nm_worker *w)
-{
-	sh_thr *t = w->arg;
-	kv_win_body(&t->win);
-	kv_win_free(&t->win);
-	free(t);
 }
 
 /* After the run: every entry of this node's leaves holds a whole value of
@@ -383,20 +372,11 @@ static json_t *sh_run(kv_run *r)
 	nm_ctx *ctx = r->ctx;
 	sh_job *j = nm_calloc64(1, sizeof *j);
 	*j = (sh_job){.r = r, .p = r->p, .rank = ctx->rank, .N = ctx->nranks, .T = ctx->base.threads,
-		      .timeout = ctx->base.timeout, .cas_release = ctx->dev->emulated};
-	char err[512] = "";
-	size_t bytes = sh_layout(j);
-	int failed = nm_mr_alloc(ctx->dev, &j->mr, bytes, ctx->base.hugepages, ctx->base.mem_node, err, sizeof err);
-	nm_boot_check(failed ? err : NULL, NM_EXIT_FAIL);
-	memset(j->mr.buf, 0, bytes);
+		      .cas_release = ctx->dev->emulated};
+	kv_win_mem(ctx, &j->mr, sh_layout(j));
 	sh_prefill(j);
-	uint8_t *all = nm_malloc((size_t)j->N * (size_t)j->N);
-	memset(all, 1, (size_t)j->N * (size_t)j->N);
-	nm_mesh_cfg mc = {.nthreads = j->T, .qps = 1, .initiates = all, .qp = ctx->base.qp};
-	mc.qp.sq_depth = 3 * j->p->window + 16;
-	nm_mesh_create(&j->mesh, ctx->dev, &mc, &j->mr);
-	free(all);
-	nm_round rd = {.workers = j->T, .numa_node = ctx->base.mem_node, .setup = thr_setup, .body = thr_body,
+	kv_win_mesh(ctx, &j->mesh, &j->mr, j->T, 3 * j->p->window + 16);
+	nm_round rd = {.workers = j->T, .numa_node = ctx->base.mem_node, .setup = thr_setup, .body = kv_win_worker_body,
 		       .arg = j, .measure = r->ms};
 	nm_workers_run(&rd);
 	sh_scan(j, r->ms);
@@ -407,8 +387,7 @@ static json_t *sh_run(kv_run *r)
 				    json_string("release by RDMA CAS (own id -> 0), not a WRITE of 0: Soft-RoCE writes a "
 						"failed CAS's word back, which can undo a concurrent WRITE"));
 	nm_boot_barrier();
-	nm_mesh_destroy(&j->mesh);
-	nm_mr_free(&j->mr);
+	kv_win_down(&j->mesh, &j->mr);
 	free(j);
 	return eff;
 }
