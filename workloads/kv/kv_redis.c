@@ -145,7 +145,7 @@ static void rd_complete(rd_job *j, rd_thread *t, kv_thread *kt, rd_conn *c, cons
 		memcpy(t->rval, r->str, r->len);
 		kv_done(kt, o.op, o.key, t->rval, true, o.t0, t1);
 	} else if (o.op != KV_GET && r->type == REDIS_REPLY_STATUS && !strcmp(r->str, "OK"))
-		kv_done(kt, o.op, o.key, NULL, true, o.t0, t1);
+		kv_done(kt, o.op, o.key, &o.wrote, true, o.t0, t1);
 	else
 		bad = o.op == KV_GET ? "a value of the wrong type or length" : "a reply other than OK";
 	if (bad)
