@@ -1,8 +1,8 @@
 #!/bin/bash
 # kv-fig5.sh: LOCO Fig. 5's orderings side by side in one Soft-RoCE boot:
-# LOCO's kvstore at window 3 vs 128, LOCO vs the Sherman-style variant under
-# read-only and write-only, uniform and Zipfian keys, the fence's cost for
-# both, and the Redis baseline.
+# LOCO's kvstore at window 3 vs 128, LOCO vs the Sherman- and Scythe-style
+# variants under read-only and write-only, uniform and Zipfian keys, the
+# fence's cost for LOCO and Sherman, and the Redis baseline.
 #
 #   tests/bench/kv-fig5.sh [--here] [--out DIR] [--duration S] [--rounds R] [--timeout SEC]
 #
@@ -45,7 +45,7 @@ for r in \$(seq 1 $rounds); do
 	[ \$((r % 2)) = 0 ] && jobs="redis fence window stores"
 	for n in \$jobs; do
 		case \$n in
-		stores) job \$r \$n --system loco,sherman -w read-only,write-only --dist uniform,zipfian -W 3 ;;
+		stores) job \$r \$n --system loco,sherman,scythe -w read-only,write-only --dist uniform,zipfian -W 3 ;;
 		window) job \$r \$n --system loco -w mixed,write-only --dist uniform -W 3,128 ;;
 		fence) job \$r \$n --system loco,sherman -w write-only --dist uniform --fence=1,0 -W 3 ;;
 		redis) job \$r \$n --system redis,loco -w mixed --dist uniform -W 3,128 ;;
@@ -70,6 +70,10 @@ jq -rs --arg rounds "$rounds" '
      ["LOCO / Sherman-style, read-only zipfian", "loco/read-only/zipfian/W3/ftrue", "sherman/read-only/zipfian/W3/ftrue", "> 1"],
      ["LOCO / Sherman-style, write-only uniform", "loco/write-only/uniform/W3/ftrue", "sherman/write-only/uniform/W3/ftrue", "< 1"],
      ["LOCO / Sherman-style, write-only zipfian", "loco/write-only/zipfian/W3/ftrue", "sherman/write-only/zipfian/W3/ftrue", "> 1"],
+     ["LOCO / Scythe-style, read-only uniform", "loco/read-only/uniform/W3/ftrue", "scythe/read-only/uniform/W3/ftrue", "(figure only)"],
+     ["LOCO / Scythe-style, read-only zipfian", "loco/read-only/zipfian/W3/ftrue", "scythe/read-only/zipfian/W3/ftrue", "(figure only)"],
+     ["LOCO / Scythe-style (inserts), write-only uniform", "loco/write-only/uniform/W3/ftrue", "scythe/write-only/uniform/W3/ftrue", "(figure only)"],
+     ["LOCO / Scythe-style (inserts), write-only zipfian", "loco/write-only/zipfian/W3/ftrue", "scythe/write-only/zipfian/W3/ftrue", "(figure only)"],
      ["LOCO fence on / off, write-only", "loco/write-only/uniform/W3/ftrue", "loco/write-only/uniform/W3/ffalse", "0.85 (15% cost)"],
      ["Sherman-style fence on / off, write-only", "sherman/write-only/uniform/W3/ftrue", "sherman/write-only/uniform/W3/ffalse", "0.85 (15% cost)"],
      ["LOCO / Redis, mixed uniform W3", "loco/mixed/uniform/W3/ftrue", "redis/mixed/uniform/W3/ftrue", "(figure only)"],

@@ -44,4 +44,15 @@ expect_usage "clover: a trace with a scan" $MPI -np 4 $N clover $Q -n 10 --trace
 expect_usage "clover: no room for a memory node" $MPI -np 2 $N clover $Q -n 10
 expect_usage "clover: zero keys" $MPI -np 4 $N clover $Q -K 0 -n 10
 expect_usage "clover: theta out of range" $MPI -np 4 $N clover $Q --theta 0 -n 10
+# netmem kv-check (no MPI, no device): a missing or malformed history
+expect_usage "kv-check: no file named" $N kv-check
+expect_usage "kv-check: a file that is not there" $N kv-check "$tmp/none.jsonl"
+printf '{"rank":0,"op":"get"}\n' >"$tmp/nohdr.jsonl"
+expect_usage "kv-check: no history header" $N kv-check "$tmp/nohdr.jsonl"
+printf '{"history":"netmem kv","system":"loco","prefill":4}\n{"op":"get","key":"0x1","found":true,"value":"zz","invoke_ns":1,"response_ns":2}\n' >"$tmp/badval.jsonl"
+expect_usage "kv-check: a value that is not hex" $N kv-check "$tmp/badval.jsonl"
+printf '{"history":"netmem kv","system":"loco","prefill":4}\n{"op":"get","key":"0x1","found":true,"value":"0x1","invoke_ns":5,"response_ns":2}\n' >"$tmp/badtime.jsonl"
+expect_usage "kv-check: a response before its invocation" $N kv-check "$tmp/badtime.jsonl"
+printf '{"history":"netmem kv","system":"loco","prefill":4}\nnot json\n' >"$tmp/notjson.jsonl"
+expect_usage "kv-check: a line that is not JSON" $N kv-check "$tmp/notjson.jsonl"
 t_summary

@@ -1,6 +1,6 @@
 #!/bin/sh
 # netmem kv (LOCO Fig. 5) on real verbs (Soft-RoCE): LOCO's kvstore and the
-# Sherman-style variant at 3 nodes (ranks) x 2 threads, read-heavy and
+# Sherman- and Scythe-style variants at 3 nodes (ranks) x 2 threads, read-heavy and
 # write-heavy, uniform and Zipfian, small and large windows; inserts and
 # deletes through the tracker; the fence on and off; the history file; and
 # the checks firing on injected faults (a release before the write lands, a
@@ -11,13 +11,14 @@ cd "$(dirname "$0")/../.." || exit 1
 nm_setup kv
 K="-T 2 -K 2048"
 
-# 1. both stores, read-heavy (YCSB B) and write-only, uniform and Zipfian
-nm_run grid 3 $K --system loco,sherman -w b,write-only --dist uniform,zipfian -n 150 --warmup 20
-check "loco,sherman x b,write-only x uniform,zipfian: exit 0" [ "$(nm_rc grid)" = 0 ]
-check "grid: 8 points, all valid" nm_jq grid '(.points | length) == 8 and all(.points[]; .valid)'
+# 1. the verbs stores, read-heavy (YCSB B) and write-only, uniform and Zipfian
+nm_run grid 3 $K --system loco,sherman,scythe -w b,write-only --dist uniform,zipfian -n 150 --warmup 20
+check "loco,sherman,scythe x b,write-only x uniform,zipfian: exit 0" [ "$(nm_rc grid)" = 0 ]
+check "grid: 12 points, all valid" nm_jq grid '(.points | length) == 12 and all(.points[]; .valid)'
 check "grid: 6 threads x 150 measured operations per point" nm_jq grid 'all(.points[]; .metrics.ops == 900)'
 check "grid: no torn, foreign or regressed read; store scan clean" nm_jq grid 'all(.points[]; .checks.reads.ok and .checks.store.ok)'
-check "grid: gets and updates have their own latency" nm_jq grid 'all(.points[] | select(.params.workload == "b"); .metrics.lat_by_op.get.count > 0 and .metrics.lat_by_op.update.count > 0)'
+check "grid: gets and updates have their own latency" nm_jq grid 'all(.points[] | select(.params.workload == "b" and .params.system != "scythe"); .metrics.lat_by_op.get.count > 0 and .metrics.lat_by_op.update.count > 0)'
+check "grid: the Scythe-style store writes by inserts only, each a new version" nm_jq grid '[.points[] | select(.params.system == "scythe")] | length == 4 and all(.[]; .metrics.updates == 0 and .metrics.inserts > 0 and (.effective.write_path | startswith("insert")))'
 check "grid: write-only does no get, and misses nothing (keys are prefilled)" nm_jq grid 'all(.points[] | select(.params.workload == "write-only"); .metrics.gets == 0 and .metrics.misses == 0)'
 check "grid: every update fenced (fence on by default)" nm_jq grid 'all(.points[] | select(.params.workload == "write-only" and .params.system == "loco"); .metrics.fences > 0 and .metrics.fences <= .metrics.updates)'
 check "grid: the Sherman-style lookups read a leaf of 16 entries" nm_jq grid '[.points[] | select(.params.system == "sherman")] | length == 4 and all(.[]; .effective.leaf_entries == 16)'
@@ -36,9 +37,14 @@ check "window 128, Zipfian: both valid" nm_jq win '(.points | length) == 2 and a
 nm_run nofence 3 $K --system loco,sherman -w write-only --fence=0 -n 150 --warmup 10
 check "--fence=0: valid, and no fence posted" nm_jq nofence 'all(.points[]; .valid and .metrics.fences == 0 and .effective.fence == false)'
 
-# 4. the history of a short run: one JSON line per operation, warm-up included
-nm_run hist 3 $K --system loco -w mixed -n 30 --warmup 5 --history "$tmp/h.jsonl"
-check "history: 6 threads x 35 operations, one JSON object per line" sh -c "[ \$(wc -l <$tmp/h.jsonl) = 210 ] && jq -se 'length == 210 and all(.[]; (.op | IN(\"get\",\"update\")) and (.key | test(\"^0x[0-9a-f]{16}$\")) and .response_ns >= .invoke_ns and (.rank | IN(0,1,2)))' $tmp/h.jsonl >/dev/null"
+# 4. the history of a short contended run (16 keys, hot ones), both stores
+#    in one file (a header line per point): one JSON line per operation,
+#    warm-up included, each write's own value; netmem kv-check finds it
+#    linearizable key by key
+nm_run hist 3 -T 2 -K 16 --system loco,sherman,scythe -w mixed --dist zipfian -n 60 --warmup 5 --history "$tmp/h.jsonl"
+check "history: 3 points x (a header + 6 threads x 65 operations), one JSON object per line" sh -c "[ \$(wc -l <$tmp/h.jsonl) = 1173 ] && jq -se '(map(select(.history)) | length) == 3 and (map(select(.op)) | length == 1170 and all(.[]; (.op | IN(\"get\",\"update\",\"insert\")) and (.key | test(\"^0x[0-9a-f]{16}$\")) and .response_ns >= .invoke_ns and (.rank | IN(0,1,2))))' $tmp/h.jsonl >/dev/null"
+check "history: every write records what it wrote (its writer, a version from 1)" jq -se '[.[] | select((.op == "update" or .op == "insert") and .found)] | length > 0 and all(.[]; .writer == .rank * 256 + .thread and .version >= 1 and .value != "0x0000000000000000")' "$tmp/h.jsonl"
+check "kv-check: the contended loco, sherman and scythe histories are linearizable (exit 0)" sh -c "$N kv-check $tmp/h.jsonl >$tmp/hcheck.out && grep -q '3 point(s), 1170 operations.*linearizable' $tmp/hcheck.out"
 # A value word is tag(16) | writer(16) | version(32), the tag the XOR of the
 # key's four 16-bit groups (kv_key_tag in workloads/kv/kv.h); jq has no XOR.
 cat >"$tmp/tag.jq" <<'JQ'
@@ -53,9 +59,10 @@ check "history: every found get returns a value of its key's tag" jq -se -f "$tm
 # 5. the checks fire: a write landing after its lock's release (hot keys, so
 #    another writer's newer value is overwritten and some reader sees the
 #    version go back), a value written in two halves read without checksums
-for s in loco sherman; do
-	nm_run late$s 3 -T 2 -K 16 --system $s -w mixed --dist zipfian -W 4 -n 400 --warmup 10 --inject early-release
+for s in loco sherman scythe; do
+	nm_run late$s 3 -T 2 -K 16 --system $s -w mixed --dist zipfian -W 4 -n 400 --warmup 10 --inject early-release --history "$tmp/late$s.jsonl"
 	check "$s --inject early-release: exit 1, invalid, a read saw a version go back or written twice" nm_jq late$s '(.points[0].valid | not) and .points[0].checks.reads.regressed > 0'
+	check "$s --inject early-release: kv-check exits 1 with one line naming a key" sh -c "$N kv-check $tmp/late$s.jsonl >$tmp/late$s.chk; [ \$? = 1 ] && [ \$(wc -l <$tmp/late$s.chk) = 1 ] && grep -q 'key 0x[0-9a-f]* is not linearizable' $tmp/late$s.chk"
 	nm_run torn$s 3 -T 2 -K 16 --system $s -w mixed --dist zipfian -W 4 -n 400 --warmup 10 --value-size 32 --inject no-checksum
 	check "$s --inject no-checksum: invalid, torn reads found" nm_jq torn$s '(.points[0].valid | not) and .points[0].checks.reads.torn > 0'
 done

@@ -13,7 +13,7 @@ if ! command -v redis-server >/dev/null 2>&1; then
 	skip "netmem kv --system redis" "redis-server is not installed (apt-get install redis-server)"
 	t_summary; exit
 fi
-RD="--system redis -K 4096 --timeout 60"
+RD="--system redis --timeout 60"
 # Server processes and directories the suite started, now.
 servers() { pgrep -x redis-server | wc -l; }
 dirs() { ls -d "${TMPDIR:-/tmp}"/netmem-redis-* 2>/dev/null | wc -l; }
@@ -29,17 +29,21 @@ wait_cluster() {
 
 # 1. two ranks, two threads each, one instance per rank (4 client threads
 #    per instance, the paper's ratio): a two-instance cluster, mixed workload
+#    on 32 keys (contended), with its history (kv-check is not asserted on
+#    Redis yet: one read in 8,400 came out 12 ms before its write's recorded
+#    invocation in a TCG guest; workloads/kv/README.md)
 check "no redis-server running before the tests" none_left
-nm_run mixed 2 $RD -T 2 -W 8 -n 2000 --warmup 100
+nm_run mixed 2 $RD -K 32 -T 2 -W 8 -n 2000 --warmup 100 --history "$tmp/rh.jsonl"
 check "2 ranks x 2 threads, mixed: exit 0" [ "$(nm_rc mixed)" = 0 ]
 check "mixed: valid, 8000 measured operations, gets and updates" nm_jq mixed '.points[0] | .valid and .metrics.ops == 8000 and .metrics.gets > 0 and .metrics.updates > 0 and .metrics.ops_per_sec > 0'
 check "mixed: a two-instance cluster, one per node, all 16384 slots, Redis 7" nm_jq mixed '.points[0].effective | .instances_per_node == 1 and .cluster.instances == 2 and .cluster.slots == 16384 and (.cluster.slot_map | length) == 2 and (.redis_version | startswith("7")) and (.binding | startswith("127.0.0.1"))'
 check "mixed: one server request per operation (warm-up included), no read failed, the scan read the prefill" nm_jq mixed '.points[0] | .metrics.server_requests == .metrics.ops_with_warmup and .checks.reads.ok and .checks.store.ok and .effective.scanned_keys == .effective.prefill'
 check "mixed: every server stopped and its directory removed" none_left
+check "mixed: every SET recorded with what it wrote (its writer, its sequence from 1)" sh -c "jq -se '[.[] | select(.op == \"update\")] | length > 0 and all(.[]; .writer == .rank * 256 + .thread and .version >= 1)' $tmp/rh.jsonl >/dev/null"
 
 # 2. two instances per rank (--redis-threads 1), duration mode, two points
 #    in one job (the servers of the first stopped, new ones for the second)
-nm_run rw 2 $RD -T 2 --redis-threads 1 -W 4 -w read-only,write-only -D 1
+nm_run rw 2 $RD -K 4096 -T 2 --redis-threads 1 -W 4 -w read-only,write-only -D 1
 check "read-only,write-only, 2 instances per rank, -D 1: exit 0, both valid, 4 instances each" nm_rc_jq rw 0 '(.points | length) == 2 and all(.points[]; .valid and .metrics.ops > 0 and .effective.instances_per_node == 2 and .effective.cluster.instances == 4)'
 check "read-only: only gets, none missed; write-only: only updates" nm_jq rw '(.points[] | select(.params.workload == "read-only") | .metrics.updates == 0 and .metrics.misses == 0 and .metrics.gets > 0) and (.points[] | select(.params.workload == "write-only") | .metrics.gets == 0 and .metrics.updates > 0)'
 check "read-only,write-only: every server stopped and its directory removed" none_left

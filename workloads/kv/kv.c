@@ -10,6 +10,10 @@
  *            itself, workloads/kv/kv_sherman.c): lock word with the data,
  *            taken by RDMA CAS, write and release posted together,
  *            lookups READ a whole leaf of --leaf entries.
+ *   scythe   a variant of this suite in the style of Scythe's MicroDB (not
+ *            Scythe itself, workloads/kv/kv_scythe.c): writes are inserts of
+ *            a timestamped version under the object's lock word, reads one
+ *            READ aborted while the object is locked.
  *   redis    Debian's redis-server, started by the ranks on their own nodes
  *            (ceil(threads/4) instances per node, no replication, no
  *            persistence), driven through hiredis with --window commands in
@@ -46,11 +50,12 @@
 #include <string.h>
 #include <time.h>
 
-const kv_system *const kv_systems[KV_NSYSTEMS] = {&kv_loco, &kv_sherman, &kv_redis};
+const kv_system *const kv_systems[KV_NSYSTEMS] = {&kv_loco, &kv_sherman, &kv_redis, &kv_scythe};
 
 static const nm_opt kv_opts[] = {
-	{"system", 0, NM_OPT_ENUM, "loco", 0, 0, "loco,sherman,redis", NM_OPT_LIST,
-	 "loco (LOCO's kvstore), sherman (Sherman-style variant of this suite), redis (redis-server)"},
+	{"system", 0, NM_OPT_ENUM, "loco", 0, 0, "loco,sherman,redis,scythe", NM_OPT_LIST,
+	 "loco (LOCO's kvstore), sherman (Sherman-style variant of this suite), redis (redis-server), "
+	 "scythe (Scythe-style variant of this suite: writes are inserts)"},
 	{"workload", 'w', NM_OPT_STR, "mixed", 0, 0, NULL, NM_OPT_LIST,
 	 "read-only, mixed (--write-ratio updates), write-only, or a YCSB letter a-f"},
 	{"write-ratio", 0, NM_OPT_DOUBLE, "0.5", 0, 1, NULL, NM_OPT_LIST, "updates in the mixed workload"},
@@ -80,7 +85,8 @@ static const nm_opt kv_opts[] = {
 	 "redis: client threads per server instance (paper: 4, so ceil(T/4) instances)"},
 	{"redis-port", 0, NM_OPT_INT, "7379", 1024, 65000, NULL, 0, "redis: first port on each node"},
 	{"history", 0, NM_OPT_STR, "", 0, 0, NULL, 0,
-	 "write every operation (JSON Lines) into FILE, for a linearizability checker"},
+	 "write every operation into FILE for netmem kv-check (JSON Lines: per point a header, then per "
+	 "operation the first value word read or written, its writer and version, invocation and response times)"},
 	{"history-max", 0, NM_OPT_INT, "100000", 1, 1e8, NULL, 0, "history: operations per thread at most"},
 	{"inject", 0, NM_OPT_ENUM, "none", 0, 0, "none,early-release,no-checksum", 0,
 	 "testing the checks: early-release (a lock released before its write lands), "
@@ -116,7 +122,8 @@ static int kv_decode(const json_t *pt, const nm_base *b, void *out, char *err, s
 	const char *sys = nm_cfg_str(pt, "system"), *inj = nm_cfg_str(pt, "inject");
 	int64_t window = nm_cfg_int(pt, "window");
 	*p = (kv_point){
-		.system = !strcmp(sys, "sherman") ? KV_SHERMAN : !strcmp(sys, "redis") ? KV_REDIS : KV_LOCO,
+		.system = !strcmp(sys, "sherman") ? KV_SHERMAN : !strcmp(sys, "redis") ? KV_REDIS
+			  : !strcmp(sys, "scythe") ? KV_SCYTHE : KV_LOCO,
 		.write_ratio = nm_cfg_double(pt, "write_ratio"),
 		.load = {.theta = nm_cfg_double(pt, "theta"),
 			 .keys = (uint64_t)nm_cfg_int(pt, "keys"),
@@ -162,7 +169,7 @@ static int kv_decode(const json_t *pt, const nm_base *b, void *out, char *err, s
 	if (p->load.delete_ratio > 0 && p->system != KV_LOCO)
 		return nm_errf(err, len, "--delete-ratio applies to the loco system only");
 	if (p->inject != KV_INJECT_NONE && p->system == KV_REDIS)
-		return nm_errf(err, len, "--inject applies to the loco and sherman systems, not redis");
+		return nm_errf(err, len, "--inject applies to the loco, sherman and scythe systems, not redis (no lock to release early)");
 	if (p->system == KV_REDIS && kv_redis_check(p, err, len))
 		return -1;
 	(void)b;
@@ -213,32 +220,36 @@ static json_t *kv_effective(const kv_point *p, const nm_ctx *ctx)
 
 /* ---- history -------------------------------------------------------------- */
 
-/* Ticks -> CLOCK_MONOTONIC ns, from one pair read together on this rank. */
-typedef struct kv_clockmap {
-	uint64_t ticks, mono_ns;
-} kv_clockmap;
+/* The first line, rank 0's: what a checker needs besides the operations
+ * (kv-check: key ranks below prefill start with the prefill's value). */
+static size_t kv_history_header(const kv_run *r, char *buf, size_t cap)
+{
+	const kv_point *p = r->p;
+	return (size_t)snprintf(buf, cap,
+				"{\"history\":\"netmem kv\",\"system\":\"%s\",\"keys\":%" PRIu64
+				",\"prefill\":%" PRIu64 ",\"value_size\":%u,\"prefill_writer\":%u}\n",
+				kv_systems[p->system]->name, p->load.keys, p->load.prefill, p->load.value_size,
+				KV_PREFILL_WRITER);
+}
 
 static void kv_history_write(kv_run *r, int nthreads)
 {
-	struct timespec ts;
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	kv_clockmap cm = {nm_ticks(), (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec};
 	size_t cap = 1 << 16, used = 0;
 	char *buf = nm_malloc(cap);
+	if (r->ctx->rank == 0)
+		used = kv_history_header(r, buf, cap);
 	for (int t = 0; t < nthreads; t++) {
 		const kv_thread *th = &r->th[t];
 		for (uint64_t i = 0; i < th->hist_n; i++) {
 			const kv_hist_rec *h = &th->hist[i];
-			if (cap - used < 256)
+			if (cap - used < 320)
 				buf = nm_realloc(buf, cap *= 2);
-			uint64_t inv = cm.mono_ns - nm_ticks_to_ns(cm.ticks - h->invoke);
-			uint64_t res = cm.mono_ns - nm_ticks_to_ns(cm.ticks - h->response);
 			used += (size_t)snprintf(buf + used, cap - used,
 						 "{\"rank\":%d,\"thread\":%d,\"op\":\"%s\",\"key\":\"0x%016" PRIx64
-						 "\",\"found\":%s,\"value\":\"0x%016" PRIx64 "\",\"invoke_ns\":%" PRIu64
-						 ",\"response_ns\":%" PRIu64 "}\n",
+						 "\",\"found\":%s,\"value\":\"0x%016" PRIx64 "\",\"writer\":%u,"
+						 "\"version\":%u,\"invoke_ns\":%" PRIu64 ",\"response_ns\":%" PRIu64 "}\n",
 						 th->rank, th->thread, kv_op_names[h->op], h->key, h->found ? "true" : "false",
-						 h->value, inv, res);
+						 h->value, kv_word_writer(h->value), kv_word_version(h->value), h->invoke, h->response);
 		}
 	}
 	buf[used] = 0;
@@ -246,7 +257,10 @@ static void kv_history_write(kv_run *r, int nthreads)
 	free(buf);
 	if (!all)
 		return;
-	FILE *f = fopen(r->p->history, "w");
+	/* the job's first point starts the file, the others follow it */
+	static bool started;
+	FILE *f = fopen(r->p->history, started ? "a" : "w");
+	started = true;
 	if (!f) {
 		nm_warn("--history %s: cannot write it: %s", r->p->history, strerror(errno));
 	} else {
@@ -317,7 +331,7 @@ static void kv_report(const json_t *pt, const json_t *res, bool first)
 
 static const nm_experiment kv_experiment = {
 	.name = "kv",
-	.summary = "key-value stores under YCSB (LOCO Fig. 5): LOCO's kvstore, a Sherman-style variant, Redis",
+	.summary = "key-value stores under YCSB (LOCO Fig. 5): LOCO's kvstore, Sherman- and Scythe-style variants, Redis",
 	.details =
 		"One rank per node, -T application threads per rank, each with --window\n"
 		"operations in flight. Every read is checked (its key, not torn, no version\n"

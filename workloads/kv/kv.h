@@ -3,7 +3,7 @@
  * encodings, the checks every read goes through, the tally, and the
  * per-operation history.
  *
- * A system (LOCO kvstore, the Sherman-style variant, the Redis baseline) is
+ * A system (LOCO kvstore, the Sherman- and Scythe-style variants, the Redis baseline) is
  * one kv_system: it sets up its store, prefills it, and runs its client
  * threads, each keeping up to --window operations in flight; every
  * operation it completes goes through kv_done(), which times it, counts it,
@@ -18,7 +18,7 @@
 #include <stdint.h>
 #include <stdio.h>
 
-typedef enum { KV_LOCO, KV_SHERMAN, KV_REDIS, KV_NSYSTEMS } kv_system_id;
+typedef enum { KV_LOCO, KV_SHERMAN, KV_REDIS, KV_SCYTHE, KV_NSYSTEMS } kv_system_id;
 
 /* Testing the checks: a fault put in on purpose must mark the point invalid. */
 typedef enum {
@@ -152,7 +152,7 @@ extern const nm_counter kv_counters[KV_C_N];
 
 /* History of one thread: JSON Lines, one object per completed operation. */
 typedef struct kv_hist_rec {
-	uint64_t key, value, invoke, response;   /* times in ticks (nm_ticks) */
+	uint64_t key, value, invoke, response;   /* times in ns of CLOCK_MONOTONIC_RAW (nm_now_ns) */
 	uint8_t op;       /* kv_opkind */
 	uint8_t found;
 } kv_hist_rec;
@@ -189,11 +189,18 @@ kv_opkind kv_next(kv_thread *t, uint64_t *rank);
  * under its lock) and counts a failure; false when it failed. */
 bool kv_check(kv_thread *t, uint64_t key, const uint64_t *val);
 /* An operation completed: t0/t1 in ticks (nm_ticks). For KV_GET, val (words)
- * is the value read and is checked; found says whether the key existed
- * (a get or update of a missing key counts as a miss, nothing to check).
- * Returns false when the read failed a check (already counted). */
+ * is the value read and is checked; for a write, the value it wrote (the
+ * history records its first word; NULL when unknown); found says whether
+ * the key existed (a get or update of a missing key counts as a miss,
+ * nothing to check). Returns false when the read failed a check (already
+ * counted). */
 bool kv_done(kv_thread *t, kv_opkind op, uint64_t key, const uint64_t *val, bool found, uint64_t t0,
 	     uint64_t t1);
+/* Records in the history only (not timed, counted or checked): a read of
+ * key's first value word that is part of another operation (an injected
+ * fault's own looks at the entry), so the history shows what it saw. */
+void kv_history_add(kv_thread *t, kv_opkind op, uint64_t key, uint64_t word, bool found, uint64_t t0,
+		    uint64_t t1);
 
 /* ---- a system ------------------------------------------------------------ */
 
@@ -222,7 +229,7 @@ static inline kv_thread *kv_run_thread(kv_run *r, const nm_worker *w)
 	return kv_worker_thread(r->th, &r->p->load, r->ctx, w);
 }
 
-extern const kv_system kv_loco, kv_sherman, kv_redis;
+extern const kv_system kv_loco, kv_sherman, kv_redis, kv_scythe;
 /* Redis: whether --redis-server is an executable on this node (decode runs
  * it on every rank, so a node without it stops the job before anything
  * starts: one line, exit 2). 0, or -1 with one line in err. */

@@ -164,8 +164,20 @@ bool kv_done(kv_thread *t, kv_opkind op, uint64_t key, const uint64_t *val, bool
 		ok = kv_check(t, key, val);
 	if (nm_meter_op(m, t0, t1))
 		nm_meter_kind(m, op, nm_ticks_to_ns(t1 - t0));
-	if (t->hist && t->hist_n < t->l->history_max)
-		t->hist[t->hist_n++] = (kv_hist_rec){.key = key, .value = found && val ? val[0] : 0,
-						     .invoke = t0, .response = t1, .op = (uint8_t)op, .found = found};
+	kv_history_add(t, op, key, found && val ? val[0] : 0, found, t0, t1);
 	return ok;
+}
+
+void kv_history_add(kv_thread *t, kv_opkind op, uint64_t key, uint64_t word, bool found, uint64_t t0,
+		    uint64_t t1)
+{
+	if (!t->hist || t->hist_n >= t->l->history_max)
+		return;
+	/* ticks become one clock of the host here, near t1: a rank's tick rate
+	 * errs by a few ppm, which over a whole run would shift one rank's
+	 * times against another's and invert operations that did not overlap */
+	uint64_t now_ns = nm_now_ns(), now = nm_ticks();
+	uint64_t res = now_ns - nm_ticks_to_ns(now > t1 ? now - t1 : 0);
+	t->hist[t->hist_n++] = (kv_hist_rec){.key = key, .value = word, .invoke = res - nm_ticks_to_ns(t1 - t0),
+					     .response = res, .op = (uint8_t)op, .found = found};
 }

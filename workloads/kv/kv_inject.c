@@ -85,6 +85,10 @@ void kv_inj_late_start(kv_wop *o, uint64_t *watch)
 
 bool kv_inj_late_due(kv_win *w, kv_wop *o, bool late, int node, uint64_t *watch, uint64_t raddr)
 {
+	/* the release has completed: a correct update returns here, and so
+	 * does this one in the history, its write still to land */
+	if (!o->returned)
+		o->returned = nm_ticks();
 	if (late || nm_ticks() - o->since >= nm_ns_to_ticks(KV_INJ_DELAY_NS))
 		return true;
 	kv_win_read(w, o, node, watch, raddr, 8);

@@ -53,7 +53,8 @@ bool kv_inj_half_step(kv_win *w, kv_wop *o, const kv_inj_entry *e);
 /* early-release. Before the system posts its release: state KV_S_LATE,
  * *watch (a word the system reads to see later holders) cleared. */
 void kv_inj_late_start(kv_wop *o, uint64_t *watch);
-/* KV_S_LATE with nothing in flight: true once the late write is due (late:
+/* KV_S_LATE with nothing in flight (the release has completed: the
+ * operation's return in the history, o->returned): true once the late write is due (late:
  * the system's reading of *watch, or the longest wait has passed); else
  * the 8-byte watched word at (node, raddr) is read into *watch again. */
 bool kv_inj_late_due(kv_win *w, kv_wop *o, bool late, int node, uint64_t *watch, uint64_t raddr);

@@ -214,20 +214,11 @@ static void thr_body(nm_worker *w)
 
 static void loco_connect(loco_job *j, nm_ctx *ctx)
 {
-	char err[512] = "";
-	size_t bytes = loco_layout(j);
-	int failed = nm_mr_alloc(ctx->dev, &j->mr, bytes, ctx->base.hugepages, ctx->base.mem_node, err, sizeof err);
-	nm_boot_check(failed ? err : NULL, NM_EXIT_FAIL);
-	memset(j->mr.buf, 0, bytes);
+	kv_win_mem(ctx, &j->mr, loco_layout(j));
 	nm_kvindex_init(&j->index, j->p->load.keys);
 	loco_prefill(j);
 	nm_tracker_init(&j->tr, &j->mesh, &j->mr, j->tracker_off, j->rank, j->N, TRACKER_ENTRIES);
-	uint8_t *all = nm_malloc((size_t)j->N * (size_t)j->N);
-	memset(all, 1, (size_t)j->N * (size_t)j->N);
-	nm_mesh_cfg mc = {.nthreads = j->T + 1, .qps = 1, .initiates = all, .qp = ctx->base.qp};
-	mc.qp.sq_depth = 2 * j->p->window + 16 + j->N;
-	nm_mesh_create(&j->mesh, ctx->dev, &mc, &j->mr);
-	free(all);
+	kv_win_mesh(ctx, &j->mesh, &j->mr, j->T + 1, 2 * j->p->window + 16 + j->N);   /* + the tracker thread */
 }
 
 /* After the run, every node checks its slots: checksum, key and value. */

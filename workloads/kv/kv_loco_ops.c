@@ -122,6 +122,7 @@ static void update_write(loco_thr *t, loco_op *o)
 	if (!located(t, o))
 		return;
 	slot_image(j, o->w.buf, o->w.key, t->win.kt->writer, (uint32_t)o->ticket + 1, o->loc.counter, true);
+	o->w.wrote = o->w.buf[1];
 	kv_inject fault = kv_inject_now(&t->inj);
 	if (fault == KV_INJECT_EARLY_RELEASE) {
 		/* the fault: the lock goes before the value lands */
@@ -152,14 +153,16 @@ static void update_write(loco_thr *t, loco_op *o)
 /* The injected late write, watched by its own thread as a reader would:
  * the slot is read before the write (the next holder's newer value) and
  * after it (the older one this write puts back). Both go through the
- * thread's read check, so a fault that happened is seen for sure rather
- * than only when another reader happens to read at the right moment. */
+ * thread's read check and into the history as gets (after the update
+ * returned), so a fault that happened is seen for sure rather than only
+ * when another reader happens to read at the right moment. */
 static void witness_done(loco_thr *t, loco_op *o);
 
 static void witness_read(loco_thr *t, loco_op *o)
 {
 	loco_job *j = t->j;
 	o->w.state = S_WITNESS;
+	o->w.since = nm_ticks();
 	if (o->loc.node != j->rank) {
 		kv_win_read(&t->win, &o->w, o->loc.node, o->w.buf, slot_raddr(j, &o->loc), 8 * j->slot_words);
 		return;
@@ -171,8 +174,10 @@ static void witness_read(loco_thr *t, loco_op *o)
 static void witness_done(loco_thr *t, loco_op *o)
 {
 	loco_job *j = t->j;
-	if (o->w.buf[j->slot_words - 1] == slot_sum(j, o->w.buf) && o->w.buf[0] == o->w.key)
+	if (o->w.buf[j->slot_words - 1] == slot_sum(j, o->w.buf) && o->w.buf[0] == o->w.key) {
 		kv_check(t->win.kt, o->w.key, o->w.buf + 1);
+		kv_history_add(t->win.kt, KV_GET, o->w.key, o->w.buf[1], true, o->w.since, nm_ticks());
+	}
 	if (o->released) {
 		op_finish(t, o);
 		return;
@@ -218,6 +223,7 @@ static void insert_write(loco_thr *t, loco_op *o)
 	uint64_t *w = slot_at(j, s);
 	uint32_t counter = slot_counter(j, w) + 1;
 	slot_image(j, o->w.buf, o->w.key, t->win.kt->writer, (uint32_t)o->ticket + 1, counter, false);
+	o->w.wrote = o->w.buf[1];
 	memcpy(w, o->w.buf, 8 * j->slot_words);
 	o->loc = (nm_kvloc){.slot = s, .node = (uint16_t)j->rank, .counter = counter};
 	nm_kvindex_put(&j->index, o->w.key, &o->loc);
@@ -234,6 +240,7 @@ static void delete_write(loco_thr *t, loco_op *o)
 	if (!located(t, o))
 		return;
 	slot_image(j, o->w.buf, o->w.key, t->win.kt->writer, (uint32_t)o->ticket + 1, o->loc.counter, false);
+	o->w.wrote = o->w.buf[1];
 	if (o->loc.node == j->rank) {
 		memcpy(slot_at(j, o->loc.slot), o->w.buf, 8 * j->slot_words);
 	} else {

@@ -36,6 +36,7 @@
 
 typedef struct rd_pending {   /* one command in flight */
 	uint64_t key, t0;
+	uint64_t wrote;           /* a SET's first value word, for the history */
 	kv_opkind op;
 } rd_pending;
 
@@ -120,7 +121,8 @@ static void rd_issue(rd_job *j, rd_thread *t, kv_thread *kt)
 	}
 	if (rc != REDIS_OK)
 		rd_lost(kt, c, "cannot queue a command (out of memory)");
-	c->q[(c->head + c->n++) % (uint32_t)p->window] = (rd_pending){.key = key, .t0 = nm_ticks(), .op = op};
+	c->q[(c->head + c->n++) % (uint32_t)p->window] =
+		(rd_pending){.key = key, .t0 = nm_ticks(), .op = op, .wrote = op == KV_GET ? 0 : t->val[0]};
 	t->inflight++;
 	kt->meter->c[KV_C_RPCS]++;
 }
@@ -143,7 +145,7 @@ static void rd_complete(rd_job *j, rd_thread *t, kv_thread *kt, rd_conn *c, cons
 		memcpy(t->rval, r->str, r->len);
 		kv_done(kt, o.op, o.key, t->rval, true, o.t0, t1);
 	} else if (o.op != KV_GET && r->type == REDIS_REPLY_STATUS && !strcmp(r->str, "OK"))
-		kv_done(kt, o.op, o.key, NULL, true, o.t0, t1);
+		kv_done(kt, o.op, o.key, &o.wrote, true, o.t0, t1);
 	else
 		bad = o.op == KV_GET ? "a value of the wrong type or length" : "a reply other than OK";
 	if (bad)

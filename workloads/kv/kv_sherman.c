@@ -38,7 +38,6 @@ typedef struct sh_job {
 	kv_run *r;
 	const kv_point *p;
 	int rank, N, T;
-	double timeout;
 	bool cas_release;                /* Soft-RoCE: release by CAS (see release_post) */
 	nm_mr mr;
 	nm_mesh mesh;
@@ -47,12 +46,13 @@ typedef struct sh_job {
 	size_t leaf_bytes, scratch_off, scratch_per_op, scratch_per_thread;
 } sh_job;
 
-typedef enum { S_IDLE, S_LEAF_READ, S_CAS, S_ENTRY_READ, S_FENCED, S_RELEASE, S_LATE_DONE } sh_state;
+typedef enum { S_IDLE, S_LEAF_READ, S_CAS, S_ENTRY_READ, S_FENCED, S_RELEASE, S_LATE_DONE, S_LATE_LOOK } sh_state;
 
 typedef struct sh_op {
 	kv_wop w;
 	uint64_t leaf, pos;
 	int node;
+	uint64_t watch_t0;               /* early-release: when the last look at the entry was posted */
 } sh_op;
 
 typedef struct sh_thr {
@@ -202,9 +202,10 @@ static void entry_write(sh_thr *t, sh_op *o)
 		release_post(t, o, S_RELEASE);   /* a miss: nothing to write */
 		return;
 	}
-	o->w.found = present;
+	o->w.found = present || o->w.kind == KV_INSERT;   /* an insert writes either way */
 	uint32_t version = present ? kv_word_version(e[1]) + 1 : 1;
 	entry_image(j, e, o->w.key, t->win.kt->writer, version);
+	o->w.wrote = e[1];
 	kv_inject fault = kv_inject_now(&t->inj);
 	if (fault == KV_INJECT_EARLY_RELEASE) {
 		kv_inj_late_start(&o->w, &o->w.word[2]);
@@ -226,17 +227,29 @@ static void entry_write(sh_thr *t, sh_op *o)
 }
 
 /* The late write, once a later holder has written the entry (with the
- * version this write claims too), or after the longest wait. */
+ * version this write claims too), or after the longest wait. The look
+ * that saw the later holder's value, and one after the late write, go into
+ * the history as gets (after the update returned), as a reader's would. */
 static void late_step(sh_thr *t, sh_op *o)
 {
 	sh_job *j = t->j;
 	uint64_t raddr = leaf_raddr(j, o->node, o->leaf, entry_off(j, o->pos));
 	uint64_t *seen = o->w.word + 2;   /* the entry's first value word */
 	bool late = kv_word_version(*seen) >= kv_word_version(o->w.buf[1]) && kv_word_writer(*seen) != t->win.kt->writer;
+	if (late)
+		kv_history_add(t->win.kt, KV_GET, o->w.key, *seen, true, o->watch_t0, nm_ticks());
+	o->watch_t0 = nm_ticks();
 	if (!kv_inj_late_due(&t->win, &o->w, late, o->node, seen, raddr + 8))
 		return;
 	o->w.state = S_LATE_DONE;
 	kv_win_write(&t->win, &o->w, o->node, o->w.buf, raddr, (uint32_t)entry_bytes(j), true);
+}
+
+static void late_look(sh_thr *t, sh_op *o)
+{
+	o->w.state = S_LATE_LOOK;
+	o->watch_t0 = nm_ticks();
+	kv_win_read(&t->win, &o->w, o->node, o->w.word + 2, leaf_raddr(t->j, o->node, o->leaf, entry_off(t->j, o->pos) + 8), 8);
 }
 
 static void advance(kv_win *w, kv_wop *wo)
@@ -273,8 +286,14 @@ static void advance(kv_win *w, kv_wop *wo)
 	case S_FENCED:
 		release_post(t, o, S_RELEASE);
 		break;
-	case S_RELEASE:
 	case S_LATE_DONE:
+		late_look(t, o);
+		break;
+	case S_LATE_LOOK:
+		kv_history_add(t->win.kt, KV_GET, o->w.key, o->w.word[2], true, o->watch_t0, nm_ticks());
+		sh_finish(t, o, NULL);
+		break;
+	case S_RELEASE:
 		sh_finish(t, o, NULL);
 		break;
 	default:
@@ -318,22 +337,12 @@ static const kv_win_ops sh_steps = {start, advance, step};
 static void thr_setup(nm_worker *w)
 {
 	sh_job *j = w->arg;
-	sh_thr *t = nm_calloc64(1, sizeof *t);
+	kv_win_site site = {.r = j->r, .ops = &sh_steps, .mesh = &j->mesh, .mr = &j->mr, .op_size = sizeof(sh_op),
+			    .scratch_off = j->scratch_off, .scratch_per_op = j->scratch_per_op,
+			    .scratch_per_thread = j->scratch_per_thread};
+	sh_thr *t = (sh_thr *)kv_win_worker(w, &site, j, sizeof(sh_thr));
 	t->j = j;
-	kv_thread *kt = kv_run_thread(j->r, w);
 	kv_injector_init(&t->inj, j->p->inject, j->rank);
-	uint8_t *scr = (uint8_t *)j->mr.buf + j->scratch_off + (size_t)w->index * j->scratch_per_thread;
-	kv_win_init(&t->win, &sh_steps, j, kt, &j->mesh, j->mr.mr->lkey, w->index, j->p->window,
-		    sizeof(sh_op), scr, j->scratch_per_op, j->timeout);
-	w->arg = t;
-}
-
-static void thr_body(nm_worker *w)
-{
-	sh_thr *t = w->arg;
-	kv_win_body(&t->win);
-	kv_win_free(&t->win);
-	free(t);
 }
 
 /* After the run: every entry of this node's leaves holds a whole value of
@@ -363,20 +372,11 @@ static json_t *sh_run(kv_run *r)
 	nm_ctx *ctx = r->ctx;
 	sh_job *j = nm_calloc64(1, sizeof *j);
 	*j = (sh_job){.r = r, .p = r->p, .rank = ctx->rank, .N = ctx->nranks, .T = ctx->base.threads,
-		      .timeout = ctx->base.timeout, .cas_release = ctx->dev->emulated};
-	char err[512] = "";
-	size_t bytes = sh_layout(j);
-	int failed = nm_mr_alloc(ctx->dev, &j->mr, bytes, ctx->base.hugepages, ctx->base.mem_node, err, sizeof err);
-	nm_boot_check(failed ? err : NULL, NM_EXIT_FAIL);
-	memset(j->mr.buf, 0, bytes);
+		      .cas_release = ctx->dev->emulated};
+	kv_win_mem(ctx, &j->mr, sh_layout(j));
 	sh_prefill(j);
-	uint8_t *all = nm_malloc((size_t)j->N * (size_t)j->N);
-	memset(all, 1, (size_t)j->N * (size_t)j->N);
-	nm_mesh_cfg mc = {.nthreads = j->T, .qps = 1, .initiates = all, .qp = ctx->base.qp};
-	mc.qp.sq_depth = 3 * j->p->window + 16;
-	nm_mesh_create(&j->mesh, ctx->dev, &mc, &j->mr);
-	free(all);
-	nm_round rd = {.workers = j->T, .numa_node = ctx->base.mem_node, .setup = thr_setup, .body = thr_body,
+	kv_win_mesh(ctx, &j->mesh, &j->mr, j->T, 3 * j->p->window + 16);
+	nm_round rd = {.workers = j->T, .numa_node = ctx->base.mem_node, .setup = thr_setup, .body = kv_win_worker_body,
 		       .arg = j, .measure = r->ms};
 	nm_workers_run(&rd);
 	sh_scan(j, r->ms);
@@ -387,8 +387,7 @@ static json_t *sh_run(kv_run *r)
 				    json_string("release by RDMA CAS (own id -> 0), not a WRITE of 0: Soft-RoCE writes a "
 						"failed CAS's word back, which can undo a concurrent WRITE"));
 	nm_boot_barrier();
-	nm_mesh_destroy(&j->mesh);
-	nm_mr_free(&j->mr);
+	kv_win_down(&j->mesh, &j->mr);
 	free(j);
 	return eff;
 }

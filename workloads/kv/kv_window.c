@@ -1,8 +1,10 @@
 /* The window engine of netmem kv: see kv_window.h. */
 #include "kv_window.h"
 #include "alloc.h"
+#include "boot.h"
 #include "clock.h"
 #include <stdlib.h>
+#include <string.h>
 
 static kv_wop *op_at(kv_win *w, int i) { return (kv_wop *)(w->opv + (size_t)i * w->op_size); }
 
@@ -71,7 +73,8 @@ void kv_win_atomic(kv_win *w, kv_wop *o, int node, int op, uint64_t raddr, uint6
 
 void kv_win_finish(kv_win *w, kv_wop *o, const uint64_t *val)
 {
-	kv_done(w->kt, o->kind, o->key, val, o->found, o->t0, nm_ticks());
+	kv_done(w->kt, o->kind, o->key, o->kind == KV_GET ? val : &o->wrote, o->found, o->t0,
+		o->returned ? o->returned : nm_ticks());
 	o->state = 0;
 }
 
@@ -108,6 +111,7 @@ static uint64_t run_ops(void *arg, uint64_t issue, uint64_t deadline)
 				more = issue > 0;
 				o->found = false;
 				o->pending = 0;
+				o->wrote = o->returned = 0;
 				o->t0 = o->since = nm_ticks();
 				w->ops->start(w, o);
 			} else if (o->state != 0 && o->pending == 0) {
@@ -121,3 +125,48 @@ static uint64_t run_ops(void *arg, uint64_t issue, uint64_t deadline)
 }
 
 void kv_win_body(kv_win *w) { nm_window_run(w->kt->meter, run_ops, w); }
+
+void kv_win_mem(nm_ctx *ctx, nm_mr *mr, size_t bytes)
+{
+	char err[512] = "";
+	int failed = nm_mr_alloc(ctx->dev, mr, bytes, ctx->base.hugepages, ctx->base.mem_node, err, sizeof err);
+	nm_boot_check(failed ? err : NULL, NM_EXIT_FAIL);
+	memset(mr->buf, 0, bytes);
+}
+
+void kv_win_mesh(nm_ctx *ctx, nm_mesh *mesh, nm_mr *mr, int threads, int sq_depth)
+{
+	size_t n = (size_t)ctx->nranks;
+	uint8_t *all = nm_malloc(n * n);
+	memset(all, 1, n * n);
+	nm_mesh_cfg mc = {.nthreads = threads, .qps = 1, .initiates = all, .qp = ctx->base.qp};
+	mc.qp.sq_depth = sq_depth;
+	nm_mesh_create(mesh, ctx->dev, &mc, mr);
+	free(all);
+}
+
+void kv_win_down(nm_mesh *mesh, nm_mr *mr)
+{
+	nm_mesh_destroy(mesh);
+	nm_mr_free(mr);
+}
+
+kv_win *kv_win_worker(nm_worker *w, const kv_win_site *s, void *sys, size_t thr_size)
+{
+	kv_win *win = nm_calloc64(1, thr_size);
+	const kv_point *p = s->r->p;
+	kv_thread *kt = kv_run_thread(s->r, w);
+	uint8_t *scr = (uint8_t *)s->mr->buf + s->scratch_off + (size_t)w->index * s->scratch_per_thread;
+	kv_win_init(win, s->ops, sys, kt, s->mesh, s->mr->mr->lkey, w->index, p->window, s->op_size, scr,
+		    s->scratch_per_op, s->r->ctx->base.timeout);
+	w->arg = win;
+	return win;
+}
+
+void kv_win_worker_body(nm_worker *w)
+{
+	kv_win *win = w->arg;
+	kv_win_body(win);
+	kv_win_free(win);
+	free(win);
+}

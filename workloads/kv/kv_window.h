@@ -26,6 +26,9 @@ typedef struct kv_wop {
 	uint64_t key, t0, since;  /* since: when the current wait began (ticks) */
 	uint64_t *buf;            /* registered scratch of the operation */
 	uint64_t *word;           /* registered 16 bytes: atomic results, lock words */
+	uint64_t wrote;           /* a write's first value word, for the history */
+	uint64_t returned;        /* when the operation returned to its caller, if before its
+				   * end (an injected early release: the write lands later); 0: at the end */
 } kv_wop;
 
 typedef struct kv_win kv_win;
@@ -57,6 +60,30 @@ void kv_win_free(kv_win *w);
 /* Scratch bytes per operation for a buffer of buf_bytes. */
 static inline size_t kv_win_scratch(size_t buf_bytes) { return ((buf_bytes + 63) & ~(size_t)63) + 64; }
 
+/* A verbs system's point: `bytes` of registered memory, zeroed (a failure
+ * ends the job, one line); then, once the system has prefilled it, the
+ * all-to-all mesh of `threads` threads (one QP each per peer), sq_depth
+ * deep; after the run and a barrier, both gone. */
+void kv_win_mem(nm_ctx *ctx, nm_mr *mr, size_t bytes);
+void kv_win_mesh(nm_ctx *ctx, nm_mesh *mesh, nm_mr *mr, int threads, int sq_depth);
+void kv_win_down(nm_mesh *mesh, nm_mr *mr);
+
+/* The part of a verbs system's per-rank state a client thread is made
+ * from (kv_win_worker). */
+typedef struct kv_win_site {
+	kv_run *r;
+	const kv_win_ops *ops;
+	nm_mesh *mesh;
+	nm_mr *mr;
+	size_t op_size, scratch_off, scratch_per_op, scratch_per_thread;
+} kv_win_site;
+/* nm_round setup of a worker: its kv_thread and its window over its share
+ * of scratch, in a zeroed state of thr_size bytes that begins with the
+ * kv_win (the system fills in the rest); sys is the window's sys. */
+kv_win *kv_win_worker(nm_worker *w, const kv_win_site *s, void *sys, size_t thr_size);
+/* nm_round body of such a worker: its run, then the state freed. */
+void kv_win_worker_body(nm_worker *w);
+
 /* The measured run of one application thread (nm_window_run): warm-up
  * operations, drained before the common start, then the measured ones. */
 void kv_win_body(kv_win *w);
@@ -71,7 +98,8 @@ void kv_win_atomic(kv_win *w, kv_wop *o, int node, int op, uint64_t raddr, uint6
  * names o, and n more completions o waits for. */
 uint64_t kv_win_wrid(kv_win *w, kv_wop *o, int op);
 void kv_win_due(kv_win *w, kv_wop *o, int n);
-/* The operation is done (val: the value words read, for a get). */
+/* The operation is done (val: the value words read, for a get; a write's
+ * value is o->wrote). */
 void kv_win_finish(kv_win *w, kv_wop *o, const uint64_t *val);
 /* Seconds since o->since exceed the job's --timeout. */
 bool kv_win_overdue(const kv_win *w, const kv_wop *o);
