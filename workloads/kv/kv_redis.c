@@ -83,7 +83,7 @@ static void rd_thread_setup(nm_worker *w)
 		rd_conn *c = &t->conn[k];
 		c->in = &cl->all[k];
 		c->q = nm_calloc((size_t)cl->p->window, sizeof *c->q);
-		if (!(c->c = rd_connect(c->in, cl->timeout, err, sizeof err)))
+		if (!(c->c = rd_connect(cl, c->in, err, sizeof err)))
 			nm_fatal("thread %d: %s", w->index, err);
 		/* Non-blocking from here: hiredis then returns on EAGAIN instead of
 		 * waiting, and poll() below waits for all connections at once. */
@@ -267,7 +267,7 @@ static json_t *kv_redis_run(kv_run *r)
 {
 	nm_ctx *ctx = r->ctx;
 	int T = ctx->base.threads;
-	rd_cluster cl = {.p = r->p, .rank = ctx->rank, .nranks = ctx->nranks,
+	rd_cluster cl = {.p = r->p, .dev = ctx->dev, .rank = ctx->rank, .nranks = ctx->nranks,
 			 .n_local = (T + r->p->redis_threads - 1) / r->p->redis_threads,
 			 .timeout = ctx->base.timeout};
 	cl.n_all = cl.n_local * cl.nranks;
