@@ -86,7 +86,8 @@ if wait_cluster 7500 4; then
 	check "no open door: the secret on no command line (ps)" sh -c "! grep -qF '$secret' '$tmp/ps'"
 	kill -9 "$(pgrep -f 'redis-server .*:7500' | head -1)" 2>/dev/null
 	wait "$job"; echo $? >"$tmp/lost.rc"
-	check "a server killed mid-point: exit 1" [ "$(nm_rc lost)" = 1 ] || nm_diag lost
+	check "a server killed mid-point: exit 1" [ "$(nm_rc lost)" = 1 ]
+	[ "$(nm_rc lost)" = 1 ] || nm_diag lost
 	check "a server killed mid-point: the line names the instance" grep -q '^netmem: rank [01] .*redis instance 127.0.0.1:7500' "$tmp/lost.err"
 	check "a server killed mid-point: no server left, no directory" none_left
 	check "no open door: the secret in no log line and not in the result" \
