@@ -7,27 +7,30 @@
 section "kv --system redis across hosts: bound to the link, a secret required"
 IPA=$(getent hosts $A | awk '{ print $1 }') IPB=$(getent hosts $B | awk '{ print $1 }')
 ip link add nm-other type dummy && ip addr add 10.78.0.1/24 dev nm-other && ip link set nm-other up
-$MPI -np 2 $N kv $Q --system redis -K 4096 --timeout 60 -T 2 -W 8 -D 10 --redis-port 7700 \
+$MPI -np 2 $N kv $Q --system redis -K 4096 --timeout 60 -T 2 -W 8 -D 30 --redis-port 7700 \
 	--output "$tmp/redis.json" >"$tmp/redis.out" 2>"$tmp/redis.err" &
 job=$!
-rd_secret() { sed -n 's/^requirepass //p' "/proc/$(pgrep -f 'redis-server .*:7700' | head -1)/cwd/redis.conf" 2>/dev/null; }
-formed=no
-for _ in $(seq 240); do
-	REDISCLI_AUTH=$(rd_secret) redis-cli --no-auth-warning -h "$IPA" -p 7700 cluster info 2>/dev/null |
-		grep -q '^cluster_state:ok' && { formed=yes; break; }
-	sleep 0.5
-done
-if [ $formed = yes ]; then
-	for h in 127.0.0.1 10.78.0.1 "$IPA"; do redis-cli -h "$h" -p 7700 ping >"$tmp/door-$h" 2>&1; done
-	on_b "redis-cli -h $IPA -p 7700 ping" >"$tmp/door-b" 2>&1
-	REDISCLI_AUTH=$(rd_secret) redis-cli --no-auth-warning -h "$IPA" -p 7700 ping >"$tmp/door-secret" 2>&1
+# Probes (redis_ask.sh) from the moment netmem-a's instance accepts (its secret is in place then).
+ask=tests/integration/cluster/redis_ask.sh
+$ask 7700 --wait "$IPA"
+up=$?
+section "kv redis: netmem-a's instance up: $([ $up = 0 ] && echo yes || echo no)"
+if [ $up = 0 ]; then
+	on_b "cd '$PWD' && $ask 7700 $IPA" >"$tmp/door-b" 2>&1 &
+	probe_b=$!
+	$ask 7700 127.0.0.1 10.78.0.1 "$IPA" >"$tmp/door" 2>&1
+	wait $probe_b
+	$ask 7700 --secret "$IPA" >"$tmp/door-secret" 2>&1
+	section "kv redis: probed"
 	check "redis on $A: no answer on 127.0.0.1 nor on another interface's address (10.78.0.1)" \
-		sh -c "grep -q 'Connection refused' '$tmp/door-127.0.0.1' && grep -q 'Connection refused' '$tmp/door-10.78.0.1'"
+		sh -c "grep -qx '127.0.0.1: refused' '$tmp/door' && grep -qx '10.78.0.1: refused' '$tmp/door'"
 	check "redis on $A's link address, without the secret: NOAUTH, from $A and from $B" \
-		sh -c "grep -q NOAUTH '$tmp/door-$IPA' && grep -q NOAUTH '$tmp/door-b'"
-	check "redis on $A's link address, with the secret: PONG (it ran during the probes)" grep -qx PONG "$tmp/door-secret"
+		sh -c "grep -q '^$IPA: -NOAUTH' '$tmp/door' && grep -q '^$IPA: -NOAUTH' '$tmp/door-b'"
+	check "redis on $A's link address, with the secret: OK, PONG (it ran during the probes)" \
+		sh -c "[ \"\$(cat '$tmp/door-secret')\" = '$IPA: +OK
+$IPA: +PONG' ]"
 else
-	notok "the redis cluster on port 7700 never formed: $(grep '^netmem:' "$tmp/redis.err" | head -2 | tr '\n' '|')"
+	notok "netmem-a's redis instance on port 7700 never came up: $(grep '^netmem:' "$tmp/redis.err" | head -2 | tr '\n' '|')"
 fi
 wait $job; echo $? >"$tmp/redis.rc"
 ip link del nm-other
