@@ -5,7 +5,8 @@
  *
  * Clients. The paper drove Redis with memtier (128 clients per thread); here
  * each thread has one hiredis connection per instance (every instance of
- * every node) and pipelines up to --window commands, all connections
+ * every node), authenticated with the point's secret (kv_redis_cluster.c:
+ * rd_connect), and pipelines up to --window commands, all connections
  * together, each started and completed on its own: GET, or SET for updates
  * and inserts. Replies come in order per connection, read without blocking
  * with poll() over the thread's connections. A key is the 16 hex digits of
