@@ -216,8 +216,32 @@ static _Noreturn void child_exec(char *const argv[], const char *dir, int logfd,
 	_exit(127);
 }
 
-int nm_service_start(nm_service *s, const char *tag, const char *name, char *const argv[], char *err,
-		     size_t errlen)
+/* Writes file into dir with mode 0600; a file already there is an error
+ * (O_EXCL: nothing planted in advance is followed or reused). */
+static int write_private(const char *dir, const nm_service_file *file)
+{
+	char path[1300];
+	snprintf(path, sizeof path, "%s/%s", dir, file->name);
+	int fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
+	if (fd < 0)
+		return -1;
+	size_t n = strlen(file->text), off = 0;
+	while (off < n) {
+		ssize_t w = write(fd, file->text + off, n - off);
+		if (w < 0 && errno == EINTR)
+			continue;
+		if (w <= 0)
+			break;
+		off += (size_t)w;
+	}
+	int saved = errno;
+	close(fd);
+	errno = saved;
+	return off == n ? 0 : -1;
+}
+
+int nm_service_start(nm_service *s, const char *tag, const char *name, char *const argv[],
+		     const nm_service_file *file, char *err, size_t errlen)
 {
 	install_cleanup();
 	*s = (nm_service){.slot = -1};
@@ -231,6 +255,12 @@ int nm_service_start(nm_service *s, const char *tag, const char *name, char *con
 	}
 	snprintf(s->log, sizeof s->log, "%s/log", s->dir);
 	s->slot = reg_take(s->dir);
+	if (s->slot >= 0 && file && write_private(s->dir, file) != 0) {
+		snprintf(err, errlen, "%s: cannot write %s/%s: %s", name, s->dir, file->name, strerror(errno));
+		rm_dir(s->dir);
+		reg[s->slot].dir[0] = 0;
+		return -1;
+	}
 	int logfd = open(s->log, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
 	int nullfd = open("/dev/null", O_RDONLY | O_CLOEXEC);
 	if (s->slot < 0 || logfd < 0 || nullfd < 0) {

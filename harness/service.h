@@ -39,11 +39,21 @@ typedef struct nm_service {
  * Returns 0 with the path in out, or -1 with one line in err. */
 int nm_service_find(const char *bin, char *out, size_t outlen, char *err, size_t errlen);
 
+/* A file the service reads at start (its configuration), written into its
+ * directory before it starts, readable by this user only (mode 0600, in a
+ * directory of mode 0700): what must not appear on a command line, which
+ * every user of the host can read (ps). */
+typedef struct nm_service_file {
+	const char *name;        /* relative to the directory */
+	const char *text;
+} nm_service_file;
+
 /* Starts argv (argv[0]: the executable's path, as nm_service_find gives it)
- * in a new private directory whose name starts with `tag`; `name` is for
- * messages. Returns 0, or -1 with one line in err (nothing left running). */
-int nm_service_start(nm_service *s, const char *tag, const char *name, char *const argv[], char *err,
-		     size_t errlen);
+ * in a new private directory whose name starts with `tag`, with `file` there
+ * first (NULL: none); `name` is for messages. Returns 0, or -1 with one line
+ * in err (nothing left running). */
+int nm_service_start(nm_service *s, const char *tag, const char *name, char *const argv[],
+		     const nm_service_file *file, char *err, size_t errlen);
 
 /* Waits until host:port accepts a TCP connection, at most timeout seconds.
  * Returns 0, or -1 with one line in err naming the executable, the port and

@@ -1,6 +1,9 @@
 #include "verbs.h"
 #include "../numa/mem.h"
 #include <arpa/inet.h>
+#include <dirent.h>
+#include <ifaddrs.h>
+#include <net/if.h>
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -69,6 +72,58 @@ static void rxe_netdev(const char *dev, char *buf, size_t len)
 	if (fgets(buf, (int)len, f))
 		buf[strcspn(buf, "\n")] = 0;
 	fclose(f);
+}
+
+/* An IPv4 address of interface ifname. */
+static int if_ipv4(const char *ifname, char *out, size_t len)
+{
+	struct ifaddrs *ifs = NULL;
+	int rc = -1;
+	if (!ifname[0] || getifaddrs(&ifs) != 0)
+		return -1;
+	for (struct ifaddrs *i = ifs; i && rc; i = i->ifa_next)
+		if (i->ifa_addr && i->ifa_addr->sa_family == AF_INET && !strcmp(i->ifa_name, ifname) &&
+		    inet_ntop(AF_INET, &((struct sockaddr_in *)i->ifa_addr)->sin_addr, out, (socklen_t)len))
+			rc = 0;
+	freeifaddrs(ifs);
+	return rc;
+}
+
+/* The first network interface sysfs lists under the device's PCI function
+ * (an InfiniBand HCA's IPoIB interface, a RoCE NIC's Ethernet one). */
+static void dev_pci_netdev(const char *dev, char *buf, size_t len)
+{
+	char p[160];
+	buf[0] = 0;
+	snprintf(p, sizeof p, "/sys/class/infiniband/%s/device/net", dev);
+	DIR *dir = opendir(p);
+	if (!dir)
+		return;
+	for (struct dirent *e; !buf[0] && (e = readdir(dir));)
+		if (e->d_name[0] != '.')
+			snprintf(buf, len, "%.*s", IF_NAMESIZE, e->d_name);
+	closedir(dir);
+}
+
+int nm_dev_ipv4(const nm_dev *d, char *out, size_t len)
+{
+	out[0] = 0;
+	if (d->gid_index >= 0 && gid_ipv4_mapped(&d->gid) &&
+	    inet_ntop(AF_INET, &d->gid.raw[12], out, (socklen_t)len))
+		return 0;
+	char ifname[IF_NAMESIZE + 1] = "";
+	struct ibv_gid_entry e;
+	if (d->gid_index >= 0 &&
+	    ibv_query_gid_ex(d->ctx, (uint32_t)d->port, (uint32_t)d->gid_index, &e, 0) == 0 && e.ndev_ifindex)
+		if_indextoname(e.ndev_ifindex, ifname);
+	if (!ifname[0])
+		rxe_netdev(d->name, ifname, sizeof ifname);
+	if (!ifname[0])
+		dev_pci_netdev(d->name, ifname, sizeof ifname);
+	if (if_ipv4(ifname, out, len) == 0)
+		return 0;
+	out[0] = 0;
+	return -1;
 }
 
 /* "rxe0 port 1 DOWN on eth0, mlx5_0 port 1 ACTIVE": what a user who sees no

@@ -29,6 +29,12 @@ typedef struct nm_dev {
  * down or out of range). */
 int nm_dev_open(nm_dev *d, const char *name, int port, int gid_index, char *err, size_t errlen);
 void nm_dev_close(nm_dev *d);
+/* The IPv4 address of the interface the experiment's traffic uses: on RoCE
+ * the chosen GID's own address when it is IPv4-mapped, else an address of
+ * the GID's netdev; on InfiniBand an address of the device's IPoIB
+ * interface. For a TCP service that must answer on that network only.
+ * Returns 0, or -1 when that interface has no IPv4 address (out: ""). */
+int nm_dev_ipv4(const nm_dev *d, char *out, size_t len);
 
 /* perftest's inline threshold for WRITE latency tests (DEF_INLINE_WRITE);
  * its bandwidth tests use none. */

@@ -27,13 +27,22 @@ check "hot: readers found stale cursors and jumped to the shortcut" nm_jq hot '.
 nm_run ro 4 -T 2 -K 64 -w c -n 200 --warmup 10
 check "read-only: valid, no CAS, no hop" nm_rc_jq ro 0 '.points[0].valid and .points[0].metrics.cas == 0 and .points[0].metrics.read_hops == 0 and .points[0].metrics.rtts.max == 1'
 
-# 3. a uniform write-heavy mix over more keys, 2 memory nodes (ranks 2, 3)
-nm_run two 4 -T 2 -K 256 -w write-only --dist uniform -M 2 -n 200 --warmup 10
+# 3. a uniform write-heavy mix over more keys, 2 memory nodes (ranks 2, 3), for a duration
+#    with a pool far too small (64 slots per thread): it runs out, and the point runs again
+#    with a pool sized from the rate it reached, which lasts
+nm_run two 4 -T 2 -K 256 -w write-only --dist uniform -M 2 -D 1 --warmup 10 --slots 64
 check "two memory nodes, write-only: valid, chains hold every write" nm_rc_jq two 0 '.points[0].valid and .points[0].checks.chains.acked_writes == .points[0].checks.chains.chained_versions and .points[0].effective.client_ranks == 1'
+check "-D 1 --slots 64: the pool ran out, was sized again from the rate measured, and lasted" \
+	nm_jq two '.points[0] | .effective.pool.first_slots == 64 and .effective.pool.slots > 64 and .effective.pool.slots == .checks.pool.slots_per_thread and .effective.pool.measured_writes_per_s_per_thread > 0 and .checks.pool.ok and .metrics.pool_exhausted == 0'
+check "-D 1 --slots 64: one line says the pool ran out and the point runs again" \
+	sh -c "[ \$(grep -c 'version pool (64 slots per client thread) ran out at .* runs again with' '$tmp/two.err') = 1 ]"
 
 # 4. a partition too small: the point is invalid and says why
 nm_run full 4 -T 2 -K 8 -w write-only -n 100 --warmup 0 --slots 20
 check "--slots too small: exit 1, invalid, the error names the metadata server's pool" nm_rc_jq full 1 '(.points[0].valid | not) and (.points[0].checks.first_error | test("no free version slot"))'
+check "--slots too small: the updates left unwritten counted, the pool check failed" nm_jq full '.points[0] | .metrics.pool_exhausted > 0 and .checks.pool.updates_unwritten == .metrics.pool_exhausted and (.checks.pool.ok | not)'
+check "--slots too small: one line says the pool ran out and the point is invalid" \
+	sh -c "[ \$(grep -c '^netmem: clover: the version pool (20 slots per client thread per memory node) ran out: [0-9]* update(s) left unwritten, the point is invalid (raise --slots)' '$tmp/full.err') = 1 ]"
 
 # 5. a trace in Clover's numeric form (0 read, 1 write) replayed by every thread
 awk 'BEGIN { for (i = 0; i < 400; i++) print (i % 3 == 0), (i * 7) % 32 }' >"$tmp/clover.trace"

@@ -5,7 +5,10 @@
 # points are valid with every operation counted; the servers and their
 # directories are gone after a run; a missing redis-server is one line and
 # exit 2; a server killed mid-point (a lost connection) and a rank killed
-# mid-point end the job and leave no server behind.
+# mid-point end the job and leave no server behind; and no open door: a
+# connection without the point's secret is refused, CONFIG, MODULE and DEBUG
+# are gone, the secret is in a file of mode 0600 and nowhere on a command
+# line, in a log line or in the result.
 cd "$(dirname "$0")/../.." || exit 1
 . tests/lib.sh
 nm_setup kv
@@ -18,10 +21,17 @@ RD="--system redis --timeout 60"
 servers() { pgrep -x redis-server | wc -l; }
 dirs() { ls -d "${TMPDIR:-/tmp}"/netmem-redis-* 2>/dev/null | wc -l; }
 none_left() { [ "$(servers)" = 0 ] && [ "$(dirs)" = 0 ]; }
+# The configuration file of the server on PORT (in its working directory).
+conf_of() { echo "/proc/$(pgrep -f "redis-server .*:$1" | head -1)/cwd/redis.conf"; }
+# The secret of the server on PORT, from its configuration (root reads it).
+secret_of() { sed -n 's/^requirepass //p' "$(conf_of "$1")" 2>/dev/null; }
+# redis-cli with the secret of the server on PORT, through the environment
+# (not on the command line): rcli PORT ARGS...
+rcli() { REDISCLI_AUTH=$(secret_of "$1") redis-cli --no-auth-warning -p "$@"; }
 # Waits (at most 60 s) until the cluster on PORT reports ok, then N seconds.
 wait_cluster() {
 	for _ in $(seq 120); do
-		redis-cli -p "$1" cluster info 2>/dev/null | grep -q '^cluster_state:ok' && { sleep "$2"; return 0; }
+		rcli "$1" cluster info 2>/dev/null | grep -q '^cluster_state:ok' && { sleep "$2"; return 0; }
 		sleep 0.5
 	done
 	return 1
@@ -36,7 +46,7 @@ check "no redis-server running before the tests" none_left
 nm_run mixed 2 $RD -K 32 -T 2 -W 8 -n 2000 --warmup 100 --history "$tmp/rh.jsonl"
 check "2 ranks x 2 threads, mixed: exit 0" [ "$(nm_rc mixed)" = 0 ]
 check "mixed: valid, 8000 measured operations, gets and updates" nm_jq mixed '.points[0] | .valid and .metrics.ops == 8000 and .metrics.gets > 0 and .metrics.updates > 0 and .metrics.ops_per_sec > 0'
-check "mixed: a two-instance cluster, one per node, all 16384 slots, Redis 7" nm_jq mixed '.points[0].effective | .instances_per_node == 1 and .cluster.instances == 2 and .cluster.slots == 16384 and (.cluster.slot_map | length) == 2 and (.redis_version | startswith("7")) and (.binding | startswith("127.0.0.1"))'
+check "mixed: a two-instance cluster, one per node, all 16384 slots, Redis 7" nm_jq mixed '.points[0].effective | .instances_per_node == 1 and .cluster.instances == 2 and .cluster.slots == 16384 and (.cluster.slot_map | length) == 2 and (.redis_version | startswith("7")) and (.binding | startswith("127.0.0.1") and test("secret"))'
 check "mixed: one server request per operation (warm-up included), no read failed, the scan read the prefill" nm_jq mixed '.points[0] | .metrics.server_requests == .metrics.ops_with_warmup and .checks.reads.ok and .checks.store.ok and .effective.scanned_keys == .effective.prefill'
 check "mixed: every server stopped and its directory removed" none_left
 check "mixed: every SET recorded with what it wrote (its writer, its sequence from 1)" sh -c "jq -se '[.[] | select(.op == \"update\")] | length > 0 and all(.[]; .writer == .rank * 256 + .thread and .version >= 1)' $tmp/rh.jsonl >/dev/null"
@@ -53,16 +63,47 @@ expect_usage "--redis-server /nonexistent" $MPI -np 2 $N kv $Q $RD -n 100 --redi
 check "--redis-server /nonexistent: nothing left behind" none_left
 
 # 4. a server killed mid-point: the lost connection ends the job (exit 1) with
-#    one line naming the instance; every other server stopped as well
-$MPI -np 2 $N kv $Q $RD -T 2 -W 8 -D 60 --redis-port 7500 --output "$tmp/lost.json" \
+#    one line naming the instance; every other server stopped as well. -D 300
+#    only bounds the job (the kill ends it): under emulation the probes before
+#    the kill take tens of seconds.
+# The servers start through a wrapper that keeps the arguments they were
+# given (redis-server rewrites its process title, so ps alone would not show them).
+printf '#!/bin/sh\necho "$@" >>"%s/argv"\nexec redis-server "$@"\n' "$tmp" >"$tmp/redis-wrap"
+chmod +x "$tmp/redis-wrap"
+$MPI -np 2 $N kv $Q $RD -T 2 -W 8 -D 300 --redis-port 7500 --redis-server "$tmp/redis-wrap" --output "$tmp/lost.json" \
 	>"$tmp/lost.out" 2>"$tmp/lost.err" &
 job=$!
 if wait_cluster 7500 4; then
+	# No open door, while the servers run (the last probe, with the secret,
+	# shows that they still did). Each probe's answer in $tmp/door.NAME.
+	secret=$(secret_of 7500)
+	rcs() { REDISCLI_AUTH=$secret redis-cli --no-auth-warning -p "$@"; }
+	redis-cli -p 7500 get k >"$tmp/door.none" 2>&1
+	REDISCLI_AUTH=0123456789abcdef redis-cli --no-auth-warning -p 7500 get k >"$tmp/door.wrong" 2>&1
+	rcs 7500 config get dir >"$tmp/door.config" 2>&1
+	rcs 7500 module list >"$tmp/door.module" 2>&1
+	rcs 7500 debug sleep 0 >"$tmp/door.debug" 2>&1
+	rcs 7500 bgsave >"$tmp/door.bgsave" 2>&1
+	rcs 7500 eval 'return 1' 0 >"$tmp/door.eval" 2>&1
+	rcs 7500 ping >"$tmp/door.ping" 2>&1
+	ps -eo args >"$tmp/ps"
+	check "the server's configuration file: mode 0600, a 48-digit secret" \
+		sh -c "[ \$(stat -c %a '$(conf_of 7500)') = 600 ] && echo '$secret' | grep -qxE '[0-9a-f]{48}'"
+	check "no open door: without the secret, NOAUTH; with a wrong one, WRONGPASS" \
+		sh -c "grep -q NOAUTH '$tmp/door.none' && grep -q WRONGPASS '$tmp/door.wrong'"
+	check "no open door: CONFIG, MODULE, DEBUG, BGSAVE, EVAL unknown commands, with the secret" \
+		sh -c "[ \$(cat '$tmp'/door.config '$tmp'/door.module '$tmp'/door.debug '$tmp'/door.bgsave '$tmp'/door.eval | grep -c 'unknown command') = 5 ]"
+	check "no open door: the server answered PONG with the secret, after all that" grep -qx PONG "$tmp/door.ping"
+	check "no open door: the secret on no command line (the servers' arguments, ps)" \
+		sh -c "[ -n '$secret' ] && [ \$(wc -l <'$tmp/argv') = 2 ] && ! cat '$tmp/argv' '$tmp/ps' | grep -qF '$secret'"
 	kill -9 "$(pgrep -f 'redis-server .*:7500' | head -1)" 2>/dev/null
 	wait "$job"; echo $? >"$tmp/lost.rc"
 	check "a server killed mid-point: exit 1" [ "$(nm_rc lost)" = 1 ]
+	[ "$(nm_rc lost)" = 1 ] || nm_diag lost
 	check "a server killed mid-point: the line names the instance" grep -q '^netmem: rank [01] .*redis instance 127.0.0.1:7500' "$tmp/lost.err"
 	check "a server killed mid-point: no server left, no directory" none_left
+	check "no open door: the secret in no log line and not in the result" \
+		sh -c "[ -n '$secret' ] && ! cat '$tmp/lost.out' '$tmp/lost.err' '$tmp/lost.json' 2>/dev/null | grep -qF '$secret'"
 else
 	kill "$job"; wait "$job"
 	notok "the cluster on port 7500 never formed: $(grep '^netmem:' "$tmp/lost.err" | head -2 | tr '\n' '|')"

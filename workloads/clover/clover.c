@@ -19,6 +19,7 @@
 #include "clover.h"
 #include "clover_path.h"
 #include "clover_ms.h"
+#include "clover_pool.h"
 #include "boot.h"
 #include "log.h"
 #include <inttypes.h>
@@ -26,6 +27,8 @@
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
+#include <unistd.h>
 
 static const nm_counter cl_counters[CL_C_N] = {
 	KV_COUNTER_ROWS,
@@ -37,6 +40,9 @@ static const nm_counter cl_counters[CL_C_N] = {
 	[CL_C_ACKED] = {"acked_writes", NM_COUNT_METRIC},
 	[CL_C_CHAINED] = {"chained_versions", NM_COUNT_METRIC},
 	[CL_C_SHORTCUTS] = {"shortcut_jumps", NM_COUNT_METRIC},
+	[CL_C_EXHAUSTED] = {"pool_exhausted", NM_COUNT_METRIC},
+	[CL_C_X_ACKED] = {"acked_before_run_out", 0},
+	[CL_C_X_US] = {"us_before_run_out", 0},
 };
 
 /* --resolve's values, in options and results (cl_resolve). */
@@ -55,7 +61,8 @@ static const nm_opt cl_opts[] = {
 	{"value-size", 's', NM_OPT_SIZE, "8", 8, 4096, NULL, NM_OPT_LIST, "value bytes, a multiple of 8"},
 	{"memory-nodes", 'M', NM_OPT_INT, "1", -1e9, 1e9, NULL, 0, "memory nodes: the last ranks"},
 	{"slots", 0, NM_OPT_SIZE, "0", 0, 1ll << 30, NULL, 0,
-	 "version slots per client thread per memory node (0: warm-up + iterations, or 65536 with --duration)"},
+	 "version slots per client thread per memory node (0: warm-up + iterations, or 65536 with --duration; "
+	 "with --duration a pool that runs out is sized again from the rate reached, once)"},
 	{"resolve", 0, NM_OPT_ENUM, "none", 0, 0, "none,off,on", NM_OPT_LIST,
 	 "contention resolution in the packet path: none (no path), off (through the path, no rewriting), on"},
 	{"track", 0, NM_OPT_SIZE, "0", 0, 1ll << 24, NULL, NM_OPT_LIST,
@@ -289,7 +296,8 @@ static json_t *cl_checks(const cl_job *j, const nm_measure *ms, const cl_path_st
 	json_t *path = j->cp->resolve != CL_RESOLVE_NONE ? cl_path_check(st, c, j->cp->resolve == CL_RESOLVE_ON, &path_ok) : NULL;
 	bool reads_ok = c[KV_C_TORN] == 0 && c[KV_C_FOREIGN] == 0 && c[KV_C_REGRESSED] == 0;
 	bool chains_ok = c[KV_C_BAD_SLOTS] == 0 && c[CL_C_CHAINED] == c[CL_C_ACKED];
-	*valid = reads_ok && chains_ok && path_ok && rpcs_ok && ms->errors == 0 && ms->ops > 0;
+	bool pool_ok = c[CL_C_EXHAUSTED] == 0;
+	*valid = reads_ok && chains_ok && path_ok && rpcs_ok && pool_ok && ms->errors == 0 && ms->ops > 0;
 	json_t *o = json_pack("{s:{s:I, s:I, s:I, s:b}, s:{s:I, s:I, s:I, s:b}}", "reads", "torn",
 			      (json_int_t)c[KV_C_TORN], "foreign", (json_int_t)c[KV_C_FOREIGN], "regressed",
 			      (json_int_t)c[KV_C_REGRESSED], "ok", reads_ok, "chains", "bad_chains",
@@ -299,6 +307,8 @@ static json_t *cl_checks(const cl_job *j, const nm_measure *ms, const cl_path_st
 		json_object_set_new(o, "path", path);
 	json_object_set_new(o, "rpcs", json_pack("{s:I, s:I, s:b}", "sent", (json_int_t)c[KV_C_RPCS], "served",
 						 (json_int_t)served, "ok", rpcs_ok));
+	json_object_set_new(o, "pool", json_pack("{s:I, s:I, s:b}", "slots_per_thread", (json_int_t)j->cp->slots,
+						 "updates_unwritten", (json_int_t)c[CL_C_EXHAUSTED], "ok", pool_ok));
 	if (ms->first_error[0])
 		json_object_set_new(o, "first_error", json_string(ms->first_error));
 	return o;
@@ -341,13 +351,85 @@ static json_t *cl_effective(const cl_job *j, const nm_ctx *ctx)
 							 "(rank 0) by RPC over SEND/RECV, as Clover's clients get them"));
 	json_object_set_new(o, "shortcut", json_string("per key, READ with each get's first READ and jumped to once; "
 						       "written by the writer after its CAS succeeds"));
-	json_object_set_new(o, "gc", json_string("none (versions are never reused)"));
+	json_object_set_new(o, "gc", json_string("none (versions are never reused); with --duration a pool that "
+						 "ran out is sized again from the rate reached, once"));
 	return o;
 }
 
-static void cl_run_point(nm_ctx *ctx, const void *point, json_t *out)
+/* ---- the version pool (clover_pool.h) ------------------------------------------------- */
+
+/* What the last run of a point did with its pool, for its result. */
+typedef struct cl_pool_note {
+	uint64_t first_slots;      /* the pool of the first run */
+	double rate;               /* writes per second per client thread before it ran out; 0: no resize */
+	uint64_t cap;              /* the most slots per thread the memory nodes can register */
+} cl_pool_note;
+
+/* Collective: the most slots per client thread every memory node can
+ * register (its locked-memory limit, and half its physical memory), from
+ * the bytes its heads and shortcuts take. */
+static uint64_t cl_pool_cap(const cl_job *j)
 {
-	const cl_point *cp = point;
+	uint64_t room = UINT64_MAX;
+	if (is_mem(j, j->rank)) {
+		int m = mem_index(j, j->rank);
+		struct rlimit rl;
+		long pages = sysconf(_SC_PHYS_PAGES), page = sysconf(_SC_PAGESIZE);
+		uint64_t bytes = pages > 0 && page > 0 ? (uint64_t)pages * (uint64_t)page / 2 : UINT64_MAX;
+		if (getrlimit(RLIMIT_MEMLOCK, &rl) == 0 && rl.rlim_cur != RLIM_INFINITY && rl.rlim_cur < bytes)
+			bytes = rl.rlim_cur;
+		uint64_t fixed = part_off(j, m, 0), per = (uint64_t)j->clients * (uint64_t)j->T * j->slot_bytes;
+		room = bytes > fixed ? (bytes - fixed) / per : 0;
+	}
+	return UINT64_MAX - nm_boot_max_u64(UINT64_MAX - room);
+}
+
+/* After a --duration run whose pool ran out (every rank, from the job-wide
+ * counters): the pool to run again with, or 0 with one line saying why not. */
+static uint64_t cl_pool_again(const cl_job *j, const nm_measure *ms, cl_pool_note *note)
+{
+	const uint64_t *c = ms->total_c;
+	cl_pool_run run = {.slots = j->cp->slots, .acked = c[CL_C_X_ACKED], .us = c[CL_C_X_US],
+			   .duration = j->ctx->base.measure.duration, .warmup = j->ctx->base.measure.warmup,
+			   .batch = CL_MS_BATCH, .cap = note->cap};
+	uint64_t slots;
+	cl_pool_verdict v = cl_pool_size(&run, &note->rate, &slots);
+	if (j->rank == 0 && v == CL_POOL_RESIZE)
+		nm_note("clover: the version pool (%" PRIu64 " slots per client thread) ran out at %.0f writes/s per "
+			"thread: the point runs again with %" PRIu64 " slots", run.slots, note->rate, slots);
+	return v == CL_POOL_RESIZE ? slots : 0;
+}
+
+/* Rank 0, the point's last run: its result, and one line when its pool ran out. */
+static void cl_result(cl_job *j, nm_measure *ms, const cl_path_stats *pst, uint64_t served, json_t *rtt,
+		      const cl_pool_note *note, json_t *out)
+{
+	bool valid;
+	json_t *checks = cl_checks(j, ms, pst, served, &valid), *metrics = nm_measure_metrics(ms);
+	cl_metrics(metrics, ms->total_c, rtt);
+	if (j->cp->resolve != CL_RESOLVE_NONE)
+		json_object_set_new(metrics, "path", cl_path_metrics(j, pst));
+	json_t *eff = cl_effective(j, j->ctx);
+	json_object_set_new(eff, "pool", json_pack("{s:I, s:I, s:f, s:I}", "first_slots", (json_int_t)note->first_slots,
+						   "slots", (json_int_t)j->cp->slots, "measured_writes_per_s_per_thread",
+						   note->rate, "register_cap_slots", (json_int_t)note->cap));
+	json_object_set_new(out, "valid", json_boolean(valid));
+	json_object_set_new(out, "checks", checks);
+	json_object_set_new(out, "metrics", metrics);
+	json_object_set_new(out, "effective", eff);
+	uint64_t lost = ms->total_c[CL_C_EXHAUSTED];
+	if (lost)
+		nm_note("clover: the version pool (%" PRIu64 " slots per client thread per memory node) ran out: %" PRIu64
+			" update(s) left unwritten, the point is invalid (%s)", j->cp->slots, lost,
+			j->ctx->base.measure.duration > 0 && note->rate > 0 ? "sized again from its rate, it still ran out"
+			: j->ctx->base.measure.duration > 0 ? "the memory nodes cannot register a larger pool"
+							     : "raise --slots");
+}
+
+/* One run of a point; returns the pool to run it again with (once, with
+ * --duration, when its pool ran out), or 0: this run is the point's result. */
+static uint64_t cl_run_once(nm_ctx *ctx, const cl_point *cp, cl_pool_note *note, json_t *out)
+{
 	int T = ctx->base.threads;
 	cl_job j = {.ctx = ctx, .cp = cp, .p = &cp->load, .rank = ctx->rank, .N = ctx->nranks, .T = T, .M = cp->mem_nodes,
 		    .clients = ctx->nranks - 1 - cp->mem_nodes, .timeout = ctx->base.timeout};
@@ -383,20 +465,15 @@ static void cl_run_point(nm_ctx *ctx, const void *point, json_t *out)
 	if (is_mem(&j, j.rank))
 		cl_scan(&j, ms);
 	nm_measure_gather(ms);
+	note->cap = cl_pool_cap(&j);
+	uint64_t again = 0;
+	if (ctx->base.measure.duration > 0 && ms->total_c[CL_C_EXHAUSTED] && note->rate == 0)
+		again = cl_pool_again(&j, ms, note);
 	json_t *rtt = cl_rtt_json(&j);
-	if (ctx->rank == 0) {
-		bool valid;
-		json_t *checks = cl_checks(&j, ms, &pst, served, &valid), *metrics = nm_measure_metrics(ms);
-		cl_metrics(metrics, ms->total_c, rtt);
-		if (cp->resolve != CL_RESOLVE_NONE)
-			json_object_set_new(metrics, "path", cl_path_metrics(&j, &pst));
-		json_object_set_new(out, "valid", json_boolean(valid));
-		json_object_set_new(out, "checks", checks);
-		json_object_set_new(out, "metrics", metrics);
-		json_object_set_new(out, "effective", cl_effective(&j, ctx));
-	} else {
+	if (ctx->rank == 0 && !again)
+		cl_result(&j, ms, &pst, served, rtt, note, out);
+	else
 		json_decref(rtt);
-	}
 	nm_boot_barrier();
 	nm_mesh_destroy(&j.mesh);
 	nm_mr_free(&j.mr);
@@ -405,6 +482,15 @@ static void cl_run_point(nm_ctx *ctx, const void *point, json_t *out)
 	free(j.th);
 	free(j.rtt);
 	nm_measure_free(ms);
+	return again;
+}
+
+static void cl_run_point(nm_ctx *ctx, const void *point, json_t *out)
+{
+	cl_point cp = *(const cl_point *)point;
+	cl_pool_note note = {.first_slots = cp.slots};
+	for (uint64_t again; (again = cl_run_once(ctx, &cp, &note, out)) != 0;)
+		cp.slots = again;
 }
 
 static void cl_report(const json_t *pt, const json_t *res, bool first)

@@ -20,6 +20,9 @@ enum {
 	CL_C_ACKED,         /* updates whose CAS succeeded, warm-up included */
 	CL_C_CHAINED,       /* memory nodes: versions found on the chains after the run */
 	CL_C_SHORTCUTS,     /* gets that jumped to the key's shortcut */
+	CL_C_EXHAUSTED,     /* updates left unwritten: the metadata server's pool was used up */
+	CL_C_X_ACKED,       /* per thread: updates acknowledged before its first run-out (clover_pool.h) */
+	CL_C_X_US,          /* per thread: microseconds from its first operation to its first run-out */
 	CL_C_N
 };
 _Static_assert(CL_C_N <= NM_COUNTERS_MAX, "clover: too many counters");

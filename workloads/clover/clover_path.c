@@ -392,7 +392,7 @@ int cl_path_start(cl_path *p, const cl_path_cfg *cfg, char *err, size_t errlen)
 			      track, "--top-max", topmax, "--conns", conns, "--counters", p->counters, NULL};
 	char name[64];
 	snprintf(name, sizeof name, "clover-path queue %d", cfg->queue);
-	int rc = nm_service_start(&p->svc, "clover-path", name, argv, err, errlen);
+	int rc = nm_service_start(&p->svc, "clover-path", name, argv, NULL, err, errlen);
 	if (!rc)
 		rc = nm_service_wait_file(&p->svc, "ready", cfg->timeout, err, errlen);
 	unlink(track);

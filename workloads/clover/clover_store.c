@@ -38,7 +38,11 @@
  *   updates to that memory node. The RPC is one of the update's round trips.
  * - No garbage collection: versions are never reused, so chains grow for
  *   the whole run and --slots per client thread per memory node sizes the
- *   pool the metadata server hands out.
+ *   pool the metadata server hands out; with --duration a point whose pool
+ *   ran out runs again with a pool sized from its rate (clover_pool.h).
+ *   Reusing a slot safely needs what Clover's pointers and CRCs give it:
+ *   a reader or a writer's CAS holding a stale pointer must tell a reused
+ *   slot from the version it meant (see the README).
  * - Shortcuts: each key has an 8-byte shortcut in its memory node's memory
  *   naming (nearly) its newest version. A get READs it in parallel with the
  *   version at its cursor and, when that version is not the tail, jumps to
@@ -50,7 +54,8 @@
  * - A thread's cursor moves forward only (to the version a get found or an
  *   update linked), so its reads of a key never go back in the chain.
  * - A thread whose memory node's pool is used up records an error (the point
- *   is invalid) and finishes the update unwritten: --slots bounds the writes.
+ *   is invalid), counts the update (pool_exhausted) and finishes it
+ *   unwritten: --slots bounds the writes.
  * - Versions are packed (16 + value bytes), not padded to Clover's 128-byte
  *   slabs, and carry no CRC: a version is written before it is linked and
  *   never rewritten, so a reader cannot see it half written. */
@@ -128,6 +133,8 @@ typedef struct cl_thr {
 	uint64_t (*batch)[CL_MS_BATCH];   /* [M]: free slots from the metadata server, per memory node */
 	uint32_t *nfree;     /* [M]: how many of them are left */
 	uint8_t *msg;        /* registered: the allocation RPC's request and reply */
+	uint64_t first_op;   /* ticks: when the thread started its first operation */
+	bool ran_out;        /* the pool was used up once already */
 } cl_thr;
 
 static uint64_t *ctr(cl_thr *t) { return t->win.kt->meter->c; }
@@ -216,6 +223,13 @@ static void alloc_done(cl_thr *t, cl_op *o)
 	const cl_ms_reply *r = cl_ms_reply_of(t->msg);
 	int m = mem_index(t->j, o->node);
 	if (r->count == 0 || r->count > CL_MS_BATCH) {
+		/* The rate so far, for a --duration point's second run (clover_pool.h). */
+		ctr(t)[CL_C_EXHAUSTED]++;
+		if (!t->ran_out) {
+			t->ran_out = true;
+			ctr(t)[CL_C_X_ACKED] = ctr(t)[CL_C_ACKED];
+			ctr(t)[CL_C_X_US] = nm_ticks_to_ns(nm_ticks() - t->first_op) / 1000;
+		}
 		nm_error_note(&t->win.kt->meter->err, "clover: rank %d thread %d update of key 0x%016" PRIx64
 			      ": the metadata server has no free version slot left on rank %d (raise --slots)",
 			      t->win.kt->rank, t->t, o->w.key, o->node);
@@ -318,6 +332,8 @@ static void start(kv_win *w, kv_wop *wo)
 {
 	cl_thr *t = (cl_thr *)w;
 	cl_op *o = (cl_op *)wo;
+	if (!t->first_op)
+		t->first_op = nm_ticks();
 	o->w.kind = kv_next(w->kt, &o->rank);
 	o->w.key = kv_key(o->rank);
 	o->node = key_node(t->j, o->rank);

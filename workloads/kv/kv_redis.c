@@ -5,7 +5,8 @@
  *
  * Clients. The paper drove Redis with memtier (128 clients per thread); here
  * each thread has one hiredis connection per instance (every instance of
- * every node) and pipelines up to --window commands, all connections
+ * every node), authenticated with the point's secret (kv_redis_cluster.c:
+ * rd_connect), and pipelines up to --window commands, all connections
  * together, each started and completed on its own: GET, or SET for updates
  * and inserts. Replies come in order per connection, read without blocking
  * with poll() over the thread's connections. A key is the 16 hex digits of
@@ -84,7 +85,7 @@ static void rd_thread_setup(nm_worker *w)
 		rd_conn *c = &t->conn[k];
 		c->in = &cl->all[k];
 		c->q = nm_calloc((size_t)cl->p->window, sizeof *c->q);
-		if (!(c->c = rd_connect(c->in, cl->timeout, err, sizeof err)))
+		if (!(c->c = rd_connect(cl, c->in, err, sizeof err)))
 			nm_fatal("thread %d: %s", w->index, err);
 		/* Non-blocking from here: hiredis then returns on EAGAIN instead of
 		 * waiting, and poll() below waits for all connections at once. */
@@ -269,7 +270,7 @@ static json_t *kv_redis_run(kv_run *r)
 {
 	nm_ctx *ctx = r->ctx;
 	int T = ctx->base.threads;
-	rd_cluster cl = {.p = r->p, .rank = ctx->rank, .nranks = ctx->nranks,
+	rd_cluster cl = {.p = r->p, .dev = ctx->dev, .rank = ctx->rank, .nranks = ctx->nranks,
 			 .n_local = (T + r->p->redis_threads - 1) / r->p->redis_threads,
 			 .timeout = ctx->base.timeout};
 	cl.n_all = cl.n_local * cl.nranks;

@@ -29,8 +29,14 @@ typedef struct rd_inst {      /* exchanged between ranks: fixed layout */
 	int32_t rank;
 } rd_inst;
 
+/* The per-point secret the servers require (requirepass) and the clients
+ * send (AUTH): hex of RD_SECRET_BYTES random bytes. */
+#define RD_SECRET_BYTES 24
+#define RD_SECRET_HEX (2 * RD_SECRET_BYTES)
+
 typedef struct rd_cluster {
 	const kv_point *p;
+	const nm_dev *dev;        /* the experiment's device: its interface is the one bound */
 	int rank, nranks, n_local, n_all;
 	double timeout;
 	bool multi_host;
@@ -42,11 +48,12 @@ typedef struct rd_cluster {
 	nm_service *srv;          /* [n_local] */
 	redisContext **adm;       /* [n_all]: the main thread's connections */
 	char version[32];
+	char secret[RD_SECRET_HEX + 1];
 } rd_cluster;
 
-/* A blocking connection to instance in whose replies time out after
- * timeout seconds, or NULL with err. */
-redisContext *rd_connect(const rd_inst *in, double timeout, char *err, size_t len);
+/* A blocking connection to instance in, authenticated with the cluster's
+ * secret, whose replies time out after timeout seconds; or NULL with err. */
+redisContext *rd_connect(const rd_cluster *cl, const rd_inst *in, char *err, size_t len);
 /* Collective, the cluster's life cycle around a point: its instances up and
  * joined (any failure ends the job, one line), the prefill (not timed), the
  * read-back after the run (keys read on this rank), the servers stopped. */

@@ -12,11 +12,20 @@
  * ranks sharing its host (so that nodes emulated on one host do not
  * collide); the cluster bus takes port + 10000.
  *
- * Binding. A job on one host binds 127.0.0.1. A job over several hosts binds
- * 0.0.0.0 with --protected-mode no (clients on other nodes connect; the
- * instances hold nothing but benchmark keys and live for one point) and
- * announces the node's address: the first non-loopback IPv4 address of its
- * host name, else of its interfaces.
+ * No open door (the nodes of a testbed have addresses reachable from
+ * outside, and the suite runs as root there). A job on one host binds
+ * 127.0.0.1; a job over several hosts binds only the address of the
+ * interface the experiment's RDMA device uses (nm_dev_ipv4: the RoCE GID's
+ * address, else its netdev's or IPoIB interface's) and announces it to the
+ * cluster; the cluster bus (port + 10000) binds the same. Every instance
+ * requires a secret made for the point (RD_SECRET_BYTES from getrandom on
+ * rank 0, broadcast over the MPI bootstrap) that every client sends (AUTH);
+ * it reaches the server in a configuration file of mode 0600 in the
+ * instance's private directory, never on a command line (ps shows those to
+ * every user), and lands in no log line or result. The configuration also
+ * removes the commands that reach beyond the key space (rd_disabled: CONFIG
+ * writes files as the server's user, MODULE loads code, DEBUG, replication,
+ * scripting, persistence). Protected mode stays on.
  *
  * The cluster. The ranks exchange (address, port) of every instance (MPI, at
  * setup only), give instance k of N the hash slots [k*16384/N,
@@ -39,14 +48,12 @@
 #include "boot.h"
 #include "log.h"
 #include <arpa/inet.h>
-#include <ifaddrs.h>
 #include <inttypes.h>
-#include <net/if.h>
-#include <netdb.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/random.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -89,35 +96,6 @@ int rd_slot(const char *key, size_t n)
 
 static int rd_slot_lo(int k, int n) { return (int)((int64_t)k * RD_SLOTS / n); }
 
-/* A non-loopback IPv4 address of this host: its name's, else an interface's. */
-static int rd_host_addr(char *out, size_t len)
-{
-	char name[256] = "";
-	struct addrinfo hints = {.ai_family = AF_INET, .ai_socktype = SOCK_STREAM}, *ai = NULL;
-	gethostname(name, sizeof name - 1);
-	if (getaddrinfo(name, NULL, &hints, &ai) == 0) {
-		for (struct addrinfo *a = ai; a; a = a->ai_next) {
-			struct in_addr in = ((struct sockaddr_in *)a->ai_addr)->sin_addr;
-			if ((ntohl(in.s_addr) >> 24) != 127 && inet_ntop(AF_INET, &in, out, (socklen_t)len)) {
-				freeaddrinfo(ai);
-				return 0;
-			}
-		}
-		freeaddrinfo(ai);
-	}
-	struct ifaddrs *ifs = NULL;
-	int rc = -1;
-	if (getifaddrs(&ifs) != 0)
-		return -1;
-	for (struct ifaddrs *i = ifs; i && rc; i = i->ifa_next)
-		if (i->ifa_addr && i->ifa_addr->sa_family == AF_INET && (i->ifa_flags & IFF_UP) &&
-		    !(i->ifa_flags & IFF_LOOPBACK) &&
-		    inet_ntop(AF_INET, &((struct sockaddr_in *)i->ifa_addr)->sin_addr, out, (socklen_t)len))
-			rc = 0;
-	freeifaddrs(ifs);
-	return rc;
-}
-
 /* Where this rank's instances go: ports, address, binding. */
 static int rd_plan(rd_cluster *cl, char *err, size_t len)
 {
@@ -134,9 +112,10 @@ static int rd_plan(rd_cluster *cl, char *err, size_t len)
 			       "have no bus port): lower --redis-port", last, last + 10000);
 	if (!cl->multi_host)
 		snprintf(cl->addr, sizeof cl->addr, "127.0.0.1");
-	else if (rd_host_addr(cl->addr, sizeof cl->addr) != 0)
-		return nm_errf(err, len, "redis: this host has no non-loopback IPv4 address for the other nodes' "
-			       "clients to reach its instances");
+	else if (nm_dev_ipv4(cl->dev, cl->addr, sizeof cl->addr) != 0)
+		return nm_errf(err, len, "redis: the interface of RDMA device %s has no IPv4 address for the "
+			       "other nodes' clients to reach this node's instances (the servers bind that "
+			       "interface only): give it one, or choose a device with -d", cl->dev->name);
 	for (int i = 0; i < cl->n_local; i++)
 		for (int bus = 0; bus <= 10000; bus += 10000)
 			if (nm_port_accepts("127.0.0.1", cl->port0 + i + bus) ||
@@ -147,38 +126,76 @@ static int rd_plan(rd_cluster *cl, char *err, size_t len)
 	return 0;
 }
 
+/* Commands the servers do without: they reach beyond the key space (files,
+ * code, other servers, the process). The suite's own use is AUTH, GET, SET,
+ * INFO and CLUSTER. All exist in Redis 7, which an unknown name would stop. */
+static const char *const rd_disabled[] = {
+	"CONFIG", "MODULE", "DEBUG", "SAVE", "BGSAVE", "BGREWRITEAOF", "SHUTDOWN", "REPLICAOF", "SLAVEOF",
+	"SYNC", "PSYNC", "FAILOVER", "MIGRATE", "MONITOR", "ACL", "EVAL", "EVALSHA", "EVAL_RO",
+	"EVALSHA_RO", "SCRIPT", "FUNCTION", "FCALL", "FCALL_RO"};
+
+/* The per-point secret: rank 0's random bytes, as hex, on every rank. */
+static int rd_secret(rd_cluster *cl, char *err, size_t len)
+{
+	int failed = 0;
+	if (cl->rank == 0) {
+		static const char hex[] = "0123456789abcdef";
+		unsigned char raw[RD_SECRET_BYTES];
+		if (getrandom(raw, sizeof raw, 0) != (ssize_t)sizeof raw)
+			failed = 1;
+		for (int i = 0; i < RD_SECRET_BYTES; i++) {
+			cl->secret[2 * i] = hex[raw[i] >> 4];
+			cl->secret[2 * i + 1] = hex[raw[i] & 15];
+		}
+		cl->secret[RD_SECRET_HEX] = 0;
+		explicit_bzero(raw, sizeof raw);
+	}
+	nm_boot_bcast(&failed, sizeof failed, 0);
+	if (failed)
+		return nm_errf(err, len, "redis: rank 0 could not draw the servers' secret (getrandom)");
+	nm_boot_bcast(cl->secret, sizeof cl->secret, 0);
+	return 0;
+}
+
+/* The servers' configuration file: the secret and the disabled commands. */
+static char *rd_conf(const rd_cluster *cl)
+{
+	size_t cap = 64 + RD_SECRET_HEX, n;
+	for (size_t i = 0; i < sizeof rd_disabled / sizeof *rd_disabled; i++)
+		cap += 24 + strlen(rd_disabled[i]);
+	char *conf = nm_calloc(cap, 1);
+	n = (size_t)snprintf(conf, cap, "requirepass %s\nprotected-mode yes\n", cl->secret);
+	for (size_t i = 0; i < sizeof rd_disabled / sizeof *rd_disabled; i++)
+		n += (size_t)snprintf(conf + n, cap - n, "rename-command %s \"\"\n", rd_disabled[i]);
+	return conf;
+}
+
 /* Starts this rank's instances and waits until each accepts connections. */
 static int rd_start(rd_cluster *cl, char *err, size_t len)
 {
 	char port[16], io[16], node_timeout[24];
 	snprintf(io, sizeof io, "%d", cl->p->redis_threads);
 	snprintf(node_timeout, sizeof node_timeout, "%.0f", cl->timeout * 1000 < 15000 ? 15000 : cl->timeout * 1000);
-	for (int i = 0; i < cl->n_local; i++) {
+	char *conf = rd_conf(cl);
+	nm_service_file file = {"redis.conf", conf};
+	int rc = 0;
+	for (int i = 0; i < cl->n_local && !rc; i++) {
 		snprintf(port, sizeof port, "%d", cl->port0 + i);
-		char *argv[40] = {cl->bin, "--port", port, "--save", "", "--appendonly", "no",
-				  "--cluster-enabled", "yes", "--cluster-config-file", "nodes.conf",
-				  "--cluster-node-timeout", node_timeout, "--io-threads", io,
-				  "--io-threads-do-reads", "yes", "--daemonize", "no", "--logfile", "",
-				  "--dir", "."};
-		int a = 23;
-		if (cl->multi_host) {
-			char *more[] = {"--bind", "0.0.0.0", "--protected-mode", "no", "--cluster-announce-ip",
-					cl->addr};
-			for (size_t k = 0; k < sizeof more / sizeof *more; k++)
-				argv[a++] = more[k];
-		} else {
-			argv[a++] = "--bind";
-			argv[a++] = "127.0.0.1";
-		}
+		/* The file first: redis-server reads its options after it. */
+		char *argv[] = {cl->bin, "redis.conf", "--port", port, "--bind", cl->addr, "--save", "",
+				"--appendonly", "no", "--cluster-enabled", "yes", "--cluster-config-file",
+				"nodes.conf", "--cluster-node-timeout", node_timeout, "--cluster-announce-ip",
+				cl->addr, "--io-threads", io, "--io-threads-do-reads", "yes", "--daemonize", "no",
+				"--logfile", "", "--dir", ".", NULL};
 		char name[64];
 		snprintf(name, sizeof name, "redis-server :%d", cl->port0 + i);
-		if (nm_service_start(&cl->srv[i], "netmem-redis-", name, argv, err, len))
-			return -1;
+		rc = nm_service_start(&cl->srv[i], "netmem-redis-", name, argv, &file, err, len);
 	}
-	for (int i = 0; i < cl->n_local; i++)
-		if (nm_service_wait_port(&cl->srv[i], cl->addr, cl->port0 + i, cl->timeout, err, len))
-			return -1;
-	return 0;
+	explicit_bzero(conf, strlen(conf));
+	free(conf);
+	for (int i = 0; i < cl->n_local && !rc; i++)
+		rc = nm_service_wait_port(&cl->srv[i], cl->addr, cl->port0 + i, cl->timeout, err, len);
+	return rc;
 }
 
 /* Every rank's instances, by global index; the slot map. */
@@ -201,9 +218,10 @@ static void rd_gather(rd_cluster *cl)
 
 /* ---- the main thread's connections ------------------------------------------ */
 
-redisContext *rd_connect(const rd_inst *in, double timeout, char *err, size_t len)
+redisContext *rd_connect(const rd_cluster *cl, const rd_inst *in, char *err, size_t len)
 {
-	struct timeval tv = {(time_t)timeout, (suseconds_t)((timeout - (double)(time_t)timeout) * 1e6)};
+	struct timeval tv = {(time_t)cl->timeout,
+			     (suseconds_t)((cl->timeout - (double)(time_t)cl->timeout) * 1e6)};
 	redisContext *c = redisConnectWithTimeout(in->host, in->port, tv);
 	if (!c || c->err) {
 		nm_errf(err, len, "redis: cannot connect to instance %s:%d (rank %d's): %s", in->host, in->port,
@@ -212,6 +230,16 @@ redisContext *rd_connect(const rd_inst *in, double timeout, char *err, size_t le
 		return NULL;
 	}
 	redisSetTimeout(c, tv);  /* a reply that does not come is an error, not a hang */
+	redisReply *r = redisCommand(c, "AUTH %s", cl->secret);
+	bool ok = r && r->type == REDIS_REPLY_STATUS && !strcmp(r->str, "OK");
+	if (!ok)  /* the reply names no secret; the command is not repeated */
+		nm_errf(err, len, "redis: instance %s:%d (rank %d's) refused this job's secret: %s", in->host,
+			in->port, in->rank, !r ? c->errstr : r->type == REDIS_REPLY_ERROR ? r->str : "no OK");
+	freeReplyObject(r);
+	if (!ok) {
+		redisFree(c);
+		return NULL;
+	}
 	return c;
 }
 
@@ -238,7 +266,7 @@ static int rd_connect_all(rd_cluster *cl, char *err, size_t len)
 {
 	cl->adm = nm_calloc((size_t)cl->n_all, sizeof *cl->adm);
 	for (int k = 0; k < cl->n_all; k++)
-		if (!(cl->adm[k] = rd_connect(&cl->all[k], cl->timeout, err, len)))
+		if (!(cl->adm[k] = rd_connect(cl, &cl->all[k], err, len)))
 			return -1;
 	return 0;
 }
@@ -518,6 +546,8 @@ void rd_setup(rd_cluster *cl)
 	nm_boot_check(failed ? err : NULL, NM_EXIT_USAGE);
 	failed = rd_plan(cl, err, sizeof err);
 	nm_boot_check(failed ? err : NULL, NM_EXIT_USAGE);
+	failed = rd_secret(cl, err, sizeof err);
+	nm_boot_check(failed ? err : NULL, NM_EXIT_FAIL);
 	failed = rd_start(cl, err, sizeof err);
 	nm_boot_check(failed ? err : NULL, NM_EXIT_FAIL);
 	rd_gather(cl);
@@ -538,6 +568,7 @@ void rd_teardown(rd_cluster *cl)
 		if (!nm_service_stop(&cl->srv[i], RD_STOP_GRACE))
 			nm_warn("redis: %s did not stop on SIGTERM within %.0f s: killed", cl->srv[i].name,
 				RD_STOP_GRACE);
+	explicit_bzero(cl->secret, sizeof cl->secret);
 	free(cl->adm);
 	free(cl->srv);
 	free(cl->all);
@@ -550,10 +581,11 @@ json_t *rd_effective(const rd_cluster *cl, uint64_t scanned)
 	for (int k = 0; k < cl->n_all; k++)
 		json_array_append_new(map, json_sprintf("%s:%d %d-%d", cl->all[k].host, cl->all[k].port,
 							rd_slot_lo(k, cl->n_all), rd_slot_lo(k + 1, cl->n_all) - 1));
-	char binding[160];
-	snprintf(binding, sizeof binding, "%s",
-		 cl->multi_host ? "0.0.0.0, protected-mode no, announcing the node's address (several hosts)"
-				: "127.0.0.1 (one host)");
+	char binding[224];
+	snprintf(binding, sizeof binding, "%s%s; a secret made for the point (requirepass, not recorded); "
+		 "CONFIG, MODULE, DEBUG and %zu more commands disabled", cl->addr,
+		 cl->multi_host ? " only (the RDMA device's interface; several hosts)" : " (one host)",
+		 sizeof rd_disabled / sizeof *rd_disabled - 3);
 	return json_pack("{s:i, s:i, s:s, s:s, s:{s:i, s:i, s:o}, s:s, s:I, s:s}", "instances_per_node",
 			 cl->n_local, "io_threads", cl->p->redis_threads, "redis_version", cl->version,
 			 "redis_server", cl->bin, "cluster", "instances", cl->n_all, "slots", RD_SLOTS,

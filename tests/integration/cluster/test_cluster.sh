@@ -5,7 +5,8 @@
 # between the two kernels. Checked: netmem info on each host; READ/WRITE/CAS/FAA rank 0 -> rank
 # 1 across hosts; the lock table and the barrier with ranks on both hosts; txn with nodes that
 # are the hostfile's hosts; run_all.sh --hostfile for two configs; that every result names both
-# hosts and each host's own device and GID; and the first errors a cluster user meets.
+# hosts and each host's own device and GID; the Redis baseline across hosts, which answers only on
+# the link and only with the point's secret; and the first errors a cluster user meets.
 # Timings are Soft-RoCE between two emulated machines: correctness only, never hardware numbers.
 cd "$(dirname "$0")/../../.." || exit 1
 . tests/lib.sh
@@ -126,6 +127,9 @@ check "run_all.sh: both figures drawn" sh -c "[ -s $tmp/ra/ops-atomic-lat.png ] 
 
 # 6b. Clover's contention resolution, in the packet path between the hosts
 . tests/integration/cluster/clover_path.sh
+
+# 6c. netmem kv's Redis baseline across hosts: bound to the link, a secret required
+. tests/integration/cluster/kv_redis.sh
 
 # 7. what a cluster user meets first: one line that says what to fix, exit 2
 section "7. what a cluster user meets first"
