@@ -114,10 +114,11 @@ nm_setup() {
 nm_run() {
 	nm_flush
 	name=$1; np=$2; shift 2
-	t0=$(date +%s.%N)
+	# NETMEM_TEST_PROFILE=FILE: one line per job (test, job, seconds), to see
+	# where a lane's time goes; unset, no clock is read (a process each, in a guest)
+	[ -z "${NETMEM_TEST_PROFILE:-}" ] || t0=$(date +%s.%N)
 	$MPI -np "$np" $N "$NM_SUB" $Q --output "$tmp/$name.json" "$@" >"$tmp/$name.out" 2>"$tmp/$name.err"
 	echo $? >"$tmp/$name.rc"
-	# NETMEM_TEST_PROFILE=FILE: one line per job (test, job, seconds), to see where a lane's time goes
 	[ -z "${NETMEM_TEST_PROFILE:-}" ] ||
 		awk -v a="$t0" -v b="$(date +%s.%N)" -v t="${0##*/}" -v n="$name" 'BEGIN { printf "%s %s %.1f\n", t, n, b - a }' >>"$NETMEM_TEST_PROFILE"
 }
