@@ -1,5 +1,5 @@
 /* The faults of --inject, shared by netmem kv's verbs systems: see kv_inject.h. */
-#include "kv_inject.h"
+#include "kv_window.h"
 #include "clock.h"
 #include <string.h>
 
@@ -41,8 +41,12 @@ static void half_look(kv_win *w, kv_wop *o, const kv_inj_entry *e)
 	half_looked(w, o, e);
 }
 
-void kv_inj_half_start(kv_win *w, kv_wop *o, const kv_inj_entry *e)
+/* The entry o writes, from its system (its layout). */
+static kv_inj_entry entry(const kv_win *w, kv_wop *o) { return w->ops->inj_entry(w, o); }
+
+void kv_inj_half_start(kv_win *w, kv_wop *o)
 {
+	kv_inj_entry at = entry(w, o), *e = &at;
 	o->state = KV_S_HALF;
 	o->since = nm_ticks();
 	if (!e->local) {
@@ -53,18 +57,20 @@ void kv_inj_half_start(kv_win *w, kv_wop *o, const kv_inj_entry *e)
 	half_look(w, o, e);
 }
 
-void kv_inj_half_advance(kv_win *w, kv_wop *o, const kv_inj_entry *e)
+void kv_inj_half_advance(kv_win *w, kv_wop *o)
 {
+	kv_inj_entry at = entry(w, o);
 	if (o->state == KV_S_HALF)
-		half_look(w, o, e);   /* the first half has landed */
+		half_look(w, o, &at);   /* the first half has landed */
 	else
-		half_looked(w, o, e);
+		half_looked(w, o, &at);
 }
 
-bool kv_inj_half_step(kv_win *w, kv_wop *o, const kv_inj_entry *e)
+bool kv_inj_half_step(kv_win *w, kv_wop *o)
 {
 	if (nm_ticks() - o->since < nm_ns_to_ticks(KV_INJ_HALF_NS))
 		return false;
+	kv_inj_entry at = entry(w, o), *e = &at;
 	uint32_t from = half_words(w);
 	o->state = e->then;
 	if (e->local) {

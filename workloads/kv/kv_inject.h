@@ -1,6 +1,6 @@
 /* The faults --inject puts into netmem kv's verbs systems (LOCO's kvstore,
- * the Sherman-style store), one protocol for both, so that the checks must
- * mark the point invalid:
+ * the Sherman- and Scythe-style stores), one protocol for all, so that the
+ * checks must mark the point invalid:
  *   no-checksum    a writer writes an entry in two halves, KV_INJ_HALF_NS
  *                  apart, and reads the half-written entry back as a reader
  *                  that skips the checksum would: torn on every run, not only
@@ -9,12 +9,20 @@
  *                  once a later holder has written (or after the longest
  *                  wait), putting its older value over a newer one.
  * Every 8th update of rank 0's application threads. The system says where
- * its entry lives (kv_inj_entry, its layout) and posts its own release and
- * late write; this module owns the choice, the timing and the half-written
- * entry's steps, in states below 0 so that they never meet a system's. */
+ * its entry lives (its window ops' inj_entry, its layout) and posts its own
+ * release and late write; this module owns the choice, the timing and the
+ * half-written entry's steps, in states below 0 so that they never meet a
+ * system's. The window engine (kv_window.h) keeps each thread's injector
+ * and steps these states itself, so a system's own steps never see them:
+ * KV_S_LATE goes to the system's late (its watched word, its late write). */
 #ifndef NM_KV_INJECT_H
 #define NM_KV_INJECT_H
-#include "kv_window.h"
+#include "kv.h"
+
+/* The engine's types (kv_window.h, which includes this header: a thread's
+ * state holds its injector). */
+typedef struct kv_win kv_win;
+typedef struct kv_wop kv_wop;
 
 enum { KV_S_HALF = -1, KV_S_HALF_LOOK = -2, KV_S_LATE = -3 };
 
@@ -39,16 +47,17 @@ typedef struct kv_inj_entry {
 	int then;                 /* the system's state once the rest is written and fenced */
 } kv_inj_entry;
 
-/* no-checksum. o->buf holds the entry's whole image: its first half (key
- * and half the value) now, then the look back (state KV_S_HALF). */
-void kv_inj_half_start(kv_win *w, kv_wop *o, const kv_inj_entry *e);
+/* no-checksum, at the entry the system's inj_entry gives. o->buf holds the
+ * entry's whole image: its first half (key and half the value) now, then
+ * the look back (state KV_S_HALF). */
+void kv_inj_half_start(kv_win *w, kv_wop *o);
 /* A completion of KV_S_HALF (the half landed: look) or KV_S_HALF_LOOK (check it). */
-void kv_inj_half_advance(kv_win *w, kv_wop *o, const kv_inj_entry *e);
+void kv_inj_half_advance(kv_win *w, kv_wop *o);
 /* KV_S_HALF with nothing in flight: once the half has stood KV_INJ_HALF_NS,
  * the rest, and state e->then. A remote rest is written and fenced (the
  * fence completes into e->then); true when it was copied already (a local
- * entry), and the system goes on at once. */
-bool kv_inj_half_step(kv_win *w, kv_wop *o, const kv_inj_entry *e);
+ * entry): nothing is in flight, and the engine advances o at once. */
+bool kv_inj_half_step(kv_win *w, kv_wop *o);
 
 /* early-release. Before the system posts its release: state KV_S_LATE,
  * *watch (a word the system reads to see later holders) cleared. */

@@ -184,16 +184,17 @@ static void thr_setup(nm_worker *w)
 	loco_job *j = w->arg;
 	loco_thr *t = nm_calloc64(1, sizeof *t);
 	t->j = j;
+	bool app = w->index < j->T;
 	kv_thread *kt = &j->tracker_kt;
-	if (w->index < j->T) {
+	if (app)
 		kt = kv_run_thread(j->r, w);
-		kv_injector_init(&t->inj, j->p->inject, j->rank);
-	} else {
+	else
 		kt->meter = w->meter;
-	}
 	uint8_t *scr = (uint8_t *)j->mr.buf + j->scratch_off + (size_t)w->index * j->scratch_per_thread;
-	kv_win_init(&t->win, &loco_steps, j, kt, &j->mesh, j->mr.mr->lkey, w->index,
-		    w->index < j->T ? j->p->window : 1, sizeof(loco_op), scr, j->scratch_per_op, j->timeout);
+	kv_win_init(&t->win, &loco_steps, j, kt, &j->mesh, j->mr.mr->lkey, w->index, app ? j->p->window : 1,
+		    sizeof(loco_op), scr, j->scratch_per_op, j->timeout);
+	if (app)   /* the tracker thread injects nothing (kv_win_init left it none) */
+		kv_injector_init(&t->win.inj, j->p->inject, j->rank);
 	w->arg = t;
 }
 

@@ -3,7 +3,7 @@
  * the job, an operation, a thread, and the layout of slots and locks. */
 #ifndef NM_KV_LOCO_H
 #define NM_KV_LOCO_H
-#include "kv_inject.h"
+#include "kv_window.h"
 #include "kvindex.h"
 #include "mesh.h"
 #include "tracker.h"
@@ -50,7 +50,6 @@ typedef struct loco_op {
 typedef struct loco_thr {
 	kv_win win;                      /* first: the engine hands it to the steps */
 	loco_job *j;
-	kv_injector inj;
 } loco_thr;
 
 static inline uint64_t *slot_at(const loco_job *j, uint64_t s)

@@ -106,9 +106,10 @@ static bool located(loco_thr *t, loco_op *o)
 
 /* The slot an injected fault writes: copied by CPU on this node; the look
  * back goes past the slot image in the operation's scratch. */
-static kv_inj_entry inj_entry(const loco_thr *t, loco_op *o)
+static kv_inj_entry inj_entry(const kv_win *w, kv_wop *wo)
 {
-	const loco_job *j = t->j;
+	const loco_job *j = w->sys;
+	const loco_op *o = (const loco_op *)wo;
 	bool here = o->loc.node == j->rank;
 	return (kv_inj_entry){.node = o->loc.node, .raddr = slot_raddr(j, &o->loc),
 			      .local = here ? slot_at(j, o->loc.slot) : NULL, .words = j->slot_words,
@@ -123,7 +124,7 @@ static void update_write(loco_thr *t, loco_op *o)
 		return;
 	slot_image(j, o->w.buf, o->w.key, t->win.kt->writer, (uint32_t)o->ticket + 1, o->loc.counter, true);
 	o->w.wrote = o->w.buf[1];
-	kv_inject fault = kv_inject_now(&t->inj);
+	kv_inject fault = kv_inject_now(&t->win.inj);
 	if (fault == KV_INJECT_EARLY_RELEASE) {
 		/* the fault: the lock goes before the value lands */
 		kv_inj_late_start(&o->w, &o->w.word[0]);
@@ -132,8 +133,7 @@ static void update_write(loco_thr *t, loco_op *o)
 		return;
 	}
 	if (fault == KV_INJECT_NO_CHECKSUM) {
-		kv_inj_entry at = inj_entry(t, o);
-		kv_inj_half_start(&t->win, &o->w, &at);
+		kv_inj_half_start(&t->win, &o->w);
 		return;
 	}
 	o->w.state = S_WRITE;
@@ -196,8 +196,10 @@ static void witness_done(loco_thr *t, loco_op *o)
 
 /* The late write is due once the next holder has released too (it wrote
  * a newer value, which this write now overwrites): watch now_serving. */
-static void late_step(loco_thr *t, loco_op *o)
+static void late_step(kv_win *w, kv_wop *wo)
 {
+	loco_thr *t = (loco_thr *)w;
+	loco_op *o = (loco_op *)wo;
 	if (kv_inj_late_due(&t->win, &o->w, o->w.word[0] >= o->ticket + 2, o->home, &o->w.word[0],
 			    lock_raddr(t->j, o->lock, 8)))
 		witness_read(t, o);
@@ -351,17 +353,11 @@ static void advance(kv_win *w, kv_wop *wo)
 	case S_WITNESS:
 		witness_done(t, o);
 		break;
-	case KV_S_HALF:
-	case KV_S_HALF_LOOK: {
-		kv_inj_entry at = inj_entry(t, o);
-		kv_inj_half_advance(w, wo, &at);
-		break;
-	}
 	case S_RELEASE:
 		op_finish(t, o);
 		break;
 	default:
-		break;   /* KV_S_LATE, S_POST_MSG, S_ACKS: stepped by the loop */
+		break;   /* S_POST_MSG, S_ACKS: stepped by the loop */
 	}
 }
 
@@ -371,15 +367,6 @@ static void step(kv_win *w, kv_wop *wo)
 	loco_thr *t = (loco_thr *)w;
 	loco_op *o = (loco_op *)wo;
 	switch (o->w.state) {
-	case KV_S_HALF: {
-		kv_inj_entry at = inj_entry(t, o);
-		if (kv_inj_half_step(w, wo, &at))
-			lock_release(t, o);   /* a local slot is whole again */
-		break;
-	}
-	case KV_S_LATE:
-		late_step(t, o);
-		break;
 	case S_POST_MSG:
 		msg_post(t, o);
 		break;
@@ -411,4 +398,5 @@ static void start(kv_win *w, kv_wop *wo)
 		get_check(t, o);   /* a local slot: copied already */
 }
 
-const kv_win_ops loco_steps = {start, advance, step};
+const kv_win_ops loco_steps = {.start = start, .advance = advance, .step = step, .inj_entry = inj_entry,
+			       .late = late_step};

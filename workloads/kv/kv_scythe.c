@@ -20,13 +20,11 @@
  * Layout: key rank r is object r / nodes on node r mod nodes; an object is
  * [header | key | value | checksum], the header the version (stamp) << 1 |
  * held, the checksum XXH64 of key and value. */
-#include "kv.h"
-#include "kv_inject.h"
+#include "kv_window.h"
 #include "alloc.h"
 #include "boot.h"
 #include "clock.h"
 #include "log.h"
-#include "workers.h"
 #include <inttypes.h>
 #include <stdlib.h>
 #include <string.h>
@@ -35,7 +33,6 @@
 #define SC_STAMP_NS 16   /* one version step: 2^32 of them last 68 s */
 
 typedef struct sc_job {
-	kv_run *r;
 	const kv_point *p;
 	int rank, N, T;
 	bool cas_release;                /* Soft-RoCE: release by CAS (kv_sherman.c says why) */
@@ -57,11 +54,11 @@ typedef struct sc_op {
 } sc_op;
 
 typedef struct sc_thr {
-	kv_win win;
-	sc_job *j;
-	kv_injector inj;
+	kv_win win;                      /* first: the engine hands it to the steps; win.sys is the job */
 	uint32_t last_stamp;
 } sc_thr;
+
+static sc_job *job(const sc_thr *t) { return t->win.sys; }
 
 static uint64_t obj_raddr(const sc_job *j, int node, uint64_t idx, uint32_t word)
 {
@@ -81,7 +78,7 @@ static void rec_image(const sc_job *j, uint64_t *rec, uint64_t key, uint32_t wri
  * writes of one thread never share a version). */
 static uint32_t stamp_next(sc_thr *t)
 {
-	uint64_t s = (nm_now_ns() - t->j->epoch_ns) / SC_STAMP_NS;
+	uint64_t s = (nm_now_ns() - job(t)->epoch_ns) / SC_STAMP_NS;
 	t->last_stamp = s > t->last_stamp ? (uint32_t)s : t->last_stamp + 1;
 	return t->last_stamp;
 }
@@ -91,13 +88,13 @@ static uint32_t stamp_next(sc_thr *t)
 static void get_post(sc_thr *t, sc_op *o)
 {
 	o->w.state = S_READ;
-	kv_win_read(&t->win, &o->w, o->node, o->w.buf, obj_raddr(t->j, o->node, o->idx, 0), 8 * t->j->obj_words);
+	kv_win_read(&t->win, &o->w, o->node, o->w.buf, obj_raddr(job(t), o->node, o->idx, 0), 8 * job(t)->obj_words);
 }
 
 /* The object is in buf: a held lock or a torn record aborts the read. */
 static void get_check(sc_thr *t, sc_op *o)
 {
-	const sc_job *j = t->j;
+	const sc_job *j = job(t);
 	const uint64_t *rec = o->w.buf + 1;
 	bool skip = j->p->inject == KV_INJECT_NO_CHECKSUM;
 	if (!skip && ((o->w.buf[0] & 1) || rec[j->obj_words - 2] != rec_sum(j, rec))) {
@@ -112,14 +109,14 @@ static void get_check(sc_thr *t, sc_op *o)
 static void hdr_read(sc_thr *t, sc_op *o)
 {
 	o->w.state = S_HDR;
-	kv_win_read(&t->win, &o->w, o->node, o->w.word, obj_raddr(t->j, o->node, o->idx, 0), 8);
+	kv_win_read(&t->win, &o->w, o->node, o->w.word, obj_raddr(job(t), o->node, o->idx, 0), 8);
 }
 
 static void release_post(sc_thr *t, sc_op *o, int next)
 {
-	uint64_t raddr = obj_raddr(t->j, o->node, o->idx, 0), held = (uint64_t)o->stamp << 1 | 1;
+	uint64_t raddr = obj_raddr(job(t), o->node, o->idx, 0), held = (uint64_t)o->stamp << 1 | 1;
 	o->w.state = next;
-	if (t->j->cas_release) {
+	if (job(t)->cas_release) {
 		kv_win_atomic(&t->win, &o->w, o->node, NM_OP_CAS, raddr, held, held - 1);
 		return;
 	}
@@ -127,9 +124,10 @@ static void release_post(sc_thr *t, sc_op *o, int next)
 	kv_win_write(&t->win, &o->w, o->node, &o->w.word[1], raddr, 8, true);
 }
 
-static kv_inj_entry inj_entry(const sc_thr *t, sc_op *o)
+static kv_inj_entry inj_entry(const kv_win *w, kv_wop *wo)
 {
-	const sc_job *j = t->j;
+	const sc_job *j = w->sys;
+	const sc_op *o = (const sc_op *)wo;
 	return (kv_inj_entry){.node = o->node, .raddr = obj_raddr(j, o->node, o->idx, 1), .words = j->obj_words - 1,
 			      .look = o->w.buf + j->obj_words, .then = S_FENCED};
 }
@@ -151,23 +149,22 @@ static void claim(sc_thr *t, sc_op *o)
 		return;
 	}
 	o->w.state = S_CAS;
-	kv_win_atomic(&t->win, &o->w, o->node, NM_OP_CAS, obj_raddr(t->j, o->node, o->idx, 0), o->seen,
+	kv_win_atomic(&t->win, &o->w, o->node, NM_OP_CAS, obj_raddr(job(t), o->node, o->idx, 0), o->seen,
 		      (uint64_t)o->stamp << 1 | 1);
 }
 
 /* Claimed: write the record, then release with the new version. */
 static void rec_write(sc_thr *t, sc_op *o)
 {
-	sc_job *j = t->j;
-	kv_inject fault = kv_inject_now(&t->inj);
+	sc_job *j = job(t);
+	kv_inject fault = kv_inject_now(&t->win.inj);
 	if (fault == KV_INJECT_EARLY_RELEASE) {
 		kv_inj_late_start(&o->w, &o->w.word[2]);
 		release_post(t, o, KV_S_LATE);
 		return;
 	}
 	if (fault == KV_INJECT_NO_CHECKSUM) {
-		kv_inj_entry at = inj_entry(t, o);
-		kv_inj_half_start(&t->win, &o->w, &at);
+		kv_inj_half_start(&t->win, &o->w);
 		return;
 	}
 	kv_win_write(&t->win, &o->w, o->node, o->w.buf, obj_raddr(j, o->node, o->idx, 1), 8 * (j->obj_words - 1), false);
@@ -182,18 +179,20 @@ static void rec_write(sc_thr *t, sc_op *o)
 /* early-release: the record goes in once a later writer's version is
  * there (or after the longest wait); the look that saw it, and one after,
  * go into the history as gets. */
-static void late_step(sc_thr *t, sc_op *o)
+static void late_step(kv_win *w, kv_wop *wo)
 {
+	sc_thr *t = (sc_thr *)w;
+	sc_op *o = (sc_op *)wo;
 	uint64_t *seen = o->w.word + 2;
 	bool late = kv_word_version(*seen) > o->stamp && kv_word_writer(*seen) != t->win.kt->writer;
 	if (late)
 		kv_history_add(t->win.kt, KV_GET, o->w.key, *seen, true, o->seen, nm_ticks());
 	o->seen = nm_ticks();
-	if (!kv_inj_late_due(&t->win, &o->w, late, o->node, seen, obj_raddr(t->j, o->node, o->idx, 2)))
+	if (!kv_inj_late_due(&t->win, &o->w, late, o->node, seen, obj_raddr(job(t), o->node, o->idx, 2)))
 		return;
 	o->w.state = S_LATE_DONE;
-	kv_win_write(&t->win, &o->w, o->node, o->w.buf, obj_raddr(t->j, o->node, o->idx, 1),
-		     8 * (t->j->obj_words - 1), true);
+	kv_win_write(&t->win, &o->w, o->node, o->w.buf, obj_raddr(job(t), o->node, o->idx, 1),
+		     8 * (job(t)->obj_words - 1), true);
 }
 
 static void advance(kv_win *w, kv_wop *wo)
@@ -216,12 +215,6 @@ static void advance(kv_win *w, kv_wop *wo)
 			rec_write(t, o);
 		}
 		break;
-	case KV_S_HALF:
-	case KV_S_HALF_LOOK: {
-		kv_inj_entry at = inj_entry(t, o);
-		kv_inj_half_advance(w, wo, &at);
-		break;
-	}
 	case S_FENCED:
 		release_post(t, o, S_RELEASE);
 		break;
@@ -229,27 +222,13 @@ static void advance(kv_win *w, kv_wop *wo)
 		o->seen = nm_ticks();
 		o->w.state = S_RELEASE;   /* a last look at the value, for the history */
 		o->w.word[2] = 0;
-		kv_win_read(w, wo, o->node, o->w.word + 2, obj_raddr(t->j, o->node, o->idx, 2), 8);
+		kv_win_read(w, wo, o->node, o->w.word + 2, obj_raddr(job(t), o->node, o->idx, 2), 8);
 		break;
 	case S_RELEASE:
 		if (o->w.word[2] && o->w.returned)
 			kv_history_add(w->kt, KV_GET, o->w.key, o->w.word[2], true, o->seen, nm_ticks());
 		kv_win_finish(w, wo, NULL);
 		break;
-	default:
-		break;   /* KV_S_LATE: stepped by the loop */
-	}
-}
-
-static void step(kv_win *w, kv_wop *wo)
-{
-	sc_thr *t = (sc_thr *)w;
-	sc_op *o = (sc_op *)wo;
-	if (o->w.state == KV_S_LATE) {
-		late_step(t, o);
-	} else if (o->w.state == KV_S_HALF) {
-		kv_inj_entry at = inj_entry(t, o);
-		kv_inj_half_step(w, wo, &at);
 	}
 }
 
@@ -260,8 +239,8 @@ static void start(kv_win *w, kv_wop *wo)
 	uint64_t rank;
 	o->w.kind = kv_next(w->kt, &rank);
 	o->w.key = kv_key(rank);
-	o->node = (int)(rank % (uint64_t)t->j->N);
-	o->idx = rank / (uint64_t)t->j->N;
+	o->node = (int)(rank % (uint64_t)job(t)->N);
+	o->idx = rank / (uint64_t)job(t)->N;
 	o->w.word[2] = 0;
 	if (o->w.kind == KV_GET) {
 		get_post(t, o);
@@ -270,30 +249,21 @@ static void start(kv_win *w, kv_wop *wo)
 	o->w.kind = KV_INSERT;   /* the write path: an insert of a new version */
 	o->w.found = true;
 	o->stamp = stamp_next(t);
-	rec_image(t->j, o->w.buf, o->w.key, w->kt->writer, o->stamp);
+	rec_image(job(t), o->w.buf, o->w.key, w->kt->writer, o->stamp);
 	o->w.wrote = o->w.buf[1];
 	hdr_read(t, o);
 }
 
-static const kv_win_ops sc_steps = {start, advance, step};
+/* Every state waits on a completion but the injected ones (the engine steps them). */
+static const kv_win_ops sc_steps = {.start = start, .advance = advance, .inj_entry = inj_entry, .late = late_step};
 
 /* ---- threads and the point ---------------------------------------------------- */
 
-static void thr_setup(nm_worker *w)
-{
-	sc_job *j = w->arg;
-	kv_win_site site = {.r = j->r, .ops = &sc_steps, .mesh = &j->mesh, .mr = &j->mr, .op_size = sizeof(sc_op),
-			    .scratch_off = j->scratch_off, .scratch_per_op = j->scratch_per_op,
-			    .scratch_per_thread = j->scratch_per_thread};
-	sc_thr *t = (sc_thr *)kv_win_worker(w, &site, j, sizeof(sc_thr));
-	t->j = j;
-	kv_injector_init(&t->inj, j->p->inject, j->rank);
-}
-
 /* After the run: every object of this node is released and holds a whole
  * value of its own key whose version is the header's. */
-static void sc_scan(sc_job *j, nm_measure *ms)
+static void sc_scan(void *sys, nm_measure *ms)
 {
+	const sc_job *j = sys;
 	kv_checker c;
 	kv_checker_init(&c, 1, false);
 	for (uint64_t i = 0; i < j->objs_here; i++) {
@@ -315,7 +285,7 @@ static json_t *sc_run(kv_run *r)
 {
 	nm_ctx *ctx = r->ctx;
 	sc_job *j = nm_calloc64(1, sizeof *j);
-	*j = (sc_job){.r = r, .p = r->p, .rank = ctx->rank, .N = ctx->nranks, .T = ctx->base.threads,
+	*j = (sc_job){.p = r->p, .rank = ctx->rank, .N = ctx->nranks, .T = ctx->base.threads,
 		      .cas_release = ctx->dev->emulated,
 		      .obj_words = 3 + r->p->load.value_words};
 	j->objs_here = (r->p->load.keys + (uint64_t)j->N - 1) / (uint64_t)j->N;
@@ -329,18 +299,15 @@ static json_t *sc_run(kv_run *r)
 	kv_win_mesh(ctx, &j->mesh, &j->mr, j->T, 4 * j->p->window + 16);
 	j->epoch_ns = nm_now_ns();
 	nm_boot_bcast(&j->epoch_ns, sizeof j->epoch_ns, 0);
-	nm_round rd = {.workers = j->T, .numa_node = ctx->base.mem_node, .setup = thr_setup, .body = kv_win_worker_body,
-		       .arg = j, .measure = r->ms};
-	nm_workers_run(&rd);
-	sc_scan(j, r->ms);
+	kv_win_site site = {.r = r, .ops = &sc_steps, .sys = j, .mesh = &j->mesh, .mr = &j->mr,
+			    .op_size = sizeof(sc_op), .thr_size = sizeof(sc_thr), .scratch_off = j->scratch_off,
+			    .scratch_per_op = j->scratch_per_op, .scratch_per_thread = j->scratch_per_thread};
 	json_t *eff = json_pack("{s:s, s:i, s:i}", "write_path", "insert (a new version, newest wins)",
 				"object_bytes", (int)(8 * j->obj_words), "qps_per_node", nm_mesh_qp_count(&j->mesh));
-	if (j->cas_release)
-		json_object_set_new(eff, "emulated_change",
-				    json_string("release by RDMA CAS, not a WRITE: Soft-RoCE writes a failed CAS's word "
-						"back, which can undo a concurrent WRITE"));
-	nm_boot_barrier();
-	kv_win_down(&j->mesh, &j->mr);
+	/* kv_win_run notes the emulated change on Soft-RoCE (j->cas_release) */
+	kv_win_run(&site, sc_scan, eff,
+		   "release by RDMA CAS, not a WRITE: Soft-RoCE writes a failed CAS's word back, which can undo "
+		   "a concurrent WRITE");
 	free(j);
 	return eff;
 }

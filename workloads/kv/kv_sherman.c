@@ -22,20 +22,17 @@
  * Versions (kv.h): an update first READs its entry under the lock and
  * writes the value's version + 1, so versions grow in the key's
  * modification order. */
-#include "kv.h"
-#include "kv_inject.h"
+#include "kv_window.h"
 #include "alloc.h"
 #include "boot.h"
 #include "clock.h"
 #include "log.h"
-#include "workers.h"
 #include <inttypes.h>
 #include <stdlib.h>
 #include <string.h>
 #include <xxhash.h>
 
 typedef struct sh_job {
-	kv_run *r;
 	const kv_point *p;
 	int rank, N, T;
 	bool cas_release;                /* Soft-RoCE: release by CAS (see release_post) */
@@ -56,10 +53,10 @@ typedef struct sh_op {
 } sh_op;
 
 typedef struct sh_thr {
-	kv_win win;
-	sh_job *j;
-	kv_injector inj;
+	kv_win win;                      /* first: the engine hands it to the steps; win.sys is the job */
 } sh_thr;
+
+static sh_job *job(const sh_thr *t) { return t->win.sys; }
 
 /* ---- layout ----------------------------------------------------------------- */
 
@@ -126,7 +123,7 @@ static void sh_finish(sh_thr *t, sh_op *o, const uint64_t *val) { kv_win_finish(
 
 static void leaf_read(sh_thr *t, sh_op *o)
 {
-	sh_job *j = t->j;
+	sh_job *j = job(t);
 	o->w.state = S_LEAF_READ;
 	kv_win_read(&t->win, &o->w, o->node, o->w.buf, leaf_raddr(j, o->node, o->leaf, 16),
 		    (uint32_t)(j->leaf_bytes - 16));
@@ -136,7 +133,7 @@ static void leaf_read(sh_thr *t, sh_op *o)
  * does), check the entry, retry a torn one. */
 static void leaf_check(sh_thr *t, sh_op *o)
 {
-	sh_job *j = t->j;
+	sh_job *j = job(t);
 	const uint64_t *hit = NULL;
 	for (int i = 0; i < j->p->leaf; i++) {
 		const uint64_t *e = o->w.buf + (size_t)i * j->entry_words;
@@ -157,7 +154,7 @@ static void leaf_check(sh_thr *t, sh_op *o)
 static void cas_post(sh_thr *t, sh_op *o)
 {
 	o->w.state = S_CAS;
-	kv_win_atomic(&t->win, &o->w, o->node, NM_OP_CAS, leaf_raddr(t->j, o->node, o->leaf, 0), 0,
+	kv_win_atomic(&t->win, &o->w, o->node, NM_OP_CAS, leaf_raddr(job(t), o->node, o->leaf, 0), 0,
 		      (uint64_t)t->win.kt->writer + 1);
 }
 
@@ -168,7 +165,7 @@ static void cas_post(sh_thr *t, sh_op *o)
  * (the spinlock met the same, primitives/locks/spinlock.c). */
 static void release_post(sh_thr *t, sh_op *o, int next)
 {
-	sh_job *j = t->j;
+	sh_job *j = job(t);
 	o->w.state = next;
 	uint64_t raddr = leaf_raddr(j, o->node, o->leaf, 0);
 	if (j->cas_release) {
@@ -181,9 +178,10 @@ static void release_post(sh_thr *t, sh_op *o, int next)
 
 /* The entry an injected fault writes: in its leaf, always by RDMA; the
  * look back goes past the leaf in the operation's scratch. */
-static kv_inj_entry inj_entry(const sh_thr *t, sh_op *o)
+static kv_inj_entry inj_entry(const kv_win *w, kv_wop *wo)
 {
-	const sh_job *j = t->j;
+	const sh_job *j = w->sys;
+	const sh_op *o = (const sh_op *)wo;
 	return (kv_inj_entry){.node = o->node, .raddr = leaf_raddr(j, o->node, o->leaf, entry_off(j, o->pos)),
 			      .words = j->entry_words, .look = o->w.buf + j->leaf_bytes / 8, .then = S_FENCED};
 }
@@ -191,7 +189,7 @@ static kv_inj_entry inj_entry(const sh_thr *t, sh_op *o)
 /* Lock held, entry read into buf: write the new entry and release. */
 static void entry_write(sh_thr *t, sh_op *o)
 {
-	sh_job *j = t->j;
+	sh_job *j = job(t);
 	uint64_t *e = o->w.buf, raddr = leaf_raddr(j, o->node, o->leaf, entry_off(j, o->pos));
 	bool present = e[0] == o->w.key;
 	/* what the lock's previous holder left: a whole value of this key,
@@ -206,15 +204,14 @@ static void entry_write(sh_thr *t, sh_op *o)
 	uint32_t version = present ? kv_word_version(e[1]) + 1 : 1;
 	entry_image(j, e, o->w.key, t->win.kt->writer, version);
 	o->w.wrote = e[1];
-	kv_inject fault = kv_inject_now(&t->inj);
+	kv_inject fault = kv_inject_now(&t->win.inj);
 	if (fault == KV_INJECT_EARLY_RELEASE) {
 		kv_inj_late_start(&o->w, &o->w.word[2]);
 		release_post(t, o, KV_S_LATE);   /* the fault: the lock goes first */
 		return;
 	}
 	if (fault == KV_INJECT_NO_CHECKSUM) {
-		kv_inj_entry at = inj_entry(t, o);
-		kv_inj_half_start(&t->win, &o->w, &at);
+		kv_inj_half_start(&t->win, &o->w);
 		return;
 	}
 	kv_win_write(&t->win, &o->w, o->node, e, raddr, (uint32_t)entry_bytes(j), false);
@@ -230,9 +227,11 @@ static void entry_write(sh_thr *t, sh_op *o)
  * version this write claims too), or after the longest wait. The look
  * that saw the later holder's value, and one after the late write, go into
  * the history as gets (after the update returned), as a reader's would. */
-static void late_step(sh_thr *t, sh_op *o)
+static void late_step(kv_win *w, kv_wop *wo)
 {
-	sh_job *j = t->j;
+	sh_thr *t = (sh_thr *)w;
+	sh_op *o = (sh_op *)wo;
+	sh_job *j = job(t);
 	uint64_t raddr = leaf_raddr(j, o->node, o->leaf, entry_off(j, o->pos));
 	uint64_t *seen = o->w.word + 2;   /* the entry's first value word */
 	bool late = kv_word_version(*seen) >= kv_word_version(o->w.buf[1]) && kv_word_writer(*seen) != t->win.kt->writer;
@@ -247,9 +246,10 @@ static void late_step(sh_thr *t, sh_op *o)
 
 static void late_look(sh_thr *t, sh_op *o)
 {
+	const sh_job *j = job(t);
 	o->w.state = S_LATE_LOOK;
 	o->watch_t0 = nm_ticks();
-	kv_win_read(&t->win, &o->w, o->node, o->w.word + 2, leaf_raddr(t->j, o->node, o->leaf, entry_off(t->j, o->pos) + 8), 8);
+	kv_win_read(&t->win, &o->w, o->node, o->w.word + 2, leaf_raddr(j, o->node, o->leaf, entry_off(j, o->pos) + 8), 8);
 }
 
 static void advance(kv_win *w, kv_wop *wo)
@@ -271,18 +271,12 @@ static void advance(kv_win *w, kv_wop *wo)
 			break;
 		}
 		o->w.state = S_ENTRY_READ;
-		kv_win_read(w, wo, o->node, o->w.buf, leaf_raddr(t->j, o->node, o->leaf, entry_off(t->j, o->pos)),
-			    (uint32_t)entry_bytes(t->j));
+		kv_win_read(w, wo, o->node, o->w.buf, leaf_raddr(job(t), o->node, o->leaf, entry_off(job(t), o->pos)),
+			    (uint32_t)entry_bytes(job(t)));
 		break;
 	case S_ENTRY_READ:
 		entry_write(t, o);
 		break;
-	case KV_S_HALF:
-	case KV_S_HALF_LOOK: {
-		kv_inj_entry at = inj_entry(t, o);
-		kv_inj_half_advance(w, wo, &at);
-		break;
-	}
 	case S_FENCED:
 		release_post(t, o, S_RELEASE);
 		break;
@@ -296,20 +290,6 @@ static void advance(kv_win *w, kv_wop *wo)
 	case S_RELEASE:
 		sh_finish(t, o, NULL);
 		break;
-	default:
-		break;   /* KV_S_LATE: stepped by the loop */
-	}
-}
-
-static void step(kv_win *w, kv_wop *wo)
-{
-	sh_thr *t = (sh_thr *)w;
-	sh_op *o = (sh_op *)wo;
-	if (o->w.state == KV_S_LATE) {
-		late_step(t, o);
-	} else if (o->w.state == KV_S_HALF) {
-		kv_inj_entry at = inj_entry(t, o);
-		kv_inj_half_step(w, wo, &at);   /* a leaf is never copied by CPU: the fence completes into S_FENCED */
 	}
 }
 
@@ -320,35 +300,27 @@ static void start(kv_win *w, kv_wop *wo)
 	uint64_t rank;
 	o->w.kind = kv_next(w->kt, &rank);
 	o->w.key = kv_key(rank);
-	uint64_t x = perm(t->j, rank);
-	o->leaf = x / (uint64_t)t->j->p->leaf;
-	o->pos = x % (uint64_t)t->j->p->leaf;
-	o->node = (int)(o->leaf % (uint64_t)t->j->N);
+	const sh_job *j = job(t);
+	uint64_t x = perm(j, rank);
+	o->leaf = x / (uint64_t)j->p->leaf;
+	o->pos = x % (uint64_t)j->p->leaf;
+	o->node = (int)(o->leaf % (uint64_t)j->N);
 	if (o->w.kind == KV_GET)
 		leaf_read(t, o);
 	else
 		cas_post(t, o);
 }
 
-static const kv_win_ops sh_steps = {start, advance, step};
+/* Every state waits on a completion but the injected ones (the engine steps them). */
+static const kv_win_ops sh_steps = {.start = start, .advance = advance, .inj_entry = inj_entry, .late = late_step};
 
 /* ---- threads and the point ---------------------------------------------------- */
 
-static void thr_setup(nm_worker *w)
-{
-	sh_job *j = w->arg;
-	kv_win_site site = {.r = j->r, .ops = &sh_steps, .mesh = &j->mesh, .mr = &j->mr, .op_size = sizeof(sh_op),
-			    .scratch_off = j->scratch_off, .scratch_per_op = j->scratch_per_op,
-			    .scratch_per_thread = j->scratch_per_thread};
-	sh_thr *t = (sh_thr *)kv_win_worker(w, &site, j, sizeof(sh_thr));
-	t->j = j;
-	kv_injector_init(&t->inj, j->p->inject, j->rank);
-}
-
 /* After the run: every entry of this node's leaves holds a whole value of
  * its own key, and no lock is left held. */
-static void sh_scan(sh_job *j, nm_measure *ms)
+static void sh_scan(void *sys, nm_measure *ms)
 {
+	const sh_job *j = sys;
 	kv_checker c;
 	kv_checker_init(&c, 1, false);
 	for (uint64_t l = 0; l < j->leaves_here; l++) {
@@ -371,23 +343,20 @@ static json_t *sh_run(kv_run *r)
 {
 	nm_ctx *ctx = r->ctx;
 	sh_job *j = nm_calloc64(1, sizeof *j);
-	*j = (sh_job){.r = r, .p = r->p, .rank = ctx->rank, .N = ctx->nranks, .T = ctx->base.threads,
+	*j = (sh_job){.p = r->p, .rank = ctx->rank, .N = ctx->nranks, .T = ctx->base.threads,
 		      .cas_release = ctx->dev->emulated};
 	kv_win_mem(ctx, &j->mr, sh_layout(j));
 	sh_prefill(j);
 	kv_win_mesh(ctx, &j->mesh, &j->mr, j->T, 3 * j->p->window + 16);
-	nm_round rd = {.workers = j->T, .numa_node = ctx->base.mem_node, .setup = thr_setup, .body = kv_win_worker_body,
-		       .arg = j, .measure = r->ms};
-	nm_workers_run(&rd);
-	sh_scan(j, r->ms);
+	kv_win_site site = {.r = r, .ops = &sh_steps, .sys = j, .mesh = &j->mesh, .mr = &j->mr,
+			    .op_size = sizeof(sh_op), .thr_size = sizeof(sh_thr), .scratch_off = j->scratch_off,
+			    .scratch_per_op = j->scratch_per_op, .scratch_per_thread = j->scratch_per_thread};
 	json_t *eff = json_pack("{s:i, s:I, s:i, s:i}", "leaf_entries", j->p->leaf, "leaves", (json_int_t)j->leaves,
 				"leaf_bytes", (int)j->leaf_bytes, "qps_per_node", nm_mesh_qp_count(&j->mesh));
-	if (j->cas_release)
-		json_object_set_new(eff, "emulated_change",
-				    json_string("release by RDMA CAS (own id -> 0), not a WRITE of 0: Soft-RoCE writes a "
-						"failed CAS's word back, which can undo a concurrent WRITE"));
-	nm_boot_barrier();
-	kv_win_down(&j->mesh, &j->mr);
+	/* kv_win_run notes the emulated change on Soft-RoCE (j->cas_release) */
+	kv_win_run(&site, sh_scan, eff,
+		   "release by RDMA CAS (own id -> 0), not a WRITE of 0: Soft-RoCE writes a failed CAS's word "
+		   "back, which can undo a concurrent WRITE");
 	free(j);
 	return eff;
 }

@@ -3,6 +3,7 @@
 #include "alloc.h"
 #include "boot.h"
 #include "clock.h"
+#include "workers.h"
 #include <stdlib.h>
 #include <string.h>
 
@@ -83,6 +84,39 @@ bool kv_win_overdue(const kv_win *w, const kv_wop *o)
 	return nm_ticks_to_ns(nm_ticks() - o->since) > (uint64_t)(w->timeout * 1e9);
 }
 
+/* All completions o waited for are in: the half-written entry's next step
+ * (kv_inject.c), or the system's. An early release's completion in
+ * KV_S_LATE leaves it to step. */
+static void advance(kv_win *w, kv_wop *o)
+{
+	if (o->state == KV_S_HALF || o->state == KV_S_HALF_LOOK)
+		kv_inj_half_advance(w, o);
+	else if (o->state != KV_S_LATE)
+		w->ops->advance(w, o);
+}
+
+/* o waits on memory or time. A half-written entry copied whole by CPU (a
+ * local one) waits for nothing more: its system goes on from e->then at once,
+ * as after the fence of a remote one. KV_S_HALF_LOOK is never stepped: its
+ * READ is in flight, or a local look is done already. */
+static void step(kv_win *w, kv_wop *o)
+{
+	switch (o->state) {
+	case KV_S_HALF:
+		if (kv_inj_half_step(w, o))
+			w->ops->advance(w, o);
+		break;
+	case KV_S_HALF_LOOK:
+		break;
+	case KV_S_LATE:
+		w->ops->late(w, o);
+		break;
+	default:
+		if (w->ops->step)
+			w->ops->step(w, o);
+	}
+}
+
 static void reap(kv_win *w)
 {
 	struct ibv_wc wc[16];
@@ -91,7 +125,7 @@ static void reap(kv_win *w)
 		kv_wop *o = op_at(w, (int)NM_WRID_PAYLOAD(wc[i].wr_id));
 		w->outstanding--;
 		if (--o->pending == 0)
-			w->ops->advance(w, o);
+			advance(w, o);
 	}
 }
 
@@ -115,7 +149,7 @@ static uint64_t run_ops(void *arg, uint64_t issue, uint64_t deadline)
 				o->t0 = o->since = nm_ticks();
 				w->ops->start(w, o);
 			} else if (o->state != 0 && o->pending == 0) {
-				w->ops->step(w, o);
+				step(w, o);
 			}
 			busy += o->state != 0;
 		}
@@ -145,28 +179,41 @@ void kv_win_mesh(nm_ctx *ctx, nm_mesh *mesh, nm_mr *mr, int threads, int sq_dept
 	free(all);
 }
 
-void kv_win_down(nm_mesh *mesh, nm_mr *mr)
+/* nm_round setup of a site's worker (w->arg: the site): its kv_thread,
+ * injector and window. */
+static void worker_setup(nm_worker *w)
 {
-	nm_mesh_destroy(mesh);
-	nm_mr_free(mr);
-}
-
-kv_win *kv_win_worker(nm_worker *w, const kv_win_site *s, void *sys, size_t thr_size)
-{
-	kv_win *win = nm_calloc64(1, thr_size);
+	const kv_win_site *s = w->arg;
+	kv_win *win = nm_calloc64(1, s->thr_size);
 	const kv_point *p = s->r->p;
 	kv_thread *kt = kv_run_thread(s->r, w);
 	uint8_t *scr = (uint8_t *)s->mr->buf + s->scratch_off + (size_t)w->index * s->scratch_per_thread;
-	kv_win_init(win, s->ops, sys, kt, s->mesh, s->mr->mr->lkey, w->index, p->window, s->op_size, scr,
+	kv_win_init(win, s->ops, s->sys, kt, s->mesh, s->mr->mr->lkey, w->index, p->window, s->op_size, scr,
 		    s->scratch_per_op, s->r->ctx->base.timeout);
+	kv_injector_init(&win->inj, p->inject, s->r->ctx->rank);
 	w->arg = win;
-	return win;
 }
 
-void kv_win_worker_body(nm_worker *w)
+static void worker_body(nm_worker *w)
 {
 	kv_win *win = w->arg;
 	kv_win_body(win);
 	kv_win_free(win);
 	free(win);
+}
+
+json_t *kv_win_run(kv_win_site *s, void (*scan)(void *sys, nm_measure *ms), json_t *effective,
+		   const char *emulated_change)
+{
+	kv_run *r = s->r;
+	nm_round rd = {.workers = s->mesh->nthreads, .numa_node = r->ctx->base.mem_node, .setup = worker_setup,
+		       .body = worker_body, .arg = s, .measure = r->ms};
+	nm_workers_run(&rd);
+	scan(s->sys, r->ms);
+	if (r->ctx->dev->emulated)
+		json_object_set_new(effective, "emulated_change", json_string(emulated_change));
+	nm_boot_barrier();   /* no peer reads this node's memory any more */
+	nm_mesh_destroy(s->mesh);
+	nm_mr_free(s->mr);
+	return effective;
 }

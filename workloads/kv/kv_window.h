@@ -1,18 +1,26 @@
-/* The window engine of netmem kv's verbs systems (LOCO, Sherman-style): a
- * thread keeps up to --window operations in flight, each a small state
- * machine of the system's, started and finished on its own (the paper's
- * window, "not a batch size"). The engine owns the loop, the completions
+/* The window engine of netmem kv's verbs systems (LOCO, the Sherman- and
+ * Scythe-style stores; netmem clover's store too): a thread keeps up to
+ * --window operations in flight, each a small state machine of the
+ * system's, started and finished on its own (the paper's window, "not a
+ * batch size"). The engine owns the loop, the completions
  * (a work request's id names its operation), the posting helpers that count
  * what each operation still waits for, and the measured interval; a system
  * provides three steps:
  *   start    begin a new operation (kv_next gives its kind and key)
  *   advance  every completion the operation waited for is in: next step
  *   step     the operation waits on memory or time, not on a completion
- *            (a tracker acknowledgement, an injected delay): look again
- * An operation ends with kv_win_finish, which times, counts and checks it. */
+ *            (a tracker acknowledgement): look again
+ * and, for a system that injects faults (kv_inject.h), where an operation's
+ * entry lives (inj_entry) and its late write (late): the engine keeps each
+ * thread's injector and steps the injected states (below 0) itself, the
+ * half-written entry's the same for every system.
+ * An operation ends with kv_win_finish, which times, counts and checks it.
+ * A system of one window per mesh thread hands the engine its site and runs
+ * its point with kv_win_run (threads, scan, teardown). */
 #ifndef NM_KV_WINDOW_H
 #define NM_KV_WINDOW_H
 #include "kv.h"
+#include "kv_inject.h"
 #include "mesh.h"
 #include "rdma.h"
 
@@ -31,11 +39,16 @@ typedef struct kv_wop {
 				   * end (an injected early release: the write lands later); 0: at the end */
 } kv_wop;
 
-typedef struct kv_win kv_win;
 typedef struct kv_win_ops {
 	void (*start)(kv_win *w, kv_wop *o);
 	void (*advance)(kv_win *w, kv_wop *o);
-	void (*step)(kv_win *w, kv_wop *o);
+	void (*step)(kv_win *w, kv_wop *o);      /* NULL: every state waits on a completion */
+	/* Injected faults (kv_inject.h), NULL for a system that injects none:
+	 * the entry o's update writes (kv_inj_half_start), and KV_S_LATE with
+	 * nothing in flight (kv_inj_late_due, then the system's late write).
+	 * advance and step see only the system's own states. */
+	kv_inj_entry (*inj_entry)(const kv_win *w, kv_wop *o);
+	void (*late)(kv_win *w, kv_wop *o);
 } kv_win_ops;
 
 struct kv_win {
@@ -50,6 +63,7 @@ struct kv_win {
 	size_t op_size;
 	uint8_t *opv;             /* window operations of op_size bytes */
 	double timeout;
+	kv_injector inj;          /* this thread's faults (none unless set: kv_win_init zeroes it) */
 };
 
 /* scratch: window x scratch_per_op bytes of registered memory; each
@@ -63,26 +77,30 @@ static inline size_t kv_win_scratch(size_t buf_bytes) { return ((buf_bytes + 63)
 /* A verbs system's point: `bytes` of registered memory, zeroed (a failure
  * ends the job, one line); then, once the system has prefilled it, the
  * all-to-all mesh of `threads` threads (one QP each per peer), sq_depth
- * deep; after the run and a barrier, both gone. */
+ * deep; after the run and a barrier, both gone (kv_win_run). */
 void kv_win_mem(nm_ctx *ctx, nm_mr *mr, size_t bytes);
 void kv_win_mesh(nm_ctx *ctx, nm_mesh *mesh, nm_mr *mr, int threads, int sq_depth);
-void kv_win_down(nm_mesh *mesh, nm_mr *mr);
 
-/* The part of a verbs system's per-rank state a client thread is made
- * from (kv_win_worker). */
+/* The part of a verbs system's per-rank state its client threads are made
+ * from (kv_win_run): one per mesh thread, each a zeroed state of thr_size
+ * bytes that begins with its kv_win (sys: the window's sys, which the
+ * system's steps read their job from), over its share of scratch, with
+ * the point's --inject. */
 typedef struct kv_win_site {
 	kv_run *r;
 	const kv_win_ops *ops;
+	void *sys;
 	nm_mesh *mesh;
 	nm_mr *mr;
-	size_t op_size, scratch_off, scratch_per_op, scratch_per_thread;
+	size_t op_size, thr_size, scratch_off, scratch_per_op, scratch_per_thread;
 } kv_win_site;
-/* nm_round setup of a worker: its kv_thread and its window over its share
- * of scratch, in a zeroed state of thr_size bytes that begins with the
- * kv_win (the system fills in the rest); sys is the window's sys. */
-kv_win *kv_win_worker(nm_worker *w, const kv_win_site *s, void *sys, size_t thr_size);
-/* nm_round body of such a worker: its run, then the state freed. */
-void kv_win_worker_body(nm_worker *w);
+/* The measured round of the site's threads; then scan(sys) checks this
+ * node's memory, emulated_change (what the system does differently on
+ * Soft-RoCE) goes into `effective` when the device is emulated, and after
+ * a barrier (no peer reads this node's memory any more) mesh and memory
+ * are gone. Returns effective, the point's effective settings. */
+json_t *kv_win_run(kv_win_site *s, void (*scan)(void *sys, nm_measure *ms), json_t *effective,
+		   const char *emulated_change);
 
 /* The measured run of one application thread (nm_window_run): warm-up
  * operations, drained before the common start, then the measured ones. */
