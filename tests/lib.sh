@@ -130,7 +130,9 @@ nm_rc_jq() { [ "$(nm_rc "$1")" = "$2" ] && nm_jq "$1" "$3"; }
 nm_diag() {
 	echo "#   $1: exit $(cat "$tmp/$1.rc" 2>/dev/null)"
 	grep '^netmem:' "$tmp/$1.err" 2>/dev/null | tail -3 | sed 's/^/#   /'
-	jq -c '.points[] | {params, valid, checks, nic_retransmissions}' "$tmp/$1.json" 2>/dev/null | cut -c1-400 | sed 's/^/#   /'
+	# the verdict and its checks first: parameters are long, and a cut must not hide why
+	jq -c '.points[] | {valid, checks, error, nic_retransmissions, params}' "$tmp/$1.json" 2>/dev/null | cut -c1-1200 |
+		sed 's/^/#   /'
 }
 
 # nm_figure_ok FILE: a non-empty figure that is what its name says: a PNG
