@@ -1,7 +1,8 @@
 # CoRM Fig. 10: median latency with indirect pointers (the right block, a
 # wrong offset) vs object size: the RPC read that corrects the pointer, the
-# ScanRead a failed DirectRead falls back to (the whole block), ReleasePtr,
-# with the direct RPC read and the raw RPC for reference.
+# ScanRead a failed DirectRead falls back to (the whole block), ReleasePtr
+# on an indirect pointer (the server's search for the object included, as
+# Sec. 4.2.1 times it), with the direct RPC read and the raw RPC for reference.
 #   gnuplot -e "in='results/quick/corm-fig9.json'; out='results/quick/corm-fig10.png'" plots/corm_fig10.gp
 load "plots/common.gp"
 set title "CoRM Fig. 10: latency with indirect pointers (median)\n{/*0.8 " . hw . "}"

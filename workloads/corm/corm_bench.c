@@ -496,6 +496,16 @@ static void lat_raw_alloc(corm_thread *th, bool on, const corm_ptr *p, uint8_t *
 	lat_add(th, on, CORM_LAT_FREE, t0, nm_ticks());
 }
 
+/* An indirect pointer as the authors make one: the right block, a wrong
+ * offset (the block's start, or its second slot when the object is at the
+ * start). */
+static corm_ptr indirect(const corm_conn *c, const corm_ptr *p, uint32_t slot_size)
+{
+	corm_ptr ind = *p;
+	ind.addr = corm_ptr_base(p, c->block_size) + (corm_ptr_off(p, c->block_size) ? 0 : slot_size);
+	return ind;
+}
+
 /* Object i's reads and write (Figs. 9 and 10). */
 static void lat_object(corm_thread *th, bool on, uint32_t i, uint8_t *buf, uint8_t *wbuf, uint32_t stamp)
 {
@@ -520,16 +530,23 @@ static void lat_object(corm_thread *th, bool on, uint32_t i, uint8_t *buf, uint8
 	if (st == CORM_SLOT_OK)
 		judge(th, want_own(th, i), buf, p->version, true);
 	lat_add(th, on, CORM_LAT_SCAN, t0, t1);
-	/* An indirect pointer as the authors measure it: the right block, a
-	 * wrong offset; the RPC read corrects it. */
-	corm_ptr ind = *p;
-	ind.addr = corm_ptr_base(p, c->block_size) + (corm_ptr_off(p, c->block_size) ? 0 : ss);
+	/* The RPC read corrects an indirect pointer. */
+	corm_ptr ind = indirect(c, p, ss);
 	t0 = nm_ticks();
 	read_obj(th, want_own(th, i), &ind, buf, CORM_READ_RPC, true, &t1);
 	lat_add(th, on, CORM_LAT_INDIRECT_RPC, t0, t1);
+	/* ReleasePtr as Fig. 10 times it: on an indirect pointer, so that the
+	 * server's search for the object is part of it (the read above has
+	 * corrected ind: a fresh one) */
+	ind = indirect(c, p, ss);
 	t0 = nm_ticks();
-	corm_rpc(c, CORM_RPC_RELEASE, p, 0, NULL, 0, NULL, 0);
+	s = corm_rpc(c, CORM_RPC_RELEASE, &ind, 0, NULL, 0, NULL, 0);
 	lat_add(th, on, CORM_LAT_RELEASE, t0, nm_ticks());
+	if (s != CORM_OK) {
+		corm_count(th, CORM_C_LOST);
+		nm_error_note(&th->m->err, "ReleasePtr of key %u through an indirect pointer found no object (%s)",
+			      key_of(th, i), corm_status_names[s]);
+	}
 	th->m->c[CORM_C_READS] += 3;   /* the RPC, direct and indirect reads */
 	corm_count(th, CORM_C_WRITES);
 }
