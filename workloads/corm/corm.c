@@ -542,6 +542,12 @@ static json_t *checks_json(const corm_point *p, const uint64_t *c, bool server_o
 	if (!remote)
 		json_object_set_new(checks, "local_bad", json_integer((json_int_t)c[CORM_C_LOCAL_BAD]));
 	json_object_set_new(checks, "heap_empty_at_end", json_boolean(server_ok));
+	if (!all_verified)   /* which count disagrees: the verdict names its reason */
+		json_object_set_new(checks, "counts_disagree",
+				    json_sprintf("allocated %" PRIu64 ", freed %" PRIu64 ", verified %" PRIu64
+						 " (%" PRIu64 " read back), unloaded %" PRIu64,
+						 c[CORM_C_ALLOCATED], c[CORM_C_FREED], c[CORM_C_VERIFIED], verified_ok,
+						 c[CORM_C_UNLOADED]));
 	*valid = server_ok && c[CORM_C_LOST] == 0 && c[CORM_C_STALE] == 0 && c[CORM_C_ALLOC_FAIL] == 0 &&
 		 c[CORM_C_LOCAL_BAD] == 0 && c[CORM_C_ALLOCATED] > 0 && all_verified;
 	return checks;

@@ -314,8 +314,10 @@ void corm_thread_load(corm_thread *th)
 		nm_fatal("corm: out of memory for %u pointers", n);
 	for (uint32_t i = 0; i < n; i++) {
 		corm_payload_fill(buf, len, key_of(th, i), 0);
-		if (corm_rpc(th->c, CORM_RPC_ALLOC, &th->ptr[i], len, buf, len, NULL, 0) != CORM_OK) {
+		corm_status s = corm_rpc(th->c, CORM_RPC_ALLOC, &th->ptr[i], len, buf, len, NULL, 0);
+		if (s != CORM_OK) {
 			corm_count(th, CORM_C_ALLOC_FAIL);
+			nm_error_note(&th->m->err, "the allocation of key %u failed (%s)", key_of(th, i), corm_status_names[s]);
 			continue;
 		}
 		th->live[i] = 1;
