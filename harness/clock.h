@@ -71,6 +71,12 @@ extern double nm_clock_ns_per_tick_;
 /* Convert a tick difference to nanoseconds (inline: once per latency sample). */
 static inline uint64_t nm_ticks_to_ns(uint64_t ticks) { return (uint64_t)((double)ticks * nm_clock_ns_per_tick_ + 0.5); }
 uint64_t nm_ns_to_ticks(uint64_t ns);
+/* CLOCK_MONOTONIC_RAW's nanoseconds at tick t, a recent tick (a history's
+ * times: one clock for every process of a host). The clock and the TSC are
+ * read together, the tightest of a few tries: a thread preempted between
+ * the two reads (a busy host's vCPU is, for milliseconds) would otherwise
+ * shift every time it converts by as long. */
+uint64_t nm_clock_ns_at(uint64_t t);
 /* Sleeps about ns nanoseconds (waits that must leave the core to others). */
 void nm_nap_ns(uint64_t ns);
 /* "tsc" or "clock_gettime", and the tick rate in Hz, for the metadata. */

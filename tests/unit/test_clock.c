@@ -94,6 +94,16 @@ static void real_clock(void)
 	long long back = (long long)nm_ns_to_ticks(nm_ticks_to_ns(1000000));
 	CHECK(llabs(back - 1000000) <= 1, "ticks and ns convert back and forth (%lld)", back);
 	CHECK(nm_clock_read_ns() > 0, "the cost of a read is measured (%.1f ns)", nm_clock_read_ns());
+	/* A tick taken between two reads of the system clock converts to a
+	 * time between them; one 10 ms earlier converts to 10 ms earlier. */
+	uint64_t n0 = nm_now_ns(), t = nm_ticks(), n1 = nm_now_ns();
+	nanosleep(&d, NULL);
+	uint64_t at = nm_clock_ns_at(t);
+	CHECK(at + 20000 >= n0 && at <= n1 + 20000, "a tick's clock time lies between the clock's reads around it "
+	      "(%lld ns from the first, the reads %llu ns apart)", (long long)(at - n0), (unsigned long long)(n1 - n0));
+	uint64_t t10 = nm_ticks() - nm_ns_to_ticks(10000000), now = nm_now_ns(), at10 = nm_clock_ns_at(t10);
+	CHECK(llabs((long long)(now - at10) - 10000000) < 1000000, "a tick 10 ms old converts to 10 ms ago (%lld ns)",
+	      (long long)(now - at10));
 }
 
 int main(void)

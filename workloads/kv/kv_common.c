@@ -176,8 +176,7 @@ void kv_history_add(kv_thread *t, kv_opkind op, uint64_t key, uint64_t word, boo
 	/* ticks become one clock of the host here, near t1: a rank's tick rate
 	 * errs by a few ppm, which over a whole run would shift one rank's
 	 * times against another's and invert operations that did not overlap */
-	uint64_t now_ns = nm_now_ns(), now = nm_ticks();
-	uint64_t res = now_ns - nm_ticks_to_ns(now > t1 ? now - t1 : 0);
+	uint64_t res = nm_clock_ns_at(t1);
 	t->hist[t->hist_n++] = (kv_hist_rec){.key = key, .value = word, .invoke = res - nm_ticks_to_ns(t1 - t0),
 					     .response = res, .op = (uint8_t)op, .found = found};
 }
