@@ -15,7 +15,7 @@
 set -u
 cd "$(dirname "$0")/../.." || exit 1
 out=results/bench runs=20 timeout=3000 here=0
-args=(-T 2 -K 800 -s 248 --free-ratio 0.8 -D 1 --compact-at 0.3 --interval 0.1)
+args=(-T 2 -K 400 -s 248 --free-ratio 0.8 -D 1 --compact-at 0.3 --interval 0.1)
 while [ $# -gt 0 ]; do
 	case "$1" in
 	--runs) runs=$2; shift 2 ;;

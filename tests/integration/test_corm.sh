@@ -24,7 +24,7 @@ if ! ibv_devinfo -v -d "$dev" 2>/dev/null | sed -n '/rc_odp_caps/,/_odp_caps/p' 
 	# Without ODP (the plain lane's kernel; ConnectX-3): --strategy auto
 	# must still compact while the client reads, under rereg or deferred
 	# reclamation, and say why it picked it.
-	nm_run noodp 2 --bench compaction --strategy auto --read direct -T 1 -K 600 -s 24 --free-ratio 0.75 -D 0.6 \
+	nm_run noodp 2 --bench compaction --strategy auto --read direct -T 1 -K 300 -s 24 --free-ratio 0.75 -D 0.6 \
 		--compact-at 0.2 --interval 0.1
 	check "no ODP: auto picked rereg or defer and said why; blocks merged while the client read, valid, none lost" \
 		nm_rc_jq noodp 0 '.points[0] | .valid and (.effective.strategy == "rereg" or .effective.strategy == "defer")
@@ -50,7 +50,10 @@ if ! ibv_devinfo -v -d "$dev" 2>/dev/null | sed -n '/rc_odp_caps/,/_odp_caps/p' 
 	t_summary
 	exit
 fi
-L="-T 2 -K 800 -s 248 --free-ratio 0.8 -D 1 --compact-at 0.3 --interval 0.1"
+# Objects of 248 bytes, 16 to a 4 KiB block: 25 blocks a thread, about 3 of
+# 16 slots live after the free, so blocks merge. Every object costs two RPCs
+# (load, unload), each milliseconds under emulation: no more than needed.
+L="-T 2 -K 400 -s 248 --free-ratio 0.8 -D 1 --compact-at 0.3 --interval 0.1"
 
 # 1. ODP: the paper's way; the remap is real.
 nm_run odp 2 --bench compaction --strategy auto $L
@@ -83,7 +86,7 @@ check "deferred reclamation: survivors found by RPC through their old pointers, 
 	nm_jq defer '.points[0] | .metrics.verify_rpc > 0 and .checks.stale == 0 and .checks.lost == 0'
 
 # 3. Compaction of an empty heap (every object freed): a clean no-op.
-nm_run empty 2 --bench compaction --strategy auto -T 1 -K 200 --free-ratio 1 -D 0.5 --compact-at 0.1
+nm_run empty 2 --bench compaction --strategy auto -T 1 -K 50 --free-ratio 1 -D 0.5 --compact-at 0.1
 check "empty heap: exit 0, valid, nothing merged" \
 	nm_rc_jq empty 0 '.points[0] | .valid and .compaction.ok and .compaction.merged_blocks == 0 and .memory.active_bytes_before == 0'
 
@@ -103,7 +106,7 @@ check "--inject no-id-check: exit 1, invalid, stale reads counted" \
 #     One DirectRead in 50 goes out with a wrong key: each must be recovered
 #     (the server resets its end, then the client) and fall back to a
 #     ScanRead that finds the object; nothing lost, the point valid.
-nm_run refused 2 --bench throughput --strategy defer --read direct -T 1 -K 300 -s 24 --free-ratio 0 -D 0.3 \
+nm_run refused 2 --bench throughput --strategy defer --read direct -T 1 -K 100 -s 24 --free-ratio 0 -D 0.3 \
 	--inject read-refused
 check "--inject read-refused: exit 0, valid, every refused READ recovered and fell back to ScanRead" \
 	nm_rc_jq refused 0 '.points[0] | .valid and .metrics.direct_read_refused > 0 and
@@ -132,7 +135,7 @@ check "remap bench: --duration measures for that long, every READ checked" \
 #    READ and an RPC read, over pinned MRs (rxe's ODP READs ignore the
 #    in-page offset, and FaRM's and the raw read have no ID to refuse the
 #    wrong bytes with). Local: the server's thread reads its own heap.
-nm_run fig11 2 --bench throughput --strategy defer --read direct,farm,raw,rpc -T 1 -K 300 -s 24 --free-ratio 0 -D 0.3
+nm_run fig11 2 --bench throughput --strategy defer --read direct,farm,raw,rpc -T 1 -K 100 -s 24 --free-ratio 0 -D 0.3
 check "Fig. 11 remote: every read path valid; one-sided paths read one-sided, RPC by RPC" \
 	nm_rc_jq fig11 0 '(.points | length) == 4 and all(.points[]; .valid and .metrics.ops > 0 and .metrics.stale == 0) and
 		all(.points[] | select(.params.read != "rpc"); .metrics.direct_ok > 0 and .metrics.rpc_ok == 0) and
@@ -149,11 +152,11 @@ check "Figs. 9/10: every operation kind timed, one sample per measured round" \
 # 7. Fig. 13's clients share objects (--keys shared): two threads read and
 #    write every object by a Zipf draw, so each meets the other's writes;
 #    with --keys own neither touches the other's objects.
-nm_run shared 2 --bench throughput --strategy defer --keys own,shared --write-ratio 0.5 --dist zipfian -T 2 -K 200 \
+nm_run shared 2 --bench throughput --strategy defer --keys own,shared --write-ratio 0.5 --dist zipfian -T 2 -K 100 \
 	-s 24 --free-ratio 0 -D 0.3
 check "--keys shared: valid, both threads read and wrote each other's objects, none stale or lost; own: none shared" \
 	nm_rc_jq shared 0 '(.points | length) == 2 and all(.points[]; .valid and .metrics.stale == 0 and .metrics.lost == 0 and
-		.metrics.writes > 0 and .metrics.verified == 400) and
+		.metrics.writes > 0 and .metrics.verified == 200) and
 		all(.points[] | select(.params.keys == "shared"); .metrics.shared_ops > 0 and
 			(.metrics.direct_read_conflict_rate | type) == "number") and
 		all(.points[] | select(.params.keys == "own"); .metrics.shared_ops == 0)'
