@@ -304,10 +304,10 @@ static json_t *sc_run(kv_run *r)
 			    .scratch_per_op = j->scratch_per_op, .scratch_per_thread = j->scratch_per_thread};
 	json_t *eff = json_pack("{s:s, s:i, s:i}", "write_path", "insert (a new version, newest wins)",
 				"object_bytes", (int)(8 * j->obj_words), "qps_per_node", nm_mesh_qp_count(&j->mesh));
-	/* kv_win_run notes the emulated change on Soft-RoCE (j->cas_release) */
 	kv_win_run(&site, sc_scan, eff,
-		   "release by RDMA CAS, not a WRITE: Soft-RoCE writes a failed CAS's word back, which can undo "
-		   "a concurrent WRITE");
+		   j->cas_release ? "release by RDMA CAS, not a WRITE: Soft-RoCE writes a failed CAS's word back, "
+				    "which can undo a concurrent WRITE"
+				  : NULL);
 	free(j);
 	return eff;
 }

@@ -353,10 +353,10 @@ static json_t *sh_run(kv_run *r)
 			    .scratch_per_op = j->scratch_per_op, .scratch_per_thread = j->scratch_per_thread};
 	json_t *eff = json_pack("{s:i, s:I, s:i, s:i}", "leaf_entries", j->p->leaf, "leaves", (json_int_t)j->leaves,
 				"leaf_bytes", (int)j->leaf_bytes, "qps_per_node", nm_mesh_qp_count(&j->mesh));
-	/* kv_win_run notes the emulated change on Soft-RoCE (j->cas_release) */
 	kv_win_run(&site, sh_scan, eff,
-		   "release by RDMA CAS (own id -> 0), not a WRITE of 0: Soft-RoCE writes a failed CAS's word "
-		   "back, which can undo a concurrent WRITE");
+		   j->cas_release ? "release by RDMA CAS (own id -> 0), not a WRITE of 0: Soft-RoCE writes a failed "
+				    "CAS's word back, which can undo a concurrent WRITE"
+				  : NULL);
 	free(j);
 	return eff;
 }

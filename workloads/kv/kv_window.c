@@ -210,7 +210,7 @@ json_t *kv_win_run(kv_win_site *s, void (*scan)(void *sys, nm_measure *ms), json
 		       .body = worker_body, .arg = s, .measure = r->ms};
 	nm_workers_run(&rd);
 	scan(s->sys, r->ms);
-	if (r->ctx->dev->emulated)
+	if (emulated_change)
 		json_object_set_new(effective, "emulated_change", json_string(emulated_change));
 	nm_boot_barrier();   /* no peer reads this node's memory any more */
 	nm_mesh_destroy(s->mesh);

@@ -95,8 +95,8 @@ typedef struct kv_win_site {
 	size_t op_size, thr_size, scratch_off, scratch_per_op, scratch_per_thread;
 } kv_win_site;
 /* The measured round of the site's threads; then scan(sys) checks this
- * node's memory, emulated_change (what the system does differently on
- * Soft-RoCE) goes into `effective` when the device is emulated, and after
+ * node's memory, emulated_change (what the system did differently on this
+ * device, NULL: nothing) goes into `effective`, and after
  * a barrier (no peer reads this node's memory any more) mesh and memory
  * are gone. Returns effective, the point's effective settings. */
 json_t *kv_win_run(kv_win_site *s, void (*scan)(void *sys, nm_measure *ms), json_t *effective,
