@@ -34,6 +34,20 @@ int nm_hosts_sharing(const uint64_t *host, int n, int r)
 	return here;
 }
 
+nm_yield_mode nm_yield_parse(const char *word)
+{
+	return !strcmp(word, "on") ? NM_YIELD_ON : !strcmp(word, "off") ? NM_YIELD_OFF : NM_YIELD_AUTO;
+}
+
+bool nm_yield_wanted(nm_yield_mode m, const uint64_t *host, int n, int r, int cpus)
+{
+	if (m != NM_YIELD_AUTO)
+		return m == NM_YIELD_ON;
+	/* The host's CPUs, not this rank's affinity: a launcher that binds each
+	 * rank to its own core leaves one CPU in the mask of each. */
+	return nm_hosts_sharing(host, n, r) > cpus;
+}
+
 int nm_hosts_group(const uint64_t *host, int nranks, int want, nm_hosts *out, char *err,
 		   size_t errlen)
 {

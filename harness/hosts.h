@@ -31,4 +31,12 @@ int nm_build_compare(const char *const *ids, const char *const *hosts, int nrank
 		     size_t errlen);
 /* A hash of this machine's host name. */
 uint64_t nm_host_id(void);
+
+/* --yield of the experiments whose ranks spin on remote memory (LOCO's
+ * barrier, the control loop): a spinning rank that shares a CPU with the
+ * rank it waits for delays it by a whole time slice, so `auto` yields when
+ * more of the job's first n ranks share rank r's host than it has CPUs. */
+typedef enum { NM_YIELD_AUTO, NM_YIELD_ON, NM_YIELD_OFF } nm_yield_mode;
+nm_yield_mode nm_yield_parse(const char *word);  /* "auto", "on", "off" */
+bool nm_yield_wanted(nm_yield_mode m, const uint64_t *host, int n, int r, int cpus);
 #endif

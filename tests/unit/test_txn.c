@@ -157,6 +157,16 @@ int main(void)
 	CHECK(nm_hosts_group(spread, 4, 2, &h, err, sizeof err) == -1 && strstr(err, "slots=2"),
 	      "one slot per host but 2 ranks per node: refused, naming the hostfile's slots (%s)", err);
 
+	/* --yield auto: yield when more ranks share this host than it has CPUs */
+	CHECK(nm_yield_parse("on") == NM_YIELD_ON && nm_yield_parse("off") == NM_YIELD_OFF &&
+	      nm_yield_parse("auto") == NM_YIELD_AUTO, "yield words parse to their modes");
+	CHECK(nm_yield_wanted(NM_YIELD_AUTO, one, 6, 0, 2), "6 ranks on a 2-CPU host: auto yields");
+	CHECK(!nm_yield_wanted(NM_YIELD_AUTO, one, 6, 0, 8), "6 ranks on an 8-CPU host: auto spins");
+	CHECK(!nm_yield_wanted(NM_YIELD_AUTO, two, 6, 4, 3), "3 ranks per 3-CPU host: auto spins");
+	CHECK(nm_yield_wanted(NM_YIELD_AUTO, two, 6, 4, 2), "3 ranks per 2-CPU host: auto yields");
+	CHECK(nm_yield_wanted(NM_YIELD_ON, two, 6, 4, 64) && !nm_yield_wanted(NM_YIELD_OFF, one, 6, 0, 1),
+	      "on and off override the count");
+
 	/* builds compared at start-up */
 	char big[1024];
 	const char *names[] = {"node-a", "node-b", "node-c"};

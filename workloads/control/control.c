@@ -85,13 +85,12 @@ static const nm_opt control_opts[] = {
 	NM_OPT_END,
 };
 
-typedef enum { YIELD_AUTO, YIELD_ON, YIELD_OFF } ctl_yield;
 
 typedef struct control_point {
 	double period, conv_period, duration;   /* s */
 	int converters;                        /* N, resolved */
 	int trace_points;
-	ctl_yield yield;
+	nm_yield_mode yield;
 	bool inject;
 } control_point;
 
@@ -99,14 +98,13 @@ static int control_decode(const json_t *pt, const nm_base *b, void *out, char *e
 {
 	control_point *p = out;
 	int64_t n = nm_cfg_int(pt, "converters");
-	const char *y = nm_cfg_str(pt, "yield");
 	*p = (control_point){
 		.period = nm_cfg_double(pt, "period_us") * 1e-6,
 		.conv_period = nm_cfg_double(pt, "conv_period_us") * 1e-6,
 		.duration = nm_cfg_double(pt, "duration"),
 		.converters = n == 0 ? b->nranks - 1 : (int)n,
 		.trace_points = (int)nm_cfg_int(pt, "trace_points"),
-		.yield = !strcmp(y, "on") ? YIELD_ON : !strcmp(y, "off") ? YIELD_OFF : YIELD_AUTO,
+		.yield = nm_yield_parse(nm_cfg_str(pt, "yield")),
 		.inject = !strcmp(nm_cfg_str(pt, "inject"), "wrong-slot"),
 	};
 	if (b->nranks < 2) {
@@ -380,12 +378,6 @@ static void final_check(cjob *j)
 	}
 }
 
-static bool want_yield(const cjob *j)
-{
-	if (j->p->yield != YIELD_AUTO)
-		return j->p->yield == YIELD_ON;
-	return nm_hosts_sharing(nm_boot_hosts(), j->R, j->rank) > (int)sysconf(_SC_NPROCESSORS_ONLN);
-}
 
 static void control_setup(nm_ctx *ctx, cjob *j)
 {
@@ -520,7 +512,8 @@ static void control_run(nm_ctx *ctx, const void *point, json_t *out)
 	const control_point *p = point;
 	cjob j = {.p = p, .mp = &ctl_default_params, .rank = ctx->rank, .R = ctx->nranks, .N = p->converters};
 	control_setup(ctx, &j);
-	j.yield = want_yield(&j);
+	j.yield = nm_yield_wanted(j.p->yield, nm_boot_hosts(), j.R, j.rank,
+				  (int)sysconf(_SC_NPROCESSORS_ONLN));
 	if (j.rank == 0) {
 		j.tr_cap = (size_t)(p->duration / p->period) + 16;
 		j.tr_t = nm_calloc(j.tr_cap, sizeof *j.tr_t);

@@ -141,7 +141,6 @@ static const nm_opt barrier_opts[] = {
 };
 
 typedef enum { IMPL_SST, IMPL_MPI } barrier_impl;
-typedef enum { YIELD_AUTO, YIELD_ON, YIELD_OFF } barrier_yield;
 
 /* One point, decoded once. */
 typedef struct barrier_point {
@@ -150,7 +149,7 @@ typedef struct barrier_point {
 	nm_fence_kind fence;
 	uint64_t every;          /* check inside the measured loop; 0: none */
 	uint64_t validate;       /* checked barriers after it */
-	barrier_yield yield;
+	nm_yield_mode yield;
 	bool inject;             /* no-wait */
 } barrier_point;
 
@@ -158,14 +157,13 @@ static int barrier_decode(const json_t *pt, const nm_base *b, void *out, char *e
 {
 	barrier_point *p = out;
 	int64_t k = nm_cfg_int(pt, "nodes");
-	const char *y = nm_cfg_str(pt, "yield");
 	*p = (barrier_point){
 		.impl = !strcmp(nm_cfg_str(pt, "impl"), "sst") ? IMPL_SST : IMPL_MPI,
 		.nodes = k == 0 ? b->nranks : (int)k,
 		.fence = !strcmp(nm_cfg_str(pt, "fence"), "ack") ? NM_FENCE_ACK : NM_FENCE_READ,
 		.every = (uint64_t)nm_cfg_int(pt, "check_every"),
 		.validate = (uint64_t)nm_cfg_int(pt, "validate"),
-		.yield = !strcmp(y, "on") ? YIELD_ON : !strcmp(y, "off") ? YIELD_OFF : YIELD_AUTO,
+		.yield = nm_yield_parse(nm_cfg_str(pt, "yield")),
 		.inject = !strcmp(nm_cfg_str(pt, "inject"), "no-wait"),
 	};
 	if (k > b->nranks) {
@@ -353,14 +351,6 @@ static uint8_t *initiates(int R, int K)
 	return m;
 }
 
-static bool want_yield(const bjob *j)
-{
-	if (j->p->yield != YIELD_AUTO)
-		return j->p->yield == YIELD_ON;
-	/* The host's CPUs, not this rank's affinity: a launcher that binds each
-	 * rank to its own core leaves one CPU in the mask of each. */
-	return nm_hosts_sharing(nm_boot_hosts(), j->K, j->rank) > (int)sysconf(_SC_NPROCESSORS_ONLN);
-}
 
 /* Memory (every variable initialised before any peer can reach it), the
  * mesh and the two chans, each on a mesh thread (a CQ) of its own. */
@@ -511,7 +501,8 @@ static void barrier_run(nm_ctx *ctx, const void *point, json_t *out)
 		  .sub = MPI_COMM_NULL};
 	j.part = j.rank < j.K;
 	barrier_setup(ctx, &j);
-	bool yield = want_yield(&j);
+	bool yield = nm_yield_wanted(j.p->yield, nm_boot_hosts(), j.K, j.rank,
+				     (int)sysconf(_SC_NPROCESSORS_ONLN));
 	if (j.part && j.sst)
 		j.bar.yield_spins = yield ? YIELD_SPINS : 0;
 
