@@ -3,16 +3,20 @@
  *
  * A tool, not a measured job (no MPI, no RDMA device): it drives the model of
  * primitives/corm/corm_model.h, where the decisions the paper leaves open are
- * stated. Three modes:
+ * stated. Four modes:
  *   prob       Fig. 7: the probability that two blocks of a size class and an
  *              occupancy can be merged, for Mesh (offsets) and CoRM-n (IDs),
  *              analytically and, with --mc, by Monte Carlo beside it.
- *   trace      Figs. 18-19: replays an allocation trace and, at --samples
- *              points, compacts a copy of the heap with every strategy.
+ *   trace      replays an allocation trace and, at --samples points,
+ *              compacts a copy of the heap with every strategy.
+ *   sweep      Figs. 18-19: for each trace (a file, or the paper's Redis
+ *              traces of corm_redis.h) and allocator thread count, the heap
+ *              at its moment of highest fragmentation, compacted.
  *   synthetic  Fig. 17: for each size and freed fraction, allocates --objects
  *              objects, frees that fraction at random, compacts.
- * `netmem corm-trace` writes the synthetic traces as files (the paper's
- * Redis traces are not public).
+ * `netmem corm-trace` writes the synthetic traces and the Redis ones as
+ * files (the Redis traces are synthesized from the paper's description; the
+ * original traces are not public).
  *
  * Trace format: one operation per line, `alloc ID SIZE` or `free ID`; ID is
  * an unsigned 64-bit decimal naming the object (reusable once freed), SIZE
