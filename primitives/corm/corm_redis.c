@@ -126,8 +126,9 @@ static void gen_t1(corm_ops *t, uint64_t seed, double scale)
 
 /* t2: the second batch's keys follow the first's; the live keys are always
  * the contiguous range [oldest, next), so eviction is a counter. */
-static void gen_t2(corm_ops *t, double scale)
+static void gen_t2(corm_ops *t, uint64_t seed, double scale)
 {
+	(void)seed; /* nothing random: the paper gives every size */
 	const uint64_t n1 = scaled(T2_FIRST_KEYS, scale), n = n1 + scaled(T2_SECOND_KEYS, scale);
 	const uint64_t cap = (uint64_t)llround((double)CORM_REDIS_LRU_BYTES * scale);
 	uint64_t live = 0, oldest = 0;
@@ -144,8 +145,9 @@ static void gen_t2(corm_ops *t, double scale)
 	}
 }
 
-static void gen_t3(corm_ops *t, double scale)
+static void gen_t3(corm_ops *t, uint64_t seed, double scale)
 {
+	(void)seed;
 	for (uint64_t k = 0; k < T3_STRUCTS; k++)
 		key_add(t, k, T3_STRUCT_BYTES, T3_STRUCT_BYTES);
 	uint64_t n = scaled(T3_KEYS, scale);
@@ -160,16 +162,6 @@ static void gen_t3(corm_ops *t, double scale)
 
 void corm_redis_generate(corm_ops *ops, corm_redis_trace t, uint64_t seed, double scale)
 {
-	switch (t) {
-	case CORM_REDIS_T1:
-		gen_t1(ops, seed, scale);
-		break;
-	case CORM_REDIS_T2:
-		gen_t2(ops, scale);
-		break;
-	case CORM_REDIS_T3:
-	default:
-		gen_t3(ops, scale);
-		break;
-	}
+	static void (*const gen[CORM_REDIS_TRACES])(corm_ops *, uint64_t, double) = {gen_t1, gen_t2, gen_t3};
+	gen[t](ops, seed, scale);
 }
