@@ -28,7 +28,7 @@ LDLIBS  := -libverbs -lnuma -lhwloc -ljansson -lhiredis -lxxhash -lnetfilter_que
 UNIT_MODS := harness/stats.c harness/opt.c harness/result.c harness/durable.c harness/points.c \
              harness/clock.c harness/log.c harness/hosts.c harness/nic_counters.c harness/stall.c \
              primitives/gen/ycsb.c primitives/gen/ycsb_stats.c primitives/gen/ycsb_trace.c primitives/gen/accounts.c harness/measure.c harness/alloc.c \
-             primitives/corm/corm_model.c primitives/packet/roce_pkt.c primitives/packet/clover_resolve.c \
+             primitives/corm/corm_model.c primitives/corm/corm_redis.c primitives/packet/roce_pkt.c primitives/packet/clover_resolve.c \
              primitives/corm/corm_slot.c primitives/corm/corm_heap.c primitives/corm/corm_pair.c \
              workloads/control/control_model.c workloads/kv/kv_lin.c workloads/clover/clover_pool.c tests/unit/boot_single.c
 UNIT_SRCS := $(wildcard tests/unit/test_*.c)

@@ -60,9 +60,18 @@ if [ "$scale" = paper ]; then
 else
 	tool_args[corm-fig17]="--mode synthetic -n 100000 --sizes 64,256,1024,2000"
 fi
-tool_args[corm-fig18]="--trace tests/data/corm-synthetic.trace -T 8"
+# Figs. 18-19: the three Redis traces (synthesized from the paper's
+# description, Sec. 4.4.3) in full, 1 to 32 allocator threads (about 20 s
+# each on the host); the check scale replays 5% of their keys at 1 and 32.
+if [ "$scale" != check ]; then
+	tool_args[corm-fig18]="--mode sweep --redis t1,t2,t3 -b 1M --thread-counts 1,2,4,8,16,32"
+	tool_args[corm-fig19]="--mode sweep --redis t1,t2,t3 -b 1M --thread-counts 1,2,4,8,16,32 --hybrid"
+else
+	tool_args[corm-fig18]="--mode sweep --redis t1,t2,t3 -b 1M --thread-counts 1,32 --redis-scale 0.05"
+	tool_args[corm-fig19]="--mode sweep --redis t1,t2,t3 -b 1M --thread-counts 1,32 --redis-scale 0.05 --hybrid"
+fi
 tools=""
-for name in corm-fig7 corm-fig17 corm-fig18; do
+for name in corm-fig7 corm-fig17 corm-fig18 corm-fig19; do
 	has_class sim || break
 	[ -z "$only" ] || case ",$only," in *",$name,"*) ;; *) continue ;; esac
 	tools="$tools $name"
@@ -232,7 +241,8 @@ fi
 figs="$figs
 corm_fig7 corm-fig7 in=corm-fig7
 corm_fig17 corm-fig17 in=corm-fig17
-corm_fig18 corm-fig18 in=corm-fig18"
+corm_fig18 corm-fig18 in=corm-fig18
+corm_fig19 corm-fig19 in=corm-fig19"
 # A variable names the documents that exist (NAME.json; NAME may end in *),
 # space-separated; one with none is left unset.
 while read -r gp fig vars; do

@@ -25,7 +25,8 @@
  * Snapshots.  Compaction is evaluated on a copy of the heap at sample
  *   points; it never feeds back into later allocations (the paper reports
  *   active memory "for a time point when the system had the highest
- *   fragmentation"; we report every sample and mark that one).
+ *   fragmentation": the most bytes held in blocks but not in live slots,
+ *   once the heap holds half its largest live set; workloads/corm/README.md).
  * Candidates and pairing.  Every non-full block of a class, from all threads
  *   (the simulator has no per-thread collection limit). Greedy as in the
  *   authors' Compaction(): repeatedly take the least-utilised block A and merge

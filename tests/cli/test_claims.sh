@@ -34,7 +34,7 @@ C=plots/claims.json
 # packet path between two guests): not in run_all.sh's quick or check scale.
 two_host="clover-fig2 clover-fig4"
 # The documents of CoRM's simulator, which run_all.sh runs (no config).
-tools="corm-fig7 corm-fig17 corm-fig18"
+tools="corm-fig7 corm-fig17 corm-fig18 corm-fig19"
 in_list() { case " $2 " in *" $1 "*) true ;; *) false ;; esac; }
 # scales DOC: the config directories a claim on DOC must find it in
 scales() {
@@ -79,6 +79,7 @@ corm|writes|harness/measure.c|& NM_COUNT_METRIC
 corm|fairness.threads|harness/measure.c|"fairness", fairness(
 corm|fairness.threads|harness/measure.c|"threads", (int)n
 corm-sim|reduction|workloads/corm/corm_sim.c|"reduction"
+corm-sim|active_mib|workloads/corm/corm_sim.c|"active_mib"
 control|ripple_pct|workloads/control/control.c|"ripple_pct"
 clover|mops|workloads/clover/clover.c|{"ops", cl_counters
 clover|mops|harness/measure.c|"m%s"
@@ -214,7 +215,7 @@ jq -n '[inputs | {key: input_filename, value: {experiment, params}}] | from_entr
 
 # The simulator's documents the claims name, as run_all.sh makes them (its
 # arguments for the paper scale, the first, and for the smaller ones, the
-# last), with fewer objects: {DOC: {SCALE: {params: {key: [values]},
+# last), with fewer objects (1% of the Redis traces' keys): {DOC: {SCALE: {params: {key: [values]},
 # metrics: [...]}}}.
 echo '{}' >"$tmp/sims.json"
 if [ -x "$N" ]; then
@@ -225,7 +226,8 @@ if [ -x "$N" ]; then
 		for sc in paper quick/check; do
 			if [ "$sc" = paper ]; then a=$(printf '%s\n' "$args" | head -n 1); else a=$(printf '%s\n' "$args" | tail -n 1); fi
 			# shellcheck disable=SC2046 # the arguments as run_all.sh passes them
-			$N corm-sim $(printf '%s' "$a" | sed 's/-n [0-9]*/-n 2000/') -o "$tmp/sim.json" >/dev/null 2>&1 || continue
+			$N corm-sim $(printf '%s' "$a" | sed 's/-n [0-9]*/-n 2000/; s/ --redis-scale [0-9.]*//; s/--redis /--redis-scale 0.01 --redis /') \
+				-o "$tmp/sim.json" >/dev/null 2>&1 || continue
 			jq --arg doc "$doc" --arg sc "$sc" --slurpfile d "$tmp/sim.json" '.[$doc][$sc] = {
 				params: ([$d[0].summary[].params | to_entries[]] | group_by(.key) | map({key: .[0].key, value: (map(.value) | unique)}) | from_entries),
 				metrics: ([$d[0].summary[].geomean | keys[]] | unique)}' "$tmp/sims.json" >"$tmp/sims.new" && mv "$tmp/sims.new" "$tmp/sims.json"

@@ -1,6 +1,7 @@
 #!/bin/sh
-# netmem corm-sim and corm-trace (host only, no RDMA): the three modes, the
-# shipped trace, and bad input (one line, exit 2).
+# netmem corm-sim and corm-trace (host only, no RDMA): the four modes, the
+# shipped trace, the Redis traces (Figs. 18-19), and bad input (one line,
+# exit 2).
 cd "$(dirname "$0")/../.." || exit 1
 . tests/lib.sh
 N=bin/netmem
@@ -35,6 +36,36 @@ check "trace: conserved, never below ideal, a peak with reductions" js $tmp/t.js
 check "trace: 5 samples, 6 strategies each" js $tmp/t.json '(.samples | length) == 5 and (.summary | length) == 30'
 check "trace from stdin" sh -c "$N corm-sim --trace - --samples 1 < $T > $tmp/t2.json"
 
+# Figs. 18-19: the Redis traces, synthesized from the paper's description
+check "corm-trace --redis t3: labelled, 50,005 keys of 3 or 4 allocations, 25,000 deleted (4 frees each)" sh -c \
+	"$N corm-trace --redis t3 -o $tmp/t3.trace && grep -q '^# redis-mem-t3, synthesized from .*original traces are not public' $tmp/t3.trace &&
+	 [ \$(grep -c '^alloc ' $tmp/t3.trace) -eq 200020 ] && [ \$(grep -c '^free ' $tmp/t3.trace) -eq 100000 ] &&
+	 [ \$(grep -c '^alloc [0-9]* 163840\$' $tmp/t3.trace) -eq 5 ]"
+check "corm-trace --redis t1: the same seed, the same trace; another seed, another" sh -c \
+	"$N corm-trace --redis t1 --seed 3 -o $tmp/r1 && $N corm-trace --redis t1 --seed 3 -o $tmp/r2 &&
+	 $N corm-trace --redis t1 --seed 4 -o $tmp/r3 && cmp -s $tmp/r1 $tmp/r2 && ! cmp -s $tmp/r1 $tmp/r3"
+# the trace's live bytes, replayed by awk: never above t2's 100 MiB LRU
+check "corm-trace --redis t2 at 10%: never above its 10 MiB share of the LRU, and fills it" sh -c \
+	"$N corm-trace --redis t2 --redis-scale 0.1 -o $tmp/t2.trace &&
+	 awk '/^alloc/ { s[\$2] = \$3; l += \$3 } /^free/ { l -= s[\$2] } l > m { m = l } END { exit !(m <= 10485760 && m > 10485000) }' $tmp/t2.trace"
+check "sweep: the three Redis traces at 1 and 4 threads, valid" sh -c \
+	"$N corm-sim --mode sweep --redis t1,t2,t3 --redis-scale 0.02 -b 1M --thread-counts 1,4 -o $tmp/w.json"
+check "sweep: a summary entry per trace, thread count and strategy; a run per point with its moment" js $tmp/w.json \
+	'.valid and (.summary | length) == 36 and (.runs | length) == 6 and
+	 all(.summary[]; (.params | keys) == ["strategy", "threads", "trace"] and (.geomean.active_mib > 0)) and
+	 ([.summary[].params.trace] | unique) == ["t1", "t2", "t3"] and ([.summary[].params.threads] | unique) == [1, 4] and
+	 all(.runs[]; .op >= 1 and .op <= .operations and .active.none.active_bytes >= .active.ideal.active_bytes) and
+	 (.traces.t2.source | test("synthesized from .*not public"))'
+check "sweep: more threads, more active memory without compaction (t1)" js $tmp/w.json \
+	'[.summary[] | select(.params.trace == "t1" and .params.strategy == "none") | .geomean.active_mib] | .[1] > .[0]'
+check "sweep --hybrid: the CoRM series are the hybrid ones" sh -c \
+	"$N corm-sim --mode sweep --redis t3 --redis-scale 0.02 -b 1M --thread-counts 1,2 --hybrid -o $tmp/wh.json &&
+	 jq -e '[.summary[].params.strategy][0:6] == [\"none\", \"ideal\", \"mesh\", \"corm-8-hybrid\", \"corm-12-hybrid\", \"corm-16-hybrid\"]' $tmp/wh.json >/dev/null"
+check "sweep over a trace file: the same numbers as over the same trace generated" sh -c \
+	"$N corm-trace --redis t3 --redis-scale 0.02 -o $tmp/t3s.trace &&
+	 $N corm-sim --mode sweep --trace $tmp/t3s.trace -b 1M --thread-counts 1,2 --hybrid -o $tmp/wf.json &&
+	 [ \"\$(jq -c '[.summary[].geomean, .runs[].operations, .runs[].live_bytes]' $tmp/wf.json)\" = \"\$(jq -c '[.summary[].geomean, .runs[].operations, .runs[].live_bytes]' $tmp/wh.json)\" ]"
+
 # Fig. 17
 check "synthetic: two sizes x two fractions" sh -c \
 	"$N corm-sim --mode synthetic -n 3000 --sizes 64,256 --free 0.5,0.9 -o $tmp/s.json"
@@ -43,7 +74,7 @@ check "synthetic: more freed, more reduction; max_reduction of CoRM-16 > 3" js $
 
 # the figures, from these documents (no config can run a tool command)
 if command -v gnuplot >/dev/null 2>&1; then
-	for f in 7:p 17:s 18:t; do
+	for f in 7:p 17:s 18:w 19:wh; do
 		check "plots/corm_fig${f%:*}.gp draws" sh -c \
 			"gnuplot -e \"in='$tmp/${f#*:}.json'; out='$tmp/f.png'\" plots/corm_fig${f%:*}.gp 2> $tmp/gp &&
 			 [ -s $tmp/f.png ] && ! grep -q . $tmp/gp && rm $tmp/f.png"
@@ -76,6 +107,10 @@ expect_usage "a missing trace file" $N corm-sim --trace $tmp/none.trace
 expect_usage "--id-bits out of range" $N corm-sim --mode prob --id-bits 8,40
 expect_usage "--free outside [0, 1]" $N corm-sim --mode synthetic --free 1.5
 expect_usage "unknown mode" $N corm-sim --mode fig99
+expect_usage "sweep with both --trace and --redis" $N corm-sim --mode sweep --trace $T --redis t1
+expect_usage "sweep with neither" $N corm-sim --mode sweep
+expect_usage "an unknown Redis trace" $N corm-sim --mode sweep --redis t1,t9
+expect_usage "corm-trace: an unknown Redis trace" $N corm-trace --redis t4
 check "the error names the file and line" sh -c \
 	"! $N corm-sim --trace $tmp/bad-op.trace 2> $tmp/e; grep -q 'bad-op.trace:2: unknown operation' $tmp/e"
 t_summary

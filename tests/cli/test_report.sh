@@ -192,7 +192,8 @@ if command -v gnuplot >/dev/null 2>&1; then
 	f=$tmp/fig; mkdir -p "$f"
 	$N corm-sim --mode prob --sizes 128,256 --mc 500 -o "$f/corm-fig7.json" >/dev/null 2>&1
 	$N corm-sim --mode synthetic -n 2000 --sizes 64,256 --free 0.5,0.9 -o "$f/corm-fig17.json" >/dev/null 2>&1
-	$N corm-sim --trace tests/data/corm-synthetic.trace --samples 3 -o "$f/corm-fig18.json" >/dev/null 2>&1
+	$N corm-sim --mode sweep --redis t1,t3 --redis-scale 0.02 -b 1M --thread-counts 1,4 -o "$f/corm-fig18.json" >/dev/null 2>&1
+	$N corm-sim --mode sweep --redis t1,t3 --redis-scale 0.02 -b 1M --thread-counts 1,4 --hybrid -o "$f/corm-fig19.json" >/dev/null 2>&1
 	jq -n '{schema: "netmem-result/1", experiment: "lock", spec: {}, points: [],
 		meta: {runs: [{emulated: true, nranks: 3, ranks: [{nic: {device: "rxe0", fw_ver: "0", link_layer: "Ethernet", link_gbps: 10}}]}]},
 		summary: ([{lock: "alock", m: 400000}, {lock: "mcs", m: 9000}, {lock: "spin", m: 300}] | map(. as $l | [1, 2] | map(. as $t | [50, 100] |
@@ -206,7 +207,7 @@ if command -v gnuplot >/dev/null 2>&1; then
 			grep -o 'dy="-[0-9.]*px">[0-9]*<' "$3" | sed 's/.*>\([0-9]*\)</\1/' | sort -un |
 			awk 'NR > 1 && $1 != p + 1 { bad = 1 } { p = $1; n++ } END { exit bad || n < 3 }'
 	}
-	for fig in corm-fig7:corm_fig7:corm-fig7 corm-fig17:corm_fig17:corm-fig17 corm-fig18:corm_fig18:corm-fig18 \
+	for fig in corm-fig7:corm_fig7:corm-fig7 corm-fig17:corm_fig17:corm-fig17 corm-fig18:corm_fig18:corm-fig18 corm-fig19:corm_fig19:corm-fig19 \
 		alock-fig5:alock_fig5:alock-fig5 alock-fig1:alock_fig1:alock-fig5; do
 		name=${fig%%:*}; rest=${fig#*:}; gp=${rest%%:*}; src=${rest#*:}
 		for ext in png svg; do
@@ -218,8 +219,8 @@ if command -v gnuplot >/dev/null 2>&1; then
 	check "ALock Fig. 5: log y axis (set when the script ends; its SVG's y ticks consecutive powers of ten)" \
 		log_y_ok plots/alock_fig5.gp "$f/alock-fig5.json" "$f/alock-fig5.svg"
 	check "ALock Fig. 5: integer x ticks (1 and 2 only)" sh -c "! grep -q '>1.5<' $f/alock-fig5.svg"
-	check "report on the figures' run embeds all five SVGs" sh -c \
-		"$N report $f > $f/out && [ \$(grep -o 'data:image/svg+xml;base64,' $f/index.html | wc -l) -eq 5 ]"
+	check "report on the figures' run embeds all six SVGs" sh -c \
+		"$N report $f > $f/out && [ \$(grep -o 'data:image/svg+xml;base64,' $f/index.html | wc -l) -eq 6 ]"
 else
 	skip "figures drawn as PNG and SVG" "no gnuplot"
 fi

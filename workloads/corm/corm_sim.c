@@ -3,16 +3,20 @@
  *
  * A tool, not a measured job (no MPI, no RDMA device): it drives the model of
  * primitives/corm/corm_model.h, where the decisions the paper leaves open are
- * stated. Three modes:
+ * stated. Four modes:
  *   prob       Fig. 7: the probability that two blocks of a size class and an
  *              occupancy can be merged, for Mesh (offsets) and CoRM-n (IDs),
  *              analytically and, with --mc, by Monte Carlo beside it.
- *   trace      Figs. 18-19: replays an allocation trace and, at --samples
- *              points, compacts a copy of the heap with every strategy.
+ *   trace      replays an allocation trace and, at --samples points,
+ *              compacts a copy of the heap with every strategy.
+ *   sweep      Figs. 18-19: for each trace (a file, or the paper's Redis
+ *              traces of corm_redis.h) and allocator thread count, the heap
+ *              at its moment of highest fragmentation, compacted.
  *   synthetic  Fig. 17: for each size and freed fraction, allocates --objects
  *              objects, frees that fraction at random, compacts.
- * `netmem corm-trace` writes the synthetic traces as files (the paper's
- * Redis traces are not public).
+ * `netmem corm-trace` writes the synthetic traces and the Redis ones as
+ * files (the Redis traces are synthesized from the paper's description; the
+ * original traces are not public).
  *
  * Trace format: one operation per line, `alloc ID SIZE` or `free ID`; ID is
  * an unsigned 64-bit decimal naming the object (reusable once freed), SIZE
@@ -28,6 +32,7 @@
  * geometric mean over repetitions is the run's own value); plots/corm_*.gp
  * draw from them. */
 #include "corm_model.h"
+#include "corm_redis.h"
 #include "experiment.h"
 #include "log.h"
 #include <errno.h>
@@ -39,11 +44,17 @@
 #include <string.h>
 
 #define MAX_LIST 64
+/* How the Redis traces are labelled wherever they appear. */
+#define SYNTHESIZED "synthesized from the CoRM paper's description (Sec. 4.4.3); the original traces are not public"
 
 static const nm_opt sim_opts[] = {
-	{"mode", 'm', NM_OPT_ENUM, "trace", 0, 0, "prob,trace,synthetic", 0,
-	 "prob (Fig. 7), trace (Figs. 18-19), synthetic (Fig. 17)"},
+	{"mode", 'm', NM_OPT_ENUM, "trace", 0, 0, "prob,trace,sweep,synthetic", 0,
+	 "prob (Fig. 7), trace (one replay, sampled), sweep (Figs. 18-19), synthetic (Fig. 17)"},
 	{"trace", 't', NM_OPT_STR, NULL, 0, 0, NULL, 0, "allocation trace to replay ('-': stdin)"},
+	{"redis", 0, NM_OPT_STR, NULL, 0, 0, NULL, 0,
+	 "sweep: the paper's Redis traces t1,t2,t3 (synthesized from its description) in place of --trace"},
+	{"redis-scale", 0, NM_OPT_DOUBLE, "1", 1e-6, 1, NULL, 0, "sweep: the Redis traces' key counts times this"},
+	{"thread-counts", 0, NM_OPT_STR, "1,2,4,8,16,32", 0, 0, NULL, 0, "sweep: allocator threads, one replay each"},
 	{"block-size", 'b', NM_OPT_SIZE, "4k", 0, 1e12, NULL, 0, "block bytes, a power of two (4k .. 64M)"},
 	{"id-bits", 0, NM_OPT_STR, "8,12,16", 0, 0, NULL, 0, "CoRM-n strategies: ID bits, 1 .. 24 each"},
 	{"hybrid", 0, NM_OPT_BOOL, "false", 0, 0, NULL, 0,
@@ -82,7 +93,14 @@ static const char sim_details[] =
 	"  netmem corm-sim --mode prob --mc 20000 -o fig7.json\n"
 	"  netmem corm-sim --mode synthetic --sizes 256,2048 --free 0.5,0.9 -o fig17.json\n"
 	"  netmem corm-trace -n 10000 --sizes 256 --free 0.75 -o t.trace\n"
-	"  netmem corm-sim --trace t.trace -T 8 -o t.json\n";
+	"  netmem corm-sim --trace t.trace -T 8 -o t.json\n"
+	"  netmem corm-sim --mode sweep --redis t1,t2,t3 -b 1M --hybrid -o fig19.json\n"
+	"\n"
+	"sweep: for each trace and thread count, the heap at the operation after\n"
+	"which it wastes the most bytes (blocks held minus live slots: the highest\n"
+	"fragmentation), compacted with every strategy. The Redis traces are\n"
+	"synthesized from the paper's description (Sec. 4.4.3); the original\n"
+	"traces are not public (primitives/corm/corm_redis.h).\n";
 
 /* ------------------------------------------------------------ lists ---- */
 
@@ -148,25 +166,12 @@ static int strategies(const json_t *spec, bool hybrid, strat *out)
 
 /* ------------------------------------------------------------ traces ---- */
 
-typedef struct top {
-	uint64_t id;
-	uint32_t size; /* 0 for a free */
-} top;
-
-typedef struct trace {
-	top *op;
-	size_t n, cap;
-} trace;
+/* A trace in memory: corm_ops of corm_redis.h (alloc or free, by ID). */
+typedef corm_ops trace;
 
 static void trace_push(trace *t, uint64_t id, uint32_t size)
 {
-	if (t->n == t->cap) {
-		t->cap = t->cap ? 2 * t->cap : 4096;
-		t->op = realloc(t->op, t->cap * sizeof *t->op);
-		if (!t->op)
-			nm_fatal("corm-sim: out of memory reading the trace");
-	}
-	t->op[t->n++] = (top){id, size};
+	corm_ops_push(t, id, size);
 }
 
 static bool parse_u64(const char *s, uint64_t *v)
@@ -301,7 +306,7 @@ static int64_t *idmap_at(idmap *m, uint64_t k)
 
 /* Applies operation i to the heap; exits 2 on an operation the heap's state
  * forbids (the trace is wrong, not the simulator). */
-static void apply(corm_heap *h, idmap *m, const top *o, size_t i, const char *path)
+static void apply(corm_heap *h, idmap *m, const corm_op *o, size_t i, const char *path)
 {
 	int64_t *obj = idmap_at(m, o->id);
 	bool live = *obj >= 0 && h->obj_block[*obj] != UINT32_MAX;
@@ -357,6 +362,15 @@ static json_t *snapshot(const corm_heap *h, const sim_cfg *c, snap_checks *ck, d
 	return o;
 }
 
+/* The bytes the heap holds in blocks but not in live slots: what a compactor
+ * could give back. The highest fragmentation the paper reports at is the
+ * most of these; a ratio to live bytes would pick the first allocations,
+ * when one object holds a whole block. */
+static double wasted(const corm_heap *h)
+{
+	return (double)h->live_blocks * h->cls.block_size - (double)h->live_bytes;
+}
+
 /* Summary entries of one snapshot: one per strategy, with `params` (a
  * template, copied) naming the point. */
 static void summarise(json_t *summary, const json_t *params, const sim_cfg *c, const double *active)
@@ -373,7 +387,7 @@ static void summarise(json_t *summary, const json_t *params, const sim_cfg *c, c
 
 /* Replays t, compacting a snapshot every `every` operations and at the end;
  * fills doc's summary and samples; returns the index of the peak sample
- * (highest fragmentation: uncompacted bytes over live bytes). */
+ * (highest fragmentation: the most bytes wasted, see wasted()). */
 static void replay(const trace *t, const char *path, const sim_cfg *c, size_t every, json_t *doc,
 		   const json_t *point, snap_checks *ck)
 {
@@ -398,9 +412,10 @@ static void replay(const trace *t, const char *path, const sim_cfg *c, size_t ev
 		json_decref(p);
 		double frag = h.live_bytes ? active[0] / (double)h.live_bytes : 0;
 		json_object_set_new(s, "fragmentation", json_real(frag));
+		json_object_set_new(s, "wasted_bytes", json_real(wasted(&h)));
 		json_array_append_new(samples, s);
-		if (frag > best) {
-			best = frag;
+		if (wasted(&h) > best) {
+			best = wasted(&h);
 			peak = s;
 		}
 	}
@@ -468,6 +483,123 @@ static void mode_trace(const json_t *spec, const sim_cfg *c, json_t *doc, snap_c
 	if (json_is_object(peak))
 		json_object_set_new(peak, "reduction", reductions(peak));
 	free(t.op);
+}
+
+/* ------------------------------------------------------------- sweep ---- */
+
+/* What a replay saw: the operation count after which the heap wasted the
+ * most bytes while it held at least `floor` live bytes (the first, on a
+ * tie; 0 when it never held them), and the most live bytes it held. */
+typedef struct run_peak {
+	size_t op;
+	uint64_t max_live;
+} run_peak;
+
+/* Applies t's first `upto` operations to a fresh heap (c's threads and
+ * seed, so two runs make the same heap). */
+static run_peak heap_run(corm_heap *h, idmap *m, const trace *t, size_t upto, uint64_t floor_live,
+			 const char *path, const sim_cfg *c)
+{
+	char err[256];
+	if (corm_heap_init(h, c->block_size, c->threads, c->seed, err, sizeof err))
+		nm_usage_error("corm-sim: %s", err);
+	idmap_init(m, 1024);
+	run_peak r = {0, 0};
+	double most = -1;
+	for (size_t i = 0; i < upto; i++) {
+		apply(h, m, &t->op[i], i, path);
+		if (h->live_bytes > r.max_live)
+			r.max_live = h->live_bytes;
+		if (h->live_bytes >= floor_live && wasted(h) > most) {
+			most = wasted(h);
+			r.op = i + 1;
+		}
+	}
+	return r;
+}
+
+static void heap_done(corm_heap *h, idmap *m)
+{
+	corm_heap_free(h);
+	free(m->key), free(m->val);
+}
+
+/* One point of the sweep: the heap at the trace's moment of highest
+ * fragmentation, compacted with every strategy. That moment is the most
+ * wasted bytes once the heap holds at least half the trace's largest live
+ * set: a heap still filling up (a block per thread and class opened for a
+ * few objects) is not yet fragmented, it is empty. A heap cannot be copied
+ * cheaply, so the trace is replayed: for the largest live set, for the
+ * moment, and up to it. */
+static void sweep_point(const trace *t, const char *name, const sim_cfg *c, json_t *doc, snap_checks *ck)
+{
+	corm_heap h;
+	idmap m;
+	run_peak first = heap_run(&h, &m, t, t->n, 0, name, c);
+	heap_done(&h, &m);
+	size_t peak = heap_run(&h, &m, t, t->n, (first.max_live + 1) / 2, name, c).op;
+	heap_done(&h, &m);
+	heap_run(&h, &m, t, peak, 0, name, c);
+	double active[MAX_LIST + 3];
+	json_t *act = snapshot(&h, c, ck, active);
+	json_t *params = json_pack("{s:s, s:i}", "trace", name, "threads", c->threads);
+	summarise(json_object_get(doc, "summary"), params, c, active);
+	json_t *run = json_pack("{s:o, s:I, s:I, s:I, s:I, s:f, s:o}", "params", params, "op", (json_int_t)peak,
+				"operations", (json_int_t)t->n, "live_objects", (json_int_t)h.live_objects,
+				"live_bytes", (json_int_t)h.live_bytes, "wasted_bytes", wasted(&h), "active", act);
+	json_object_set_new(run, "reduction", reductions(run));
+	json_array_append_new(json_object_get(doc, "runs"), run);
+	heap_done(&h, &m);
+}
+
+/* The traces a sweep replays: --trace FILE, or the Redis traces named. */
+static int sweep_traces(const json_t *spec, int *which)
+{
+	if (set(spec, "trace") == set(spec, "redis"))
+		nm_usage_error("corm-sim: --mode sweep takes either --trace FILE or --redis t1,t2,t3");
+	if (set(spec, "trace"))
+		return 0;
+	int n = 0;
+	char *dup = strdup(nm_cfg_str(spec, "redis")), *save = NULL;
+	for (char *tok = strtok_r(dup, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
+		int k = corm_redis_parse(tok);
+		if (k < 0 || n == CORM_REDIS_TRACES)
+			nm_usage_error("corm-sim: --redis takes up to three of t1, t2, t3, not '%s'", tok);
+		which[n++] = k;
+	}
+	free(dup);
+	if (!n)
+		nm_usage_error("corm-sim: --redis is empty");
+	return n;
+}
+
+static void mode_sweep(const json_t *spec, const sim_cfg *c, json_t *doc, snap_checks *ck)
+{
+	int which[CORM_REDIS_TRACES], nw = sweep_traces(spec, which);
+	double thr[MAX_LIST];
+	int nt = parse_list("thread-counts", nm_cfg_str(spec, "thread_counts"), 1, 4096, thr);
+	double scale = nm_cfg_double(spec, "redis_scale");
+	json_t *traces = json_object();
+	json_object_set_new(doc, "runs", json_array());
+	for (int w = 0; w < (nw ? nw : 1); w++) {
+		trace t = {0};
+		const char *name = nw ? corm_redis_name(which[w]) : nm_cfg_str(spec, "trace");
+		if (nw)
+			corm_redis_generate(&t, which[w], c->seed, scale);
+		else
+			trace_read(&t, name);
+		json_object_set_new(traces, name, json_pack("{s:I, s:s}", "operations", (json_int_t)t.n, "source",
+							  nw ? SYNTHESIZED : "file"));
+		for (int i = 0; i < nt; i++) {
+			sim_cfg ct = *c;
+			if (thr[i] != floor(thr[i]))
+				nm_usage_error("corm-sim: --thread-counts takes integers, not %g", thr[i]);
+			ct.threads = (int)thr[i];
+			sweep_point(&t, name, &ct, doc, ck);
+		}
+		corm_ops_free(&t);
+	}
+	json_object_set_new(doc, "traces", traces);
 }
 
 static void mode_synthetic(const json_t *spec, const sim_cfg *c, json_t *doc, snap_checks *ck)
@@ -549,6 +681,8 @@ static int sim_main(int argc, char **argv)
 		mode_prob(spec, &c, doc);
 	else if (!strcmp(mode, "trace"))
 		mode_trace(spec, &c, doc, &ck);
+	else if (!strcmp(mode, "sweep"))
+		mode_sweep(spec, &c, doc, &ck);
 	else
 		mode_synthetic(spec, &c, doc, &ck);
 	json_object_set_new(doc, "checks", json_pack("{s:b, s:b}", "conserved", ck.conserved, "above_ideal",
@@ -573,6 +707,9 @@ static const nm_opt gen_opts[] = {
 	{"objects", 'n', NM_OPT_INT, "10000", 1, 1e9, NULL, 0, "objects allocated"},
 	{"sizes", 0, NM_OPT_STR, "256", 0, 0, NULL, 0, "object sizes, each allocation one at random"},
 	{"free", 0, NM_OPT_DOUBLE, "0.75", 0, 1, NULL, 0, "fraction then freed, at random"},
+	{"redis", 0, NM_OPT_ENUM, NULL, 0, 0, "t1,t2,t3", 0,
+	 "the paper's Redis trace (Sec. 4.4.3), synthesized from its description, in place of the above"},
+	{"redis-scale", 0, NM_OPT_DOUBLE, "1", 1e-6, 1, NULL, 0, "--redis: key counts times this"},
 	{"seed", 's', NM_OPT_INT, "1", 0, 9.2e18, NULL, 0, "random seed"},
 	{"output", 'o', NM_OPT_STR, NULL, 0, 0, NULL, 0, "trace file (default: stdout)"},
 	NM_OPT_END,
@@ -583,7 +720,7 @@ static int gen_main(int argc, char **argv)
 {
 	if (nm_opt_wants_help(argc, argv)) {
 		nm_opt_usage(stdout, "netmem corm-trace",
-			     "Writes a synthetic allocation trace for netmem corm-sim (CoRM Fig. 17's kind).",
+			     "Writes an allocation trace for netmem corm-sim: CoRM Fig. 17's kind, or a Redis trace of Figs. 18-19.",
 			     gen_tables);
 		printf("\nFormat: 'alloc ID SIZE' / 'free ID' lines, '#' comments (netmem corm-sim --help).\n");
 		return 0;
@@ -601,9 +738,17 @@ static int gen_main(int argc, char **argv)
 	if (!f)
 		nm_usage_error("corm-trace: cannot write %s: %s", out, strerror(errno));
 	trace t = {0};
-	trace_synthetic(&t, n, sizes, ns, fr, seed);
-	fprintf(f, "# netmem corm-trace -n %" PRIu64 " --sizes %s --free %g --seed %" PRIu64 "\n", n,
-		nm_cfg_str(spec, "sizes"), fr, seed);
+	if (set(spec, "redis")) {
+		const char *r = nm_cfg_str(spec, "redis");
+		double scale = nm_cfg_double(spec, "redis_scale");
+		corm_redis_generate(&t, corm_redis_parse(r), seed, scale);
+		fprintf(f, "# netmem corm-trace --redis %s --redis-scale %g --seed %" PRIu64 "\n", r, scale, seed);
+		fprintf(f, "# redis-mem-%s, %s\n", r, SYNTHESIZED);
+	} else {
+		trace_synthetic(&t, n, sizes, ns, fr, seed);
+		fprintf(f, "# netmem corm-trace -n %" PRIu64 " --sizes %s --free %g --seed %" PRIu64 "\n", n,
+			nm_cfg_str(spec, "sizes"), fr, seed);
+	}
 	fprintf(f, "# alloc ID SIZE | free ID\n");
 	for (size_t i = 0; i < t.n; i++)
 		if (t.op[i].size)
@@ -620,7 +765,7 @@ static int gen_main(int argc, char **argv)
 
 static const nm_experiment corm_trace_exp = {
 	.name = "corm-trace",
-	.summary = "synthetic allocation traces for corm-sim (no NIC)",
+	.summary = "synthetic and Redis allocation traces for corm-sim (no NIC)",
 	.tool_main = gen_main,
 };
 NM_EXPERIMENT(corm_trace_exp)
