@@ -48,6 +48,9 @@ typedef struct nm_opt {
 
 /* Option tables end with an entry whose name is NULL. */
 #define NM_OPT_END {0}
+/* --inject: a fault the workload's own checks must catch, so that a test can
+ * see them fail; VALUES starts with "none", the default of every real run. */
+#define NM_OPT_INJECT(values, help) {"inject", 0, NM_OPT_ENUM, "none", 0, 0, values, 0, help}
 
 /* The JSON key of an option ("tx-depth" -> "tx_depth"), in a static buffer
  * owned by the caller (at least 64 bytes). */

@@ -79,9 +79,9 @@ static const nm_opt control_opts[] = {
 	 "buckets of the downsampled output trace (mean, min and max per bucket)"},
 	{"yield", 0, NM_OPT_ENUM, "auto", 0, 0, "auto,on,off", 0,
 	 "waiting for a slot yields the CPU (auto: when a host has more ranks than CPUs)"},
-	{"inject", 0, NM_OPT_ENUM, "none", 0, 0, "none,wrong-slot", 0,
+	NM_OPT_INJECT("none,wrong-slot",
 	 "testing the check: wrong-slot makes the controller read converter 1's V for converter 0 "
-	 "(the point must come out invalid)"},
+	 "(the point must come out invalid)"),
 	NM_OPT_END,
 };
 
@@ -507,6 +507,18 @@ static void control_result(nm_ctx *ctx, const cjob *j, const nm_measure *ms, jso
 	json_object_set_new(out, "effective", eff);
 }
 
+/* What control_setup and control_run allocated, in reverse order. */
+static void control_teardown(cjob *j)
+{
+	free(j->tr_t);
+	free(j->tr_v);
+	nm_chan_free(&j->ch);
+	nm_mesh_destroy(&j->mesh);
+	free(j->d);
+	free(j->v);
+	nm_mr_free(&j->mr);
+}
+
 static void control_run(nm_ctx *ctx, const void *point, json_t *out)
 {
 	const control_point *p = point;
@@ -546,13 +558,7 @@ static void control_run(nm_ctx *ctx, const void *point, json_t *out)
 	if (ctx->rank == 0)
 		control_result(ctx, &j, ms, out);
 	nm_measure_free(ms);
-	nm_chan_free(&j.ch);
-	nm_mesh_destroy(&j.mesh);
-	nm_mr_free(&j.mr);
-	free(j.d);
-	free(j.v);
-	free(j.tr_t);
-	free(j.tr_v);
+	control_teardown(&j);
 }
 
 static void control_report(const json_t *pt, const json_t *res, bool first)

@@ -89,13 +89,13 @@ static const nm_opt corm_opts[] = {
 	{"occupancy", 0, NM_OPT_DOUBLE, "0.9", 0, 1, NULL, NM_OPT_LIST,
 	 "compaction: blocks at most this full are collected"},
 	{"interval", 0, NM_OPT_DOUBLE, "0.05", 0.001, 60, NULL, 0, "time-series interval (s)"},
-	{"inject", 0, NM_OPT_ENUM, "none", 0, 0, "none,no-id-check,read-refused,new-rkey", 0,
+	NM_OPT_INJECT("none,no-id-check,read-refused,new-rkey",
 	 "a fault that the checks must catch: no-id-check makes DirectRead accept whatever object sits at the "
 	 "pointer's address (stale reads, the point invalid); read-refused sends one DirectRead in 50 with a "
 	 "wrong key, which the device refuses (the READ QP recovered, the read falls back, counted as "
 	 "direct_read_refused); new-rkey registers every remapped VA afresh, as a NIC whose ibv_rereg_mr hands "
 	 "back a new key (reads with the old key are refused, and the RPC fallback brings the new one: "
-	 "rkey_updated)"},
+	 "rkey_updated)"),
 	{"va-blocks", 0, NM_OPT_SIZE, "65536", 16, 1ll << 24, NULL, 0, "server address space, in blocks"},
 	NM_OPT_ITERS("1000", "operations of each kind (latency), remaps (remap)"),
 	NM_OPT_DURATION,

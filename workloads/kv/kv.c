@@ -88,9 +88,9 @@ static const nm_opt kv_opts[] = {
 	 "write every operation into FILE for netmem kv-check (JSON Lines: per point a header, then per "
 	 "operation the first value word read or written, its writer and version, invocation and response times)"},
 	{"history-max", 0, NM_OPT_INT, "100000", 1, 1e8, NULL, 0, "history: operations per thread at most"},
-	{"inject", 0, NM_OPT_ENUM, "none", 0, 0, "none,early-release,no-checksum", 0,
+	NM_OPT_INJECT("none,early-release,no-checksum",
 	 "testing the checks: early-release (a lock released before its write lands), "
-	 "no-checksum (readers skip the checksum, a writer writes a value in two halves)"},
+	 "no-checksum (readers skip the checksum, a writer writes a value in two halves)"),
 	NM_OPT_ITERS("10000", "operations"),
 	NM_OPT_DURATION,
 	NM_OPT_WARMUP("operations"),

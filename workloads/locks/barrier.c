@@ -134,9 +134,9 @@ static const nm_opt barrier_opts[] = {
 	 "adds K-1 READs between two timed barriers)"},
 	{"yield", 0, NM_OPT_ENUM, "auto", 0, 0, "auto,on,off", 0,
 	 "SST spin yields the CPU every 64 rounds (auto: when a host has more participants than CPUs)"},
-	{"inject", 0, NM_OPT_ENUM, "none", 0, 0, "none,no-wait", 0,
+	NM_OPT_INJECT("none,no-wait",
 	 "testing the check: no-wait makes rank 0 leave every barrier without waiting (the point "
-	 "must come out invalid)"},
+	 "must come out invalid)"),
 	NM_OPT_END,
 };
 
@@ -494,6 +494,23 @@ static void barrier_result(nm_ctx *ctx, const bjob *j, const nm_measure *ms, boo
 	json_object_set_new(out, "effective", effective_json(ctx, j, ms, yield, cpus));
 }
 
+/* What barrier_setup allocated, in reverse order. */
+static void barrier_teardown(bjob *j)
+{
+	if (j->sub != MPI_COMM_NULL)
+		MPI_Comm_free(&j->sub);
+	free(j->vs);
+	free(j->outs);
+	free(j->recs);
+	nm_chan_free(&j->cb);
+	nm_chan_free(&j->cc);
+	nm_mesh_destroy(&j->mesh);
+	if (j->part)
+		nm_barrier_free(&j->bar);
+	free(j->entered);
+	nm_mr_free(&j->mr);
+}
+
 static void barrier_run(nm_ctx *ctx, const void *point, json_t *out)
 {
 	const barrier_point *p = point;
@@ -521,18 +538,7 @@ static void barrier_run(nm_ctx *ctx, const void *point, json_t *out)
 	if (ctx->rank == 0)
 		barrier_result(ctx, &j, ms, yield, out);
 	nm_measure_free(ms);
-	if (j.sub != MPI_COMM_NULL)
-		MPI_Comm_free(&j.sub);
-	if (j.part)
-		nm_barrier_free(&j.bar);
-	nm_chan_free(&j.cb);
-	nm_chan_free(&j.cc);
-	nm_mesh_destroy(&j.mesh);
-	nm_mr_free(&j.mr);
-	free(j.entered);
-	free(j.vs);
-	free(j.outs);
-	free(j.recs);
+	barrier_teardown(&j);
 }
 
 static void barrier_report(const json_t *pt, const json_t *res, bool first)

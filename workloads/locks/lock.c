@@ -71,9 +71,9 @@ static const nm_opt lock_opts[] = {
 	NM_OPT_ITERS("1000", "operations"),
 	NM_OPT_DURATION,
 	NM_OPT_WARMUP("operations"),
-	{"inject", 0, NM_OPT_ENUM, "none", 0, 0, "none,race", 0,
+	NM_OPT_INJECT("none,race",
 	 "testing the check: race lets rank 0 thread 0 skip the lock in both phases (the point must "
-	 "come out invalid)"},
+	 "come out invalid)"),
 	NM_OPT_END,
 };
 

@@ -70,8 +70,8 @@ static const nm_opt txn_opts[] = {
 	NM_OPT_ITERS("1000", "transfers"),
 	NM_OPT_DURATION,
 	NM_OPT_WARMUP("transfers"),
-	{"inject", 0, NM_OPT_ENUM, "none", 0, 0, "none,lost,torn", 0,
-	 "testing the checks: lost drops one credit, torn writes one half-updated balance word"},
+	NM_OPT_INJECT("none,lost,torn",
+	 "testing the checks: lost drops one credit, torn writes one half-updated balance word"),
 	NM_OPT_END,
 };
 

@@ -49,9 +49,9 @@ static const nm_opt matrix_opts[] = {
 	 "buffer per memory node (larger than the last-level cache)"},
 	NM_OPT_ITERS("1000000", "dependent loads per pair of nodes"),
 	NM_OPT_WARMUP("dependent loads per pair"),
-	{"inject", 0, NM_OPT_ENUM, "none", 0, 0, "none,shortcut", 0,
+	NM_OPT_INJECT("none,shortcut",
 	 "testing the check: shortcut makes one line of each chain skip its successor (the point must "
-	 "come out invalid)"},
+	 "come out invalid)"),
 	NM_OPT_END,
 };
 

@@ -76,11 +76,11 @@ static const nm_opt ops_opts[] = {
 	 "'disjoint but adjacent addresses' (8 connections x 8 B share one cache line)"},
 	NM_OPT_NUMA_WORKERS,
 	NM_OPT_NUMA_LOAD("every target rank while clients measure"),
-	{"inject", 0, NM_OPT_ENUM, "none", 0, 0, "none,corrupt,rkey,misplace", 0,
+	NM_OPT_INJECT("none,corrupt,rkey,misplace",
 	 "testing the checks: corrupt damages data after the run (the point must come out invalid); "
 	 "rkey posts with a wrong key (the job must stop, naming rank, peer and operation); "
 	 "misplace moves one page of each target's buffer off --buf-node before registration (the "
-	 "placement check must mark the point invalid; needs two NUMA nodes)"},
+	 "placement check must mark the point invalid; needs two NUMA nodes)"),
 	NM_OPT_END,
 };
 
