@@ -3,6 +3,7 @@
  * rdma-core's rc_pingpong: every call checked, every failure named. */
 #ifndef NM_VERBS_H
 #define NM_VERBS_H
+#include "needs.h"
 #include <infiniband/verbs.h>
 #include <stdbool.h>
 #include <stddef.h>
@@ -93,6 +94,15 @@ typedef struct nm_mr {
  * line naming `ulimit -l` and the bytes needed. `what` says what registers
  * them. ODP registrations pin nothing and do not count. */
 int nm_memlock_check(uint64_t bytes, const char *what, char *err, size_t errlen);
+
+/* The locked-memory limit a registration meets: RLIMIT_MEMLOCK's soft limit
+ * in bytes, UINT64_MAX when unlimited or when the process holds
+ * CAP_IPC_LOCK (*ipc_lock then true). What nm_memlock_check compares with. */
+uint64_t nm_memlock_limit(bool *ipc_lock);
+/* Adds one nm_mr_alloc of len bytes to a rank's needs: an MR of the length
+ * nm_mr_alloc maps (whole pages, 2 MiB ones with hugepages), pinned, or on
+ * demand with odp. */
+void nm_mr_needs(nm_needs *n, size_t len, bool hugepages, bool odp);
 
 int nm_mr_alloc(nm_dev *d, nm_mr *m, size_t len, bool hugepages, int numa_node,
 		char *err, size_t errlen);
