@@ -94,6 +94,12 @@ typedef struct nm_time_model {
 	double op_ns;         /* one measured operation of one thread */
 } nm_time_model;
 
+/* The formula above in one line, for the preflight document. */
+#define NM_TIME_FORMULA                                                                          \
+	"start + sum over points of reps * (point + qps * qp + pinned_gib * reg_per_gib + run); "   \
+	"run = duration + warmup * op with --duration, else (iters + warmup) * op; op: the family's " \
+	"op_ns or the model's"
+
 extern const nm_time_model nm_time_hardware, nm_time_emulated;
 
 typedef struct nm_point_time {

@@ -507,6 +507,16 @@ static bool has_ipc_lock(void)
 	return found && (caps >> 14 & 1);
 }
 
+bool nm_dev_odp_rc(const nm_dev *d)
+{
+	struct ibv_device_attr_ex ax;
+	memset(&ax, 0, sizeof ax);
+	if (ibv_query_device_ex(d->ctx, NULL, &ax))
+		return false;
+	return (ax.odp_caps.general_caps & IBV_ODP_SUPPORT) &&
+	       (ax.odp_caps.per_transport_caps.rc_odp_caps & IBV_ODP_SUPPORT_READ);
+}
+
 uint64_t nm_memlock_limit(bool *ipc_lock)
 {
 	struct rlimit rl;

@@ -30,6 +30,9 @@ typedef struct nm_dev {
  * down or out of range). */
 int nm_dev_open(nm_dev *d, const char *name, int port, int gid_index, char *err, size_t errlen);
 void nm_dev_close(nm_dev *d);
+/* Whether the device pages on demand for RC READs (ibv_query_device_ex's ODP
+ * caps): what CoRM's ODP strategies and their preflight check need. */
+bool nm_dev_odp_rc(const nm_dev *d);
 /* The IPv4 address of the interface the experiment's traffic uses: on RoCE
  * the chosen GID's own address when it is IPv4-mapped, else an address of
  * the GID's netdev; on InfiniBand an address of the device's IPoIB
