@@ -18,6 +18,10 @@
 /* The harness's options of one point, decoded once for every experiment. */
 typedef struct nm_base {
 	int nranks;
+	/* Host identity of every rank of the job (nranks entries): the job's
+	 * own (nm_boot_hosts), or under netmem preflight the hosts the
+	 * config's ranks will be placed on. Decode reads placement here. */
+	const uint64_t *hosts;
 	int threads;             /* -T: worker threads per rank */
 	uint64_t seed;
 	double timeout;          /* seconds without progress before a wait gives up */

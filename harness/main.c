@@ -65,6 +65,7 @@ void nm_base_decode(const json_t *pt, int nranks, nm_base *b)
 {
 	*b = (nm_base){
 		.nranks = nranks,
+		.hosts = nm_boot_hosts(),
 		.threads = (int)nm_cfg_int(pt, "threads"),
 		.seed = (uint64_t)nm_cfg_int(pt, "seed"),
 		.timeout = nm_cfg_double(pt, "timeout"),

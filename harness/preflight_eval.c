@@ -15,6 +15,7 @@ typedef struct pf_eval {
 	const nm_pf_hosts *h;
 	const json_t *cfg, *spec;
 	int C, rpn;              /* ranks of the config's job, ranks per node (0: one per host in turn) */
+	uint64_t *hosts;         /* host identity of each of the C ranks, as placed on this job's hosts */
 	nm_pf_verdict v;
 	char reason[1024];
 	nm_needs peak;           /* per rank, over every point */
@@ -94,6 +95,7 @@ static void eval_points(pf_eval *ev, const json_t *points, int reps)
 	json_array_foreach((json_t *)points, i, pt) {
 		nm_base b;
 		nm_base_decode(pt, ev->C, &b);
+		b.hosts = ev->hosts;
 		err[0] = 0;
 		if (b.qp.mtu && !nm_mtu_from_bytes(b.qp.mtu))
 			snprintf(err, sizeof err, "option --mtu: %d is not one of 256, 512, 1024, 2048, 4096", b.qp.mtu);
@@ -140,6 +142,9 @@ json_t *nm_preflight_config(const char *path, const json_t *cfg, int np, const n
 	json_t *spec = nm_opt_parse(tables, copy, where, 0, NULL, err, sizeof err), *points = NULL;
 	json_decref(copy);
 	ev.spec = spec;
+	ev.hosts = nm_calloc((size_t)(ev.C > 0 ? ev.C : 1), sizeof *ev.hosts);
+	for (int r = 0; r < ev.C; r++)
+		ev.hosts[r] = (uint64_t)nm_needs_host_of(r, h->n, ev.rpn) + 1;
 	int reps = spec ? (int)nm_cfg_int(spec, "reps") : 1;
 	if (!spec)
 		refuse(&ev, NULL, err);
@@ -164,5 +169,6 @@ json_t *nm_preflight_config(const char *path, const json_t *cfg, int np, const n
 				ev.seconds, "peak", peak_json(&ev));
 	json_decref(points);
 	json_decref(spec);
+	free(ev.hosts);
 	return out;
 }

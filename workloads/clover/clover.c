@@ -126,7 +126,7 @@ static int cl_decode_path(const json_t *pt, cl_point *c, const nm_base *b, char 
 	if (c->mem_nodes != 1)
 		return cl_fail(err, len, "--resolve %s runs one packet path, for one memory node (the paper's set-up); "
 			       "use --memory-nodes 1", cl_resolve_names[c->resolve]);
-	const uint64_t *host = nm_boot_hosts();
+	const uint64_t *host = b->hosts;
 	int mem = b->nranks - 1;
 	for (int r = 1; r < mem; r++)
 		if (host[r] == host[mem])

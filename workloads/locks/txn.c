@@ -112,7 +112,7 @@ static int txn_decode(const json_t *pt, const nm_base *b, void *out, char *err, 
 		return -1;
 	}
 	nm_hosts *hg = &p->hosts;
-	if (nm_hosts_group(nm_boot_hosts(), b->nranks, want_p, hg, err, len) != 0)
+	if (nm_hosts_group(b->hosts, b->nranks, want_p, hg, err, len) != 0)
 		return -1;
 	if (N > hg->nodes) {
 		if (want_p > 0)
