@@ -1,8 +1,10 @@
 /* Needs against limits, and the time estimate (needs.h). */
 #include "needs.h"
+#include "log.h"
 #include <inttypes.h>
-#include <stdarg.h>
+#include <stddef.h>
 #include <stdio.h>
+#include <string.h>
 
 #define MAX(a, b) ((a) > (b) ? (a) : (b))
 
@@ -39,28 +41,23 @@ void nm_needs_max(nm_needs *a, const nm_needs *b)
 	a->op_ns = MAX(a->op_ns, b->op_ns);
 }
 
+/* The counts that add up when several ranks share one NIC. */
+static const size_t summed[] = {offsetof(nm_needs, qps), offsetof(nm_needs, cqs), offsetof(nm_needs, mrs),
+				offsetof(nm_needs, pinned_bytes), offsetof(nm_needs, odp_bytes),
+				offsetof(nm_needs, hugepage_bytes)};
+
 void nm_needs_sum(nm_needs *a, const nm_needs *b)
 {
-	uint64_t qps = a->qps + b->qps, cqs = a->cqs + b->cqs, mrs = a->mrs + b->mrs;
-	uint64_t pinned = a->pinned_bytes + b->pinned_bytes, odp = a->odp_bytes + b->odp_bytes;
-	uint64_t huge = a->hugepage_bytes + b->hugepage_bytes;
-	nm_needs_max(a, b);
-	a->qps = qps;
-	a->cqs = cqs;
-	a->mrs = mrs;
-	a->pinned_bytes = pinned;
-	a->odp_bytes = odp;
-	a->hugepage_bytes = huge;
-}
-
-static nm_fit no(char *why, size_t len, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
-static nm_fit no(char *why, size_t len, const char *fmt, ...)
-{
-	va_list ap;
-	va_start(ap, fmt);
-	vsnprintf(why, len, fmt, ap);
-	va_end(ap);
-	return NM_FIT_NO;
+	nm_needs s = *a;
+	nm_needs_max(&s, b);
+	for (size_t i = 0; i < sizeof summed / sizeof *summed; i++) {
+		uint64_t x, y;
+		memcpy(&x, (const char *)a + summed[i], sizeof x);
+		memcpy(&y, (const char *)b + summed[i], sizeof y);
+		x += y;
+		memcpy((char *)&s + summed[i], &x, sizeof x);
+	}
+	*a = s;
 }
 
 /* A byte count a reader takes in at once: "3.0 GiB", "512 KiB". */
@@ -77,54 +74,54 @@ static const char *human(uint64_t b, char *buf, size_t len)
 	return buf;
 }
 
-nm_fit nm_fit_rank(const nm_needs *n, const nm_limits *l, char *why, size_t len)
+int nm_fit_rank(const nm_needs *n, const nm_limits *l, char *why, size_t len)
 {
 	char a[32], b[32];
 	const char *h = l->host;
 	if (n->pinned_bytes > l->memlock)
-		return no(why, len, "host %s: pins %s of registered memory, above RLIMIT_MEMLOCK %s (raise "
+		return nm_errf(why, len, "host %s: pins %s of registered memory, above RLIMIT_MEMLOCK %s (raise "
 			  "`ulimit -l` to %" PRIu64 " KiB or unlimited, or run with CAP_IPC_LOCK)", h,
 			  human(n->pinned_bytes, a, sizeof a), human(l->memlock, b, sizeof b),
 			  (n->pinned_bytes + 1023) >> 10);
 	if (n->largest_mr > l->max_mr_size)
-		return no(why, len, "host %s: registers %s in one MR, %s allows %s (max_mr_size)", h,
+		return nm_errf(why, len, "host %s: registers %s in one MR, %s allows %s (max_mr_size)", h,
 			  human(n->largest_mr, a, sizeof a), l->device, human(l->max_mr_size, b, sizeof b));
 	if (n->sq_depth > l->max_qp_wr && !n->sq_capped)
-		return no(why, len, "host %s: a send queue of %" PRIu64 " entries, %s allows %" PRIu64 " (max_qp_wr)",
+		return nm_errf(why, len, "host %s: a send queue of %" PRIu64 " entries, %s allows %" PRIu64 " (max_qp_wr)",
 			  h, n->sq_depth, l->device, l->max_qp_wr);
 	if (n->rd_atomic > l->max_qp_rd_atom)
-		return no(why, len, "host %s: %" PRIu64 " outstanding READ/atomics per QP, %s allows %" PRIu64
+		return nm_errf(why, len, "host %s: %" PRIu64 " outstanding READ/atomics per QP, %s allows %" PRIu64
 			  " (max_qp_rd_atom)", h, n->rd_atomic, l->device, l->max_qp_rd_atom);
 	if (n->atomics && l->atomics == NM_ATOMIC_NONE)
-		return no(why, len, "host %s: posts RDMA atomics, %s has none (atomic_cap ATOMIC_NONE)", h, l->device);
+		return nm_errf(why, len, "host %s: posts RDMA atomics, %s has none (atomic_cap ATOMIC_NONE)", h, l->device);
 	if (n->odp && !l->odp_rc)
-		return no(why, len, "host %s: needs on-demand paging for RC READ and WRITE, %s has none (ODP caps)",
+		return nm_errf(why, len, "host %s: needs on-demand paging for RC READ and WRITE, %s has none (ODP caps)",
 			  h, l->device);
 	if (n->mtu > l->active_mtu)
-		return no(why, len, "host %s: path MTU %d above the active MTU %d of %s", h, n->mtu, l->active_mtu,
+		return nm_errf(why, len, "host %s: path MTU %d above the active MTU %d of %s", h, n->mtu, l->active_mtu,
 			  l->device);
 	if (n->numa_nodes > l->numa_nodes)
-		return no(why, len, "host %s: needs %d NUMA nodes, has %d", h, n->numa_nodes, l->numa_nodes);
-	return NM_FIT_OK;
+		return nm_errf(why, len, "host %s: needs %d NUMA nodes, has %d", h, n->numa_nodes, l->numa_nodes);
+	return 0;
 }
 
-nm_fit nm_fit_host(const nm_needs *s, int ranks, const nm_limits *l, char *why, size_t len)
+int nm_fit_host(const nm_needs *s, int ranks, const nm_limits *l, char *why, size_t len)
 {
 	char a[32], b[32];
 	const char *h = l->host, *d = l->device;
 	if (s->qps > l->max_qp)
-		return no(why, len, "host %s: %d rank(s) create %" PRIu64 " QPs on %s, which allows %" PRIu64
+		return nm_errf(why, len, "host %s: %d rank(s) create %" PRIu64 " QPs on %s, which allows %" PRIu64
 			  " (max_qp)", h, ranks, s->qps, d, l->max_qp);
 	if (s->cqs > l->max_cq)
-		return no(why, len, "host %s: %d rank(s) create %" PRIu64 " CQs on %s, which allows %" PRIu64
+		return nm_errf(why, len, "host %s: %d rank(s) create %" PRIu64 " CQs on %s, which allows %" PRIu64
 			  " (max_cq)", h, ranks, s->cqs, d, l->max_cq);
 	if (s->mrs > l->max_mr)
-		return no(why, len, "host %s: %d rank(s) register %" PRIu64 " MRs on %s, which allows %" PRIu64
+		return nm_errf(why, len, "host %s: %d rank(s) register %" PRIu64 " MRs on %s, which allows %" PRIu64
 			  " (max_mr)", h, ranks, s->mrs, d, l->max_mr);
 	if (s->hugepage_bytes > l->hugepages_free)
-		return no(why, len, "host %s: %d rank(s) back %s with huge pages, %s free (vm.nr_hugepages)", h, ranks,
+		return nm_errf(why, len, "host %s: %d rank(s) back %s with huge pages, %s free (vm.nr_hugepages)", h, ranks,
 			  human(s->hugepage_bytes, a, sizeof a), human(l->hugepages_free, b, sizeof b));
-	return NM_FIT_OK;
+	return 0;
 }
 
 int nm_needs_host_of(int r, int hosts, int ranks_per_node)

@@ -61,14 +61,14 @@ void nm_needs_max(nm_needs *a, const nm_needs *b);
  * depths and flags take the largest. */
 void nm_needs_sum(nm_needs *a, const nm_needs *b);
 
-typedef enum { NM_FIT_OK, NM_FIT_NO } nm_fit;
 /* One rank's needs against its host: the limits a process has on its own
- * (locked memory, MR size, depths, atomics, ODP, MTU, NUMA). NM_FIT_NO with
- * one line in why naming the host, the limit and both numbers. */
-nm_fit nm_fit_rank(const nm_needs *n, const nm_limits *l, char *why, size_t len);
+ * (locked memory, MR size, depths, atomics, ODP, MTU, NUMA). 0 when they
+ * fit, else -1 with one line in why naming the host, the limit and both
+ * numbers. */
+int nm_fit_rank(const nm_needs *n, const nm_limits *l, char *why, size_t len);
 /* The needs of every rank a host runs, summed (nm_needs_sum), against its
- * device's object counts and its free huge pages. */
-nm_fit nm_fit_host(const nm_needs *sum, int ranks, const nm_limits *l, char *why, size_t len);
+ * device's object counts and its free huge pages: 0, or -1 with why. */
+int nm_fit_host(const nm_needs *sum, int ranks, const nm_limits *l, char *why, size_t len);
 
 /* The host index config rank r runs on when its job places ranks as
  * run_all.sh does: `--map-by node` (round robin over hosts) or, with

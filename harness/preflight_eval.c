@@ -64,7 +64,7 @@ static void point_fit(pf_eval *ev, const json_t *pt, const nm_base *b, const voi
 			ev->e->needs(decoded, b, r, ev->C, &n);
 		harness_needs(ev, b, &n);
 		int hi = nm_needs_host_of(r, h->n, ev->rpn);
-		if (nm_fit_rank(&n, &h->lim[hi], why, sizeof why) == NM_FIT_NO) {
+		if (nm_fit_rank(&n, &h->lim[hi], why, sizeof why) != 0) {
 			snprintf(line, sizeof line, "rank %d on %s", r, why);
 			refuse(ev, pt, line);
 		}
@@ -76,7 +76,7 @@ static void point_fit(pf_eval *ev, const json_t *pt, const nm_base *b, const voi
 		t->op_ns = n.op_ns > t->op_ns ? n.op_ns : t->op_ns;
 	}
 	for (int hi = 0; hi < h->n; hi++) {
-		if (hranks[hi] && nm_fit_host(&host[hi], hranks[hi], &h->lim[hi], why, sizeof why) == NM_FIT_NO)
+		if (hranks[hi] && nm_fit_host(&host[hi], hranks[hi], &h->lim[hi], why, sizeof why) != 0)
 			refuse(ev, pt, why);
 		ev->qps_per_nic = host[hi].qps > ev->qps_per_nic ? host[hi].qps : ev->qps_per_nic;
 	}

@@ -80,7 +80,7 @@ void *nm_lock_desc_local(const nm_lock_env *e, const nm_lock_type *lt, int threa
 	return (uint8_t *)e->mr->buf + e->desc_off + (size_t)thread * lt->desc_bytes;
 }
 
-nm_mesh_cfg nm_lock_mesh_cfg(const nm_lock_env *e, const nm_lock_type *lt, const nm_qp_attr *qp, int R,
+static nm_mesh_cfg lock_mesh_cfg(const nm_lock_env *e, const nm_lock_type *lt, const nm_qp_attr *qp, int R,
 			     uint8_t *m)
 {
 	for (int a = 0; a < e->nranks && !lt->uses_mpi; a++)
@@ -94,13 +94,26 @@ nm_mesh_cfg nm_lock_mesh_cfg(const nm_lock_env *e, const nm_lock_type *lt, const
 	return mc;
 }
 
+void nm_lock_env_needs(const nm_lock_env *e, const nm_lock_type *lt, const nm_qp_attr *qp, size_t bytes,
+		       bool hugepages, int rank, int nranks, nm_needs *n)
+{
+	nm_mr_needs(n, bytes, hugepages, false);
+	uint8_t *m = nm_calloc((size_t)nranks * (size_t)nranks, 1);
+	nm_mesh_cfg mc = lock_mesh_cfg(e, lt, qp, nranks, m);
+	nm_mesh_needs(&mc, rank, nranks, n);
+	free(m);
+	/* every RDMA lock takes its word with CAS or FAA; the MPI baseline's
+	 * atomics are MPI's */
+	n->atomics |= !lt->uses_mpi;
+}
+
 void nm_lock_env_connect(nm_lock_env *e, const nm_lock_type *lt, nm_dev *d, nm_mesh *mesh, nm_mr *mr,
 			 const nm_qp_attr *qp)
 {
 	char err[512] = "";
 	int R = nm_boot_size();
 	uint8_t *m = nm_calloc((size_t)R * R, 1);
-	nm_mesh_cfg mc = nm_lock_mesh_cfg(e, lt, qp, R, m);
+	nm_mesh_cfg mc = lock_mesh_cfg(e, lt, qp, R, m);
 	e->mr = mr;
 	e->mesh = mesh;
 	e->type = lt;

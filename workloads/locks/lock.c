@@ -326,14 +326,7 @@ static void lock_needs(const void *point, const nm_base *b, int rank, int nranks
 {
 	lock_job j = {.p = point};
 	size_t total = lock_env_init(&j, b, rank);
-	nm_mr_needs(n, total, b->hugepages, false);
-	uint8_t *m = nm_calloc((size_t)nranks * (size_t)nranks, 1);
-	nm_mesh_cfg mc = nm_lock_mesh_cfg(&j.env, j.p->type, &b->qp, nranks, m);
-	nm_mesh_needs(&mc, rank, nranks, n);
-	free(m);
-	/* every RDMA lock takes its word with CAS or FAA; the MPI baseline's
-	 * atomics are MPI's */
-	n->atomics |= !j.p->type->uses_mpi;
+	nm_lock_env_needs(&j.env, j.p->type, &b->qp, total, b->hugepages, rank, nranks, n);
 }
 
 /* Each home compares its counters with the acquisitions of its locks, summed

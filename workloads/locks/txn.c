@@ -469,13 +469,8 @@ static void txn_needs(const void *point, const nm_base *b, int rank, int nranks,
 {
 	txn_job j = {.p = point};
 	size_t total = txn_env_init(&j, b, rank);
-	nm_mr_needs(n, total, b->hugepages, false);
-	uint8_t *m = nm_calloc((size_t)nranks * (size_t)nranks, 1);
-	nm_mesh_cfg mc = nm_lock_mesh_cfg(&j.env, j.p->type, &b->qp, nranks, m);
-	nm_mesh_needs(&mc, rank, nranks, n);
-	free(m);
+	nm_lock_env_needs(&j.env, j.p->type, &b->qp, total, b->hugepages, rank, nranks, n);
 	free(j.world);
-	n->atomics |= !j.p->type->uses_mpi;  /* LOCO's ticket lock: FAA and CAS */
 }
 
 static void txn_run(nm_ctx *ctx, const void *point, json_t *out)
