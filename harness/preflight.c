@@ -88,9 +88,9 @@ static int int_arg(const char *v, const char *name, int lo, int hi, int *out, ch
 static int parse_opts(int argc, char **argv, pf_opts *o, char *err, size_t len)
 {
 	*o = (pf_opts){.np = 2, .results = "results", .dev = "", .port = 1, .gid = -1};
-	o->configs = calloc((size_t)argc, sizeof *o->configs);
+	o->configs = nm_calloc((size_t)argc, sizeof *o->configs);
 	for (int i = 1; i < argc; i++) {
-		const char *v;
+		const char *v, *arg = argv[i];
 		int rc = 0;
 		if ((v = opt_value(argc, argv, &i, "--np", NULL)))
 			rc = int_arg(v, "--np", 1, 1 << 20, &o->np, err, len);
@@ -112,16 +112,12 @@ static int parse_opts(int argc, char **argv, pf_opts *o, char *err, size_t len)
 		if (rc)
 			return -1;
 		if (v && !*v) {
-			snprintf(err, len, "preflight: option %s needs a value", argv[i - 1 < 1 ? 1 : i - 1]);
+			snprintf(err, len, "preflight: option %s needs a value", arg);
 			return -1;
 		}
 	}
 	if (o->nconfigs == 0) {
 		snprintf(err, len, "preflight: name the config files to check (see netmem preflight --help)");
-		return -1;
-	}
-	if (o->json_path && !*o->json_path) {
-		snprintf(err, len, "preflight: --json needs a file name");
 		return -1;
 	}
 	return 0;

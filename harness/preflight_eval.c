@@ -103,12 +103,13 @@ static void eval_points(pf_eval *ev, const json_t *points, int reps)
 			snprintf(err, sizeof err, "the point does not decode");
 		if (err[0]) {
 			refuse(ev, pt, err);
-			continue;
+		} else {
+			nm_point_time t = {.iters = b.measure.iters, .warmup = b.measure.warmup,
+					   .duration = b.measure.duration, .reps = reps};
+			point_fit(ev, pt, &b, decoded, &t);
+			ev->seconds += nm_point_seconds(&t, ev->h->model);
 		}
-		nm_point_time t = {.iters = b.measure.iters, .warmup = b.measure.warmup,
-				   .duration = b.measure.duration, .reps = reps};
-		point_fit(ev, pt, &b, decoded, &t);
-		ev->seconds += nm_point_seconds(&t, ev->h->model);
+		/* what a failed decode allocated too */
 		if (ev->e->point_free)
 			ev->e->point_free(decoded);
 		memset(decoded, 0, psize);
