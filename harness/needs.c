@@ -38,7 +38,6 @@ void nm_needs_max(nm_needs *a, const nm_needs *b)
 	a->odp |= b->odp;
 	a->numa_nodes = MAX(a->numa_nodes, b->numa_nodes);
 	a->mtu = MAX(a->mtu, b->mtu);
-	a->op_ns = MAX(a->op_ns, b->op_ns);
 }
 
 /* The counts that add up when several ranks share one NIC. */
@@ -133,7 +132,7 @@ int nm_needs_host_of(int r, int hosts, int ranks_per_node)
 
 double nm_point_seconds(const nm_point_time *p, const nm_time_model *m)
 {
-	double op = (p->op_ns > 0 ? p->op_ns : m->op_ns) / 1e9;
+	double op = m->op_ns / 1e9;
 	double setup = m->point_s + (double)p->qps * m->qp_s +
 		       (double)p->pinned_bytes / (double)(1ull << 30) * m->reg_s_per_gib;
 	double run = p->duration > 0 ? p->duration + (double)p->warmup * op

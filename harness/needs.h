@@ -29,9 +29,6 @@ typedef struct nm_needs {
 	bool odp;                  /* needs on-demand paging for RC READ/WRITE */
 	int numa_nodes;            /* NUMA nodes the point needs on this host (>= 1) */
 	int mtu;                   /* path MTU asked, bytes (0: the port's active MTU) */
-	/* What one measured operation of a thread costs, ns, when the family
-	 * knows better than the harness's default (0: the default). */
-	double op_ns;
 } nm_needs;
 
 /* What a host offers, read once per rank by preflight. */
@@ -83,9 +80,10 @@ int nm_needs_host_of(int r, int hosts, int ranks_per_node);
  *   run    = duration + warmup * op        with --duration
  *          = (iters + warmup) * op         otherwise
  *
- * where op is the family's op_ns when it declares one, else the default for
- * the device kind. Constants for hardware and for Soft-RoCE below; the
- * Soft-RoCE ones are measured at check scale in the VM. */
+ * where op is one measured operation of one thread on this kind of device.
+ * At check scale set-up dominates; at paper scale duration does (most paper
+ * points run for --duration), so one op time per device kind is enough.
+ * Constants for hardware and for Soft-RoCE in needs.c. */
 typedef struct nm_time_model {
 	double start_s;       /* mpirun, MPI_Init, device open, metadata */
 	double point_s;       /* barriers, placement, result record per point */
@@ -97,8 +95,7 @@ typedef struct nm_time_model {
 /* The formula above in one line, for the preflight document. */
 #define NM_TIME_FORMULA                                                                          \
 	"start + sum over points of reps * (point + qps * qp + pinned_gib * reg_per_gib + run); "   \
-	"run = duration + warmup * op with --duration, else (iters + warmup) * op; op: the family's " \
-	"op_ns or the model's"
+	"run = duration + warmup * op with --duration, else (iters + warmup) * op"
 
 extern const nm_time_model nm_time_hardware, nm_time_emulated;
 
@@ -108,7 +105,6 @@ typedef struct nm_point_time {
 	int reps;
 	uint64_t qps;            /* the most any rank creates */
 	uint64_t pinned_bytes;   /* the most any rank pins */
-	double op_ns;            /* 0: the model's */
 } nm_point_time;
 
 /* Seconds for one point, all its repetitions (setup + run each). */

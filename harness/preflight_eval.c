@@ -73,7 +73,6 @@ static void point_fit(pf_eval *ev, const json_t *pt, const nm_base *b, const voi
 		nm_needs_max(&ev->peak, &n);
 		t->qps = n.qps > t->qps ? n.qps : t->qps;
 		t->pinned_bytes = n.pinned_bytes > t->pinned_bytes ? n.pinned_bytes : t->pinned_bytes;
-		t->op_ns = n.op_ns > t->op_ns ? n.op_ns : t->op_ns;
 	}
 	for (int hi = 0; hi < h->n; hi++) {
 		if (hranks[hi] && nm_fit_host(&host[hi], hranks[hi], &h->lim[hi], why, sizeof why) != 0)
