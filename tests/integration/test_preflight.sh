@@ -1,7 +1,7 @@
 #!/bin/sh
 # netmem preflight on real verbs (Soft-RoCE): one job over several check-scale
 # configs finds that those whose families declare their needs fit, reports
-# an undeclared one (clover) as not checked, and refuses a config too large for the
+# an undeclared one (kv) as not checked, and refuses a config too large for the
 # guest's device (max_qp) and one that needs ODP on a kernel without it;
 # a second job, with locked memory lowered and CAP_IPC_LOCK dropped, refuses
 # on RLIMIT_MEMLOCK, and the run it refused does fail there. Three mpiruns:
@@ -20,9 +20,9 @@ EOF
 cat >"$tmp/mem.json" <<'EOF'
 {"experiment": "ops", "params": {"op": "read", "size": 1048576, "iters": 10}}
 EOF
-fits="ops-lat ops-bw ops-atomic-lat alock-fig1 barrier txn-locks loco-fig7"
+fits="ops-lat ops-bw ops-atomic-lat alock-fig1 barrier txn-locks loco-fig7 clover-skew"
 cfgs=""
-for c in $fits clover-skew corm-fig8; do cfgs="$cfgs configs/check/$c.json"; done
+for c in $fits loco-fig5 corm-fig8; do cfgs="$cfgs configs/check/$c.json"; done
 
 $MPI -np 2 $N preflight --json "$tmp/pf.json" $cfgs "$tmp/big.json" >"$tmp/pf.out" 2>"$tmp/pf.err"
 echo $? >"$tmp/pf.rc"
@@ -30,7 +30,7 @@ check "some configs do not fit: exit 1" [ "$(nm_rc pf)" = 1 ]
 for c in $fits; do
 	check "$c fits, with an expected time" nm_jq pf ".configs[] | select(.config == \"configs/check/$c.json\") | .verdict == \"fits\" and .expected_seconds > 0"
 done
-check "clover has no needs hook: not checked, never fits" nm_jq pf '.configs[] | select(.config | endswith("clover-skew.json")) | .verdict == "not_checked" and (.reason | test("needs not declared"))'
+check "kv has no needs hook: not checked, never fits" nm_jq pf '.configs[] | select(.config | endswith("loco-fig5.json")) | .verdict == "not_checked" and (.reason | test("needs not declared"))'
 check "too many QPs: does not fit, naming the host and max_qp" nm_jq pf '.configs[] | select(.config | endswith("big.json")) | .verdict == "does_not_fit" and (.reason | test("host .*max_qp"))'
 check "too many QPs: the peak is the mesh's (2,097,152 QPs per NIC: 8 ranks x 8 peers x 256 threads x 64 QPs, both ends)" nm_jq pf '.configs[] | select(.config | endswith("big.json")) | .peak.qps_per_nic == 2097152'
 if [ "$(jq -r '.ranks[0].odp_rc' "$tmp/pf.json" 2>/dev/null)" = false ]; then
