@@ -32,6 +32,14 @@ pf=$out/preflight-$class.json
 if jq -e 'all(.configs[]; .verdict != "does_not_fit") and (.configs | length) > 0' "$pf" >/dev/null 2>&1; then
 	ok "preflight: no $class config refused in this guest ($(jq -r '[.configs[] | .verdict] | group_by(.) | map("\(length) \(.[0])") | join(", ")' "$pf"))"
 	echo "# preflight expected $(jq -r '.expected_seconds | floor' "$pf") s for the $class configs; the lane took $took s (preflight and build check included)"
+	# The lock table records the QPs its mesh made per NIC: preflight's
+	# prediction (the same nm_mesh_plan) must be that number.
+	for n in $names; do
+		[ -s "$out/$n.json" ] && jq -e '[.points[] | .effective.qps_per_nic // empty] | length > 0' "$out/$n.json" >/dev/null 2>&1 || continue
+		made=$(jq '[.points[] | .effective.qps_per_nic] | max' "$out/$n.json")
+		said=$(jq --arg c "configs/check/$n.json" '.configs[] | select(.config == $c) | .peak.qps_per_nic' "$pf")
+		check "$n: preflight predicted the QPs per NIC the run made ($said, $made)" [ "$said" = "$made" ]
+	done
 else
 	notok "preflight: $class configs refused or no document: $(jq -c '[.configs[] | select(.verdict == "does_not_fit") | {config, reason}]' "$pf" 2>&1 | head -c 600)"
 fi
