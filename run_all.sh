@@ -16,7 +16,11 @@
 #          --here (run the configs where this runs, which has verbs already, e.g.
 #            inside tests/vm/softroce-run, not through softroce-run; no build),
 #          --no-report (run the jobs only: no figures, no report, the run stays
-#            unfinished; a later run_all.sh into the same --out finishes it).
+#            unfinished; a later run_all.sh into the same --out finishes it),
+#          --preflight / --no-preflight (before each lane's jobs, one `netmem
+#            preflight` job on the same hosts: a config that cannot fit them is
+#            skipped with the reason, in the log and the report, instead of
+#            failing when it starts; default on at paper scale, off otherwise).
 # Builds first (make), so an edited tree never runs a stale binary. An
 # interrupted run resumes: rerunning continues in results/latest (when of the
 # same scale and unfinished) where it stopped. Shows progress over configs and
@@ -25,7 +29,7 @@
 set -u
 cd "$(dirname "$0")" || exit 1
 
-hostfile="" scale="" np=2 out="" only="" extra="" new=0 classes="plain,numa,odp,sim" here=0 report=1
+hostfile="" scale="" np=2 out="" only="" extra="" new=0 classes="plain,numa,odp,sim" here=0 report=1 preflight=""
 while [ $# -gt 0 ]; do
 	case "$1" in
 	--hostfile) hostfile=$2; shift 2 ;;
@@ -38,12 +42,17 @@ while [ $# -gt 0 ]; do
 	--class) classes=$2; shift 2 ;;
 	--here) here=1; shift ;;
 	--no-report) report=0; shift ;;
+	--preflight) preflight=1; shift ;;
+	--no-preflight) preflight=0; shift ;;
 	-h|--help) awk 'NR > 1 && !/^#/ { exit } NR > 1' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
 	*) echo "run_all.sh: unknown option '$1' (see ./run_all.sh --help)" >&2; exit 2 ;;
 	esac
 done
 [ -n "$scale" ] || { [ -n "$hostfile" ] && scale=paper || scale=quick; }
 case "$scale" in quick|paper|check) ;; *) echo "run_all.sh: --scale must be quick, paper or check" >&2; exit 2 ;; esac
+# A paper-scale run takes hours on a reservation: find a config that cannot
+# fit before it starts, not when it does.
+[ -n "$preflight" ] || { [ "$scale" = paper ] && preflight=1 || preflight=0; }
 for c in ${classes//,/ }; do
 	case "$c" in plain|numa|odp|sim) ;; *) echo "run_all.sh: --class takes plain, numa, odp or sim, not '$c'" >&2; exit 2 ;; esac
 done
@@ -171,9 +180,10 @@ mpi="mpirun --bind-to none"
 # configs with params.ranks_per_node (nodes are groups of consecutive ranks)
 # get that many ranks per host, the others one.
 script() {
-	f=$1; shift
+	f=$1; lane=$2; shift 2
 	{
 		echo "set -u; status=0; start=\$SECONDS"
+		[ "$preflight" = 0 ] || [ $# = 0 ] || preflight_lines "$lane" "$@"
 		echo "read -r cdone pdone elapsed 2>/dev/null < '$out/.progress' || { cdone=0; pdone=0; elapsed=0; }"
 		echo "progress() { cdone=\$((cdone + 1)); pdone=\$((pdone + \$1)); now=\$((elapsed + SECONDS - start))"
 		echo "  left=\$(( pdone > 0 ? now * ($total_points - pdone) / pdone : 0 ))"
@@ -181,6 +191,8 @@ script() {
 		echo "  echo \"\$cdone \$pdone \$now\" > '$out/.progress'; }"
 		for name in "$@"; do
 			cfg=configs/$scale/$name.json
+			# refused by preflight: its reason instead of a job that would fail
+			[ "$preflight" = 0 ] || echo "if refused '$cfg'; then progress ${npoints[$name]}; else"
 			if [ -n "$hostfile" ]; then
 				map="--map-by node"
 				[ "${rpn[$name]}" = - ] || map="--map-by ppr:${rpn[$name]}:node"
@@ -190,17 +202,38 @@ script() {
 				echo "$mpi --oversubscribe -np ${ranks[$name]} $extra bin/netmem run $cfg --output '$out/$name.json' --resume || status=1"
 				echo "progress ${npoints[$name]}"
 			fi
+			[ "$preflight" = 0 ] || echo "fi"
 		done
 		echo 'exit $status'
 	} >"$f"
 }
+# preflight_lines LANE NAMES...: one `netmem preflight` job over the lane's
+# configs, on the hosts its jobs will use (one rank per host on a cluster),
+# into $out/preflight-LANE.json (the report lists what it refused), and
+# `refused CFG`, true for a config it found cannot fit (printing why). A
+# preflight that could not run at all refuses nothing: the jobs then fail
+# as they would have.
+preflight_lines() {
+	local lane=$1 cfgs="" name pf="$out/preflight-$1.json" launch
+	shift
+	for name in "$@"; do cfgs="$cfgs configs/$scale/$name.json"; done
+	if [ -n "$hostfile" ]; then
+		launch="$mpi --hostfile '$hostfile' --map-by node -np $(awk '{ sub(/#.*/, "") } NF' "$hostfile" | wc -l)"
+	else
+		launch="$mpi --oversubscribe -np 2"
+	fi
+	echo "rm -f '$pf'"
+	echo "$launch $extra bin/netmem preflight --np $np --results '$out' --json '$pf'$cfgs | tee '$out/preflight-$lane.txt' >&2"
+	echo "refused() { why=\$(jq -r --arg c \"\$1\" '.configs[] | select(.config == \$c and .verdict == \"does_not_fit\") | .reason' '$pf' 2>/dev/null)"
+	echo "  [ -n \"\$why\" ] || return 1; echo \"run_all.sh: skipping \$1 (preflight: \$why)\" >&2; }"
+}
 s1=$(mktemp); s2=$(mktemp); s3=$(mktemp); trap 'rm -f "$s1" "$s2" "$s3"' EXIT
 # shellcheck disable=SC2086
-script "$s1" $plain
+script "$s1" plain $plain
 # shellcheck disable=SC2086
-script "$s2" $numa
+script "$s2" numa $numa
 # shellcheck disable=SC2086
-script "$s3" $odp
+script "$s3" odp $odp
 
 status=0
 rm -f "$out/.progress"

@@ -2,7 +2,9 @@
  * `netmem run --check` reports, from the same code. */
 #include "config.h"
 #include "experiment.h"
+#include <errno.h>
 #include <glob.h>
+#include <stdlib.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
@@ -195,4 +197,65 @@ int nm_config_check_main(int argc, char **argv)
 	}
 	fflush(stdout);
 	return bad ? 2 : 0;
+}
+
+char *nm_read_text_file(const char *path, char *err, size_t errlen)
+{
+	FILE *f = fopen(path, "r");
+	if (!f) {
+		snprintf(err, errlen, "%s: %s", path, strerror(errno));
+		return NULL;
+	}
+	size_t cap = 4096, len = 0;
+	char *buf = malloc(cap);
+	size_t n;
+	while (buf && (n = fread(buf + len, 1, cap - len - 1, f)) > 0) {
+		len += n;
+		if (cap - len < 2) {
+			char *nb = realloc(buf, cap *= 2);
+			if (!nb) {
+				free(buf);
+				buf = NULL;
+			}
+			buf = nb;
+		}
+	}
+	fclose(f);
+	if (!buf) {
+		snprintf(err, errlen, "%s: out of memory", path);
+		return NULL;
+	}
+	buf[len] = 0;
+	return buf;
+}
+
+/* The first problem nm_config_problems finds becomes the caller's one line. */
+typedef struct first_problem {
+	char *err;
+	size_t len;
+} first_problem;
+
+static void keep_first(void *arg, const char *problem)
+{
+	first_problem *fp = arg;
+	if (fp->len) {
+		snprintf(fp->err, fp->len, "%s", problem);
+		fp->len = 0;
+	}
+}
+
+json_t *nm_config_parse(const char *text, const char *path, char *err, size_t errlen)
+{
+	json_error_t je;
+	json_t *cfg = json_loads(text, 0, &je);
+	if (!cfg) {
+		snprintf(err, errlen, "%s: line %d column %d: %s", path, je.line, je.column, je.text);
+		return NULL;
+	}
+	first_problem fp = {err, errlen};
+	if (nm_config_problems(cfg, path, false, keep_first, &fp)) {
+		json_decref(cfg);
+		return NULL;
+	}
+	return cfg;
 }

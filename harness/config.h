@@ -26,6 +26,13 @@ typedef void (*nm_config_say)(void *arg, const char *problem);
  * next to `path` (a trailing * matches any suffix). Returns the count. */
 int nm_config_problems(const json_t *cfg, const char *path, bool files, nm_config_say say, void *arg);
 
+/* A whole text file (malloc'd), or NULL with "PATH: why" in err. */
+char *nm_read_text_file(const char *path, char *err, size_t errlen);
+/* A config's text parsed and its schema checked (without the files its
+ * plots name): the config, or NULL with its first problem in err. What
+ * `netmem run` and `netmem preflight` read configs with. */
+json_t *nm_config_parse(const char *text, const char *path, char *err, size_t errlen);
+
 /* `netmem run --check CONFIG...`: every problem as "CONFIG: problem" on
  * stdout; 0 when there is none, 2 otherwise. */
 int nm_config_check_main(int argc, char **argv);

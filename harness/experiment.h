@@ -11,12 +11,17 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include "measure.h"
+#include "needs.h"
 #include "opt.h"
 #include "verbs.h"
 
 /* The harness's options of one point, decoded once for every experiment. */
 typedef struct nm_base {
 	int nranks;
+	/* Host identity of every rank of the job (nranks entries): the job's
+	 * own (nm_boot_hosts), or under netmem preflight the hosts the
+	 * config's ranks will be placed on. Decode reads placement here. */
+	const uint64_t *hosts;
 	int threads;             /* -T: worker threads per rank */
 	uint64_t seed;
 	double timeout;          /* seconds without progress before a wait gives up */
@@ -51,6 +56,14 @@ typedef struct nm_experiment {
 	size_t point_size;
 	int (*decode)(const json_t *pt, const nm_base *base, void *point, char *err, size_t errlen);
 	void (*point_free)(void *point);
+	/* Optional: what rank `rank` of a job of `nranks` will create for a
+	 * decoded point at its peak (QPs, CQs, MRs, registered bytes, depths,
+	 * atomics, ODP), added into out, which starts zeroed. Pure: no device,
+	 * no MPI. It must size through the same functions the point's set-up
+	 * calls (nm_mesh_needs with the set-up's nm_mesh_cfg, nm_mr_needs with
+	 * its lengths), so `netmem preflight` predicts what will run. A family
+	 * without it is reported as "needs not declared", never as fitting. */
+	void (*needs)(const void *point, const nm_base *base, int rank, int nranks, nm_needs *out);
 	/* Runs one point on every rank (collective). Rank 0 fills `out` with
 	 * {"valid": bool, "checks": {...}, "metrics": {...}}; other ranks may
 	 * leave it empty. A correctness failure is reported through "valid",

@@ -8,6 +8,7 @@
 #include "meta.h"
 #include "nic_counters.h"
 #include "points.h"
+#include "preflight.h"
 #include "progress.h"
 #include "result.h"
 #include "topo.h"
@@ -64,6 +65,7 @@ void nm_base_decode(const json_t *pt, int nranks, nm_base *b)
 {
 	*b = (nm_base){
 		.nranks = nranks,
+		.hosts = nm_boot_hosts(),
 		.threads = (int)nm_cfg_int(pt, "threads"),
 		.seed = (uint64_t)nm_cfg_int(pt, "seed"),
 		.timeout = nm_cfg_double(pt, "timeout"),
@@ -101,8 +103,9 @@ static void usage(FILE *out)
 		if (!e->tool_main)
 			fprintf(out, "  %-10s %s\n", e->name, e->summary);
 	}
-	fprintf(out, "\nOther commands:\n  %-10s %s\n", "run",
-		"run CONFIG.json: a whole sweep inside one mpirun job");
+	fprintf(out, "\nOther commands:\n  %-10s %s\n  %-10s %s\n", "run",
+		"run CONFIG.json: a whole sweep inside one mpirun job", "preflight",
+		"preflight CONFIG.json...: whether each config fits these hosts, and how long it takes");
 	for (size_t i = 0; i < nm_experiment_count(); i++) {
 		const nm_experiment *e = nm_experiment_at(i);
 		if (e->tool_main)
@@ -126,51 +129,6 @@ static void exp_usage(const nm_experiment *e)
  * (finalized, exit 2) with one line from rank 0. */
 static void bad_input(const char *msg) { nm_boot_check(msg, NM_EXIT_USAGE); }
 
-static char *read_file(const char *path, char *err, size_t errlen)
-{
-	FILE *f = fopen(path, "r");
-	if (!f) {
-		snprintf(err, errlen, "%s: %s", path, strerror(errno));
-		return NULL;
-	}
-	size_t cap = 4096, len = 0;
-	char *buf = malloc(cap);
-	size_t n;
-	while (buf && (n = fread(buf + len, 1, cap - len - 1, f)) > 0) {
-		len += n;
-		if (cap - len < 2) {
-			char *nb = realloc(buf, cap *= 2);
-			if (!nb) {
-				free(buf);
-				buf = NULL;
-			}
-			buf = nb;
-		}
-	}
-	fclose(f);
-	if (!buf) {
-		snprintf(err, errlen, "%s: out of memory", path);
-		return NULL;
-	}
-	buf[len] = 0;
-	return buf;
-}
-
-/* The first problem nm_config_problems finds becomes the job's one line. */
-typedef struct first_problem {
-	char *err;
-	size_t len;
-} first_problem;
-
-static void keep_first(void *arg, const char *problem)
-{
-	first_problem *fp = arg;
-	if (fp->len) {
-		snprintf(fp->err, fp->len, "%s", problem);
-		fp->len = 0;
-	}
-}
-
 /* `netmem run CONFIG.json [flags]`: rank 0 reads the file (ranks need not
  * share a file system) and every rank parses the same text; its schema is
  * harness/config.c's. */
@@ -179,7 +137,7 @@ static const nm_experiment *load_config(const char *path, json_t **params, char 
 	char *text = NULL;
 	int ok = 1;
 	if (nm_boot_rank() == 0) {
-		text = read_file(path, err, errlen);
+		text = nm_read_text_file(path, err, errlen);
 		ok = text != NULL;
 	}
 	nm_boot_bcast(&ok, sizeof ok, 0);
@@ -188,18 +146,10 @@ static const nm_experiment *load_config(const char *path, json_t **params, char 
 	}
 	char *all = nm_boot_bcast_str(text ? text : "", 0);
 	free(text);
-	json_error_t je;
-	json_t *cfg = json_loads(all, 0, &je);
+	json_t *cfg = nm_config_parse(all, path, err, errlen);
 	free(all);
-	if (!cfg) {
-		snprintf(err, errlen, "%s: line %d column %d: %s", path, je.line, je.column, je.text);
+	if (!cfg)
 		return NULL;
-	}
-	first_problem fp = {err, errlen};
-	if (nm_config_problems(cfg, path, false, keep_first, &fp)) {
-		json_decref(cfg);
-		return NULL;
-	}
 	const nm_experiment *e = nm_experiment_find(json_string_value(json_object_get(cfg, "experiment")));
 	*params = json_object_get(cfg, "params");
 	json_incref(*params);
@@ -643,8 +593,13 @@ int main(int argc, char **argv)
 		return 0;
 	}
 	const nm_experiment *e = NULL;
-	bool is_run = !strcmp(argv[1], "run");
-	if (!is_run) {
+	bool is_run = !strcmp(argv[1], "run"), is_preflight = !strcmp(argv[1], "preflight");
+	if (is_preflight) {
+		if (nm_opt_wants_help(argc, argv)) {
+			nm_preflight_usage();
+			return 0;
+		}
+	} else if (!is_run) {
 		e = nm_experiment_find(argv[1]);
 		if (!e)
 			nm_usage_error("unknown command '%s' (see netmem --help)", argv[1]);
@@ -681,7 +636,9 @@ int main(int argc, char **argv)
 	char err[1024] = "";
 	json_t *params = NULL;
 	int rc;
-	if (is_run) {
+	if (is_preflight) {
+		rc = nm_preflight_main(argc - 1, argv + 1);
+	} else if (is_run) {
 		e = load_config(argv[2], &params, err, sizeof err);
 		if (!e)
 			bad_input(err);

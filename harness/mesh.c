@@ -50,24 +50,43 @@ int nm_mesh_pairs(const char *initiators, const char *targets, int n, uint8_t *i
 	return rc ? -1 : pairs;
 }
 
-/* Each thread's CQ, and the passive CQ (or room on the threads' CQs for
- * the passive QPs). NULL, or what failed in err. */
-static const char *make_cqs(nm_mesh *m, nm_dev *d, const nm_mesh_cfg *c, char *err, size_t errlen)
+void nm_mesh_plan(const nm_mesh_cfg *c, int me, int R, nm_mesh_size *out)
 {
-	int R = m->nranks, me = m->rank, T = m->nthreads, Q = m->qps;
-	int out_peers = 0, in_peers = 0;
+	int T = c->nthreads, Q = c->qps, out_peers = 0, in_peers = 0;
 	for (int p = 0; p < R; p++) {
 		out_peers += c->initiates[me * R + p] != 0;
 		in_peers += c->initiates[p * R + me] != 0;
 	}
 	/* Passive QPs carry no work of their own unless the workload serves
 	 * messages on them (c->passive_wrs per QP). */
-	int cqe = c->qp.sq_depth * (out_peers ? out_peers : 1) * Q;
-	int pcqe = 16 + c->passive_wrs * in_peers * (c->passive_on_thread_cq ? 1 : T) * Q;
+	out->active = out_peers * T * Q;
+	out->passive = in_peers * T * Q;
+	out->cqs = T + !c->passive_on_thread_cq;
+	out->cqe = c->qp.sq_depth * (out_peers ? out_peers : 1) * Q;
+	out->pcqe = 16 + c->passive_wrs * in_peers * (c->passive_on_thread_cq ? 1 : T) * Q;
 	if (c->passive_on_thread_cq)
-		cqe += pcqe;
-	cqe = cqe > d->attr.max_cqe ? d->attr.max_cqe : cqe;
-	pcqe = pcqe > d->attr.max_cqe ? d->attr.max_cqe : pcqe;
+		out->cqe += out->pcqe;
+}
+
+void nm_mesh_needs(const nm_mesh_cfg *c, int rank, int nranks, nm_needs *n)
+{
+	nm_mesh_size s;
+	nm_mesh_plan(c, rank, nranks, &s);
+	nm_needs add = {.qps = (uint64_t)(s.active + s.passive), .cqs = (uint64_t)s.cqs,
+			.cqe = (uint64_t)(s.cqe > s.pcqe ? s.cqe : s.pcqe), .sq_depth = (uint64_t)c->qp.sq_depth,
+			.rd_atomic = (uint64_t)c->qp.max_rd_atomic};
+	nm_needs_sum(n, &add);
+}
+
+/* Each thread's CQ, and the passive CQ (or room on the threads' CQs for
+ * the passive QPs). NULL, or what failed in err. */
+static const char *make_cqs(nm_mesh *m, nm_dev *d, const nm_mesh_cfg *c, char *err, size_t errlen)
+{
+	int T = m->nthreads;
+	nm_mesh_size s;
+	nm_mesh_plan(c, m->rank, m->nranks, &s);
+	int cqe = s.cqe > d->attr.max_cqe ? d->attr.max_cqe : s.cqe;
+	int pcqe = s.pcqe > d->attr.max_cqe ? d->attr.max_cqe : s.pcqe;
 	for (int t = 0; t < T; t++) {
 		m->cq[t] = ibv_create_cq(d->ctx, cqe, NULL, NULL, 0);
 		if (!m->cq[t]) {

@@ -10,6 +10,7 @@
  * so its workers never share a CQ. */
 #ifndef NM_MESH_H
 #define NM_MESH_H
+#include "needs.h"
 #include "verbs.h"
 #include <stdbool.h>
 
@@ -59,6 +60,19 @@ typedef struct nm_mesh {
  * one line in err naming the option (--initiators, --targets). */
 int nm_mesh_pairs(const char *initiators, const char *targets, int nranks, uint8_t *initiates, char *err,
 		  size_t errlen);
+
+/* What nm_mesh_create makes on rank `rank` of `nranks` for c, sized in one
+ * place: the mesh's own CQs use it, and so does preflight (nm_mesh_needs). */
+typedef struct nm_mesh_size {
+	int active, passive;   /* QPs initiating, and serving peers */
+	int cqs;               /* one per thread, and the passive one unless passive_on_thread_cq */
+	int cqe, pcqe;         /* entries of a thread's CQ and of the passive CQ (before the device's cap) */
+} nm_mesh_size;
+void nm_mesh_plan(const nm_mesh_cfg *c, int rank, int nranks, nm_mesh_size *out);
+/* Adds what the mesh of c creates on that rank to its needs (QPs, CQs, the
+ * send queue and CQ depths; CQs are capped at the device's max_cqe when
+ * created, so their depth never refuses a point). */
+void nm_mesh_needs(const nm_mesh_cfg *c, int rank, int nranks, nm_needs *n);
 
 /* Collective over all ranks. Any failure ends the job with the failing
  * rank's message (nm_boot_check). mr may be NULL on a rank that exposes no

@@ -507,15 +507,48 @@ static bool has_ipc_lock(void)
 	return found && (caps >> 14 & 1);
 }
 
-int nm_memlock_check(uint64_t bytes, const char *what, char *err, size_t errlen)
+bool nm_dev_odp_rc(const nm_dev *d)
+{
+	struct ibv_device_attr_ex ax;
+	memset(&ax, 0, sizeof ax);
+	if (ibv_query_device_ex(d->ctx, NULL, &ax))
+		return false;
+	return (ax.odp_caps.general_caps & IBV_ODP_SUPPORT) &&
+	       (ax.odp_caps.per_transport_caps.rc_odp_caps & IBV_ODP_SUPPORT_READ);
+}
+
+uint64_t nm_memlock_limit(bool *ipc_lock)
 {
 	struct rlimit rl;
-	if (getrlimit(RLIMIT_MEMLOCK, &rl) || rl.rlim_cur == RLIM_INFINITY || bytes <= rl.rlim_cur || has_ipc_lock())
+	*ipc_lock = has_ipc_lock();
+	if (*ipc_lock || getrlimit(RLIMIT_MEMLOCK, &rl) || rl.rlim_cur == RLIM_INFINITY)
+		return UINT64_MAX;
+	return (uint64_t)rl.rlim_cur;
+}
+
+int nm_memlock_check(uint64_t bytes, const char *what, char *err, size_t errlen)
+{
+	bool cap;
+	uint64_t limit = nm_memlock_limit(&cap);
+	if (bytes <= limit)
 		return 0;
 	snprintf(err, errlen,
 		 "%s registers %llu bytes of pinned memory, above RLIMIT_MEMLOCK (%llu KiB): raise it with `ulimit -l %llu` "
 		 "(KiB) or `ulimit -l unlimited` before the run",
-		 what, (unsigned long long)bytes, (unsigned long long)rl.rlim_cur >> 10,
+		 what, (unsigned long long)bytes, (unsigned long long)limit >> 10,
 		 (unsigned long long)((bytes + 1023) >> 10));
 	return -1;
+}
+
+void nm_mr_needs(nm_needs *n, size_t len, bool hugepages, bool odp)
+{
+	uint64_t bytes = nm_mem_alloc_len(len, hugepages);
+	nm_needs add = {.mrs = 1, .largest_mr = bytes};
+	if (odp)
+		add.odp_bytes = bytes;
+	else
+		add.pinned_bytes = bytes;
+	if (hugepages)
+		add.hugepage_bytes = bytes;
+	nm_needs_sum(n, &add);
 }

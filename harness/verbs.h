@@ -3,6 +3,7 @@
  * rdma-core's rc_pingpong: every call checked, every failure named. */
 #ifndef NM_VERBS_H
 #define NM_VERBS_H
+#include "needs.h"
 #include <infiniband/verbs.h>
 #include <stdbool.h>
 #include <stddef.h>
@@ -29,6 +30,9 @@ typedef struct nm_dev {
  * down or out of range). */
 int nm_dev_open(nm_dev *d, const char *name, int port, int gid_index, char *err, size_t errlen);
 void nm_dev_close(nm_dev *d);
+/* Whether the device pages on demand for RC READs (ibv_query_device_ex's ODP
+ * caps): what CoRM's ODP strategies and their preflight check need. */
+bool nm_dev_odp_rc(const nm_dev *d);
 /* The IPv4 address of the interface the experiment's traffic uses: on RoCE
  * the chosen GID's own address when it is IPv4-mapped, else an address of
  * the GID's netdev; on InfiniBand an address of the device's IPoIB
@@ -93,6 +97,15 @@ typedef struct nm_mr {
  * line naming `ulimit -l` and the bytes needed. `what` says what registers
  * them. ODP registrations pin nothing and do not count. */
 int nm_memlock_check(uint64_t bytes, const char *what, char *err, size_t errlen);
+
+/* The locked-memory limit a registration meets: RLIMIT_MEMLOCK's soft limit
+ * in bytes, UINT64_MAX when unlimited or when the process holds
+ * CAP_IPC_LOCK (*ipc_lock then true). What nm_memlock_check compares with. */
+uint64_t nm_memlock_limit(bool *ipc_lock);
+/* Adds one nm_mr_alloc of len bytes to a rank's needs: an MR of the length
+ * nm_mr_alloc maps (whole pages, 2 MiB ones with hugepages), pinned, or on
+ * demand with odp. */
+void nm_mr_needs(nm_needs *n, size_t len, bool hugepages, bool odp);
 
 int nm_mr_alloc(nm_dev *d, nm_mr *m, size_t len, bool hugepages, int numa_node,
 		char *err, size_t errlen);

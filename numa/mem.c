@@ -9,13 +9,17 @@
 
 #define HUGE_2M (2u << 20)
 
-void *nm_mem_alloc(size_t len, bool hugepages, int numa_node, size_t *alloc_len,
-		   char *err, size_t errlen)
+size_t nm_mem_alloc_len(size_t len, bool hugepages)
 {
 	size_t page = hugepages ? HUGE_2M : (size_t)sysconf(_SC_PAGESIZE);
 	size_t n = (len + page - 1) / page * page;
-	if (n == 0)
-		n = page;
+	return n ? n : page;
+}
+
+void *nm_mem_alloc(size_t len, bool hugepages, int numa_node, size_t *alloc_len,
+		   char *err, size_t errlen)
+{
+	size_t n = nm_mem_alloc_len(len, hugepages);
 	int flags = MAP_PRIVATE | MAP_ANONYMOUS | (hugepages ? MAP_HUGETLB : 0);
 	void *p = mmap(NULL, n, PROT_READ | PROT_WRITE, flags, -1, 0);
 	if (p == MAP_FAILED) {

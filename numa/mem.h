@@ -6,6 +6,9 @@
 #include <stdbool.h>
 #include <stddef.h>
 
+/* What nm_mem_alloc maps for len bytes: whole pages (2 MiB ones with
+ * hugepages), at least one. Preflight counts registered memory with it. */
+size_t nm_mem_alloc_len(size_t len, bool hugepages);
 /* Returns the mapping (length rounded up into *alloc_len) or NULL with one
  * line in err. numa_node < 0 = the kernel's default policy. */
 void *nm_mem_alloc(size_t len, bool hugepages, int numa_node, size_t *alloc_len,

@@ -34,6 +34,12 @@ typedef struct nm_place {
 	nm_place_kind kind;
 	int node;             /* NM_PLACE_NODE only */
 } nm_place;
+/* The NUMA nodes a host needs for a placement to be honoured: 2 for
+ * "other" (a node that is not the NIC's), node + 1 for a node number. */
+static inline int nm_place_nodes_needed(const nm_place *p)
+{
+	return p->kind == NM_PLACE_OTHER ? 2 : p->kind == NM_PLACE_NODE ? p->node + 1 : 1;
+}
 
 typedef struct nm_numa_node {
 	int id;               /* OS index */

@@ -80,12 +80,9 @@ void *nm_lock_desc_local(const nm_lock_env *e, const nm_lock_type *lt, int threa
 	return (uint8_t *)e->mr->buf + e->desc_off + (size_t)thread * lt->desc_bytes;
 }
 
-void nm_lock_env_connect(nm_lock_env *e, const nm_lock_type *lt, nm_dev *d, nm_mesh *mesh, nm_mr *mr,
-			 const nm_qp_attr *qp)
+static nm_mesh_cfg lock_mesh_cfg(const nm_lock_env *e, const nm_lock_type *lt, const nm_qp_attr *qp, int R,
+			     uint8_t *m)
 {
-	char err[512] = "";
-	int R = nm_boot_size();
-	uint8_t *m = nm_calloc((size_t)R * R, 1);
 	for (int a = 0; a < e->nranks && !lt->uses_mpi; a++)
 		for (int b = 0; b < e->nranks; b++)
 			m[nm_lock_world(e, a) * R + nm_lock_world(e, b)] = 1;
@@ -94,6 +91,29 @@ void nm_lock_env_connect(nm_lock_env *e, const nm_lock_type *lt, nm_dev *d, nm_m
 		m[nm_lock_world(e, a) * R + nm_lock_world(e, a)] = 0;
 	nm_mesh_cfg mc = {.nthreads = e->nthreads, .qps = pair ? e->nthreads : 1, .initiates = m, .qp = *qp};
 	mc.qp.sq_depth = 8;  /* a few operations in flight per lock thread, plus fences */
+	return mc;
+}
+
+void nm_lock_env_needs(const nm_lock_env *e, const nm_lock_type *lt, const nm_qp_attr *qp, size_t bytes,
+		       bool hugepages, int rank, int nranks, nm_needs *n)
+{
+	nm_mr_needs(n, bytes, hugepages, false);
+	uint8_t *m = nm_calloc((size_t)nranks * (size_t)nranks, 1);
+	nm_mesh_cfg mc = lock_mesh_cfg(e, lt, qp, nranks, m);
+	nm_mesh_needs(&mc, rank, nranks, n);
+	free(m);
+	/* every RDMA lock takes its word with CAS or FAA; the MPI baseline's
+	 * atomics are MPI's */
+	n->atomics |= !lt->uses_mpi;
+}
+
+void nm_lock_env_connect(nm_lock_env *e, const nm_lock_type *lt, nm_dev *d, nm_mesh *mesh, nm_mr *mr,
+			 const nm_qp_attr *qp)
+{
+	char err[512] = "";
+	int R = nm_boot_size();
+	uint8_t *m = nm_calloc((size_t)R * R, 1);
+	nm_mesh_cfg mc = lock_mesh_cfg(e, lt, qp, R, m);
 	e->mr = mr;
 	e->mesh = mesh;
 	e->type = lt;

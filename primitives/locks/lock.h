@@ -171,6 +171,11 @@ void *nm_lock_desc_local(const nm_lock_env *e, const nm_lock_type *lt, int threa
  * none for a type that goes through MPI, and sets e->qps; then runs the
  * type's env_init. Ends the job with the failing rank's
  * message if either fails. */
+/* What nm_lock_env_connect and a registration of `bytes` (nm_mr_alloc)
+ * create on `rank` of a job of nranks, for netmem preflight: the same mesh,
+ * sized without a device. e is set up as for the connect. */
+void nm_lock_env_needs(const nm_lock_env *e, const struct nm_lock_type *lt, const nm_qp_attr *qp, size_t bytes,
+		       bool hugepages, int rank, int nranks, nm_needs *n);
 void nm_lock_env_connect(nm_lock_env *e, const nm_lock_type *lt, nm_dev *d, nm_mesh *mesh, nm_mr *mr,
 			 const nm_qp_attr *qp);
 

@@ -55,4 +55,11 @@ printf '{"history":"netmem kv","system":"loco","prefill":4}\n{"op":"get","key":"
 expect_usage "kv-check: a response before its invocation" $N kv-check "$tmp/badtime.jsonl"
 printf '{"history":"netmem kv","system":"loco","prefill":4}\nnot json\n' >"$tmp/notjson.jsonl"
 expect_usage "kv-check: a line that is not JSON" $N kv-check "$tmp/notjson.jsonl"
+# preflight: its command line and configs are read before any device opens
+echo '{"experiment": "nosuch", "params": {}}' >"$tmp/nosuch.json"
+expect_usage "preflight: no config named" $MPI -np 2 $N preflight
+expect_usage "preflight: unknown option" $MPI -np 2 $N preflight --bogus configs/check/ops-lat.json
+expect_usage "preflight: --np 0" $MPI -np 2 $N preflight --np 0 configs/check/ops-lat.json
+expect_usage "preflight: a config that does not exist" $MPI -np 2 $N preflight configs/check/ops-lat.json "$tmp/none.json"
+expect_usage "preflight: a config naming no experiment" $MPI -np 2 $N preflight "$tmp/nosuch.json"
 t_summary

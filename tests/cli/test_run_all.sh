@@ -44,6 +44,15 @@ $R --out "$tmp/part" --no-report >"$tmp/4.out" 2>&1; rc=$?
 check "--no-report: documents, no figure, no report, not finished" sh -c \
 	"[ $rc = 0 ] && [ -s $tmp/part/corm-fig7.json ] && [ ! -e $tmp/part/corm-fig7.png ] && [ ! -e $tmp/part/report.md ] && [ ! -e $tmp/part/.finished ]"
 
+# A config preflight refused in a lane (preflight-LANE.json in the run
+# directory) is named in the report with its reason.
+mkdir -p "$tmp/pf"
+echo '{"schema": "netmem-preflight/1", "configs": [{"config": "configs/check/ops-bw.json", "verdict": "does_not_fit",
+ "reason": "rank 1 on host node2: pins 3.0 GiB of registered memory, above RLIMIT_MEMLOCK 64.0 MiB"}]}' >"$tmp/pf/preflight-plain.json"
+$R --out "$tmp/pf" >"$tmp/5.out" 2>&1; rc=$?
+check "the report names what preflight refused, with the reason" sh -c \
+	"[ $rc = 0 ] && grep -q 'Skipped by preflight' $tmp/pf/report.md && grep -q 'ops-bw.json did not run: rank 1 on host node2: pins 3.0 GiB' $tmp/pf/report.md"
+
 # usage ARGS...: exit 2 and one line on stderr
 usage() {
 	what=$*
@@ -57,4 +66,5 @@ usage --class gpu
 usage --here --hostfile /dev/null
 usage --scale check --only no-such-config
 usage --bogus
+usage --scale check --only no-such-config --preflight
 t_summary

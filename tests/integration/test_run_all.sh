@@ -5,7 +5,8 @@
 # NETMEM_CHECK_RUN (a directory shared by the lanes of make check, whose last
 # step, tests/run-all-check.sh, draws the figures, writes the
 # report and checks the whole run directory; without it, a directory of its
-# own). Checks that every config of the class left its document with every
+# own), after run_all.sh's --preflight over the class. Checks that preflight
+# refused none, that every config of the class left its document with every
 # point valid, and (plain class) that rerunning a finished config runs nothing.
 cd "$(dirname "$0")/../.." || exit 1
 . tests/lib.sh
@@ -17,10 +18,30 @@ fi
 mkdir -p "$out"
 log=$out/run_all-$class.log
 
-./run_all.sh --scale check --out "$out" --class "$class" --here --no-report >"$log" 2>&1
+# --preflight: one netmem preflight job over the class's configs first, in
+# this guest; none may be refused (each must run below), and its expected
+# time is set beside the lane's.
+t0=$(date +%s)
+./run_all.sh --scale check --out "$out" --class "$class" --here --no-report --preflight >"$log" 2>&1
 rc=$?
+took=$(($(date +%s) - t0))
 if [ "$rc" = 0 ]; then ok "run_all.sh --scale check --class $class: exit 0"; else
 	notok "run_all.sh --scale check --class $class: exit $rc: $(grep -v '^run_all.sh: [0-9]*/' "$log" | tail -5 | tr '\n' '|')"
+fi
+pf=$out/preflight-$class.json
+if jq -e 'all(.configs[]; .verdict != "does_not_fit") and (.configs | length) > 0' "$pf" >/dev/null 2>&1; then
+	ok "preflight: no $class config refused in this guest ($(jq -r '[.configs[] | .verdict] | group_by(.) | map("\(length) \(.[0])") | join(", ")' "$pf"))"
+	echo "# preflight expected $(jq -r '.expected_seconds | floor' "$pf") s for the $class configs; the lane took $took s (preflight and build check included)"
+	# The lock table records the QPs its mesh made per NIC: preflight's
+	# prediction (the same nm_mesh_plan) must be that number.
+	for n in $names; do
+		[ -s "$out/$n.json" ] && jq -e '[.points[] | .effective.qps_per_nic // empty] | length > 0' "$out/$n.json" >/dev/null 2>&1 || continue
+		made=$(jq '[.points[] | .effective.qps_per_nic] | max' "$out/$n.json")
+		said=$(jq --arg c "configs/check/$n.json" '.configs[] | select(.config == $c) | .peak.qps_per_nic' "$pf")
+		check "$n: preflight predicted the QPs per NIC the run made ($said, $made)" [ "$said" = "$made" ]
+	done
+else
+	notok "preflight: $class configs refused or no document: $(jq -c '[.configs[] | select(.verdict == "does_not_fit") | {config, reason}]' "$pf" 2>&1 | head -c 600)"
 fi
 
 # The configs of this class, by run_all.sh's rule ("numa" first, then

@@ -126,7 +126,7 @@ static int cl_decode_path(const json_t *pt, cl_point *c, const nm_base *b, char 
 	if (c->mem_nodes != 1)
 		return cl_fail(err, len, "--resolve %s runs one packet path, for one memory node (the paper's set-up); "
 			       "use --memory-nodes 1", cl_resolve_names[c->resolve]);
-	const uint64_t *host = nm_boot_hosts();
+	const uint64_t *host = b->hosts;
 	int mem = b->nranks - 1;
 	for (int r = 1; r < mem; r++)
 		if (host[r] == host[mem])
@@ -426,13 +426,31 @@ static void cl_result(cl_job *j, nm_measure *ms, const cl_path_stats *pst, uint6
 							     : "raise --slots");
 }
 
+/* Rank `rank`'s job of a point in a job of N ranks: rank 0 the metadata
+ * server, the last mem_nodes ranks memory nodes, the others clients. */
+static cl_job cl_job_of(const cl_point *cp, const nm_base *b, int rank, int N)
+{
+	return (cl_job){.cp = cp, .p = &cp->load, .rank = rank, .N = N, .T = b->threads, .M = cp->mem_nodes,
+			.clients = N - 1 - cp->mem_nodes, .timeout = b->timeout};
+}
+
+/* netmem preflight: the store of the point's first run (a run whose pool
+ * ran out with --duration is run again with a larger one, sized from its
+ * rate: that second peak is not known beforehand). The packet path of
+ * --resolve creates no verbs objects of its own. */
+static void cl_needs_hook(const void *point, const nm_base *b, int rank, int nranks, nm_needs *n)
+{
+	cl_job j = cl_job_of(point, b, rank, nranks);
+	cl_needs(&j, b, n);
+}
+
 /* One run of a point; returns the pool to run it again with (once, with
  * --duration, when its pool ran out), or 0: this run is the point's result. */
 static uint64_t cl_run_once(nm_ctx *ctx, const cl_point *cp, cl_pool_note *note, json_t *out)
 {
 	int T = ctx->base.threads;
-	cl_job j = {.ctx = ctx, .cp = cp, .p = &cp->load, .rank = ctx->rank, .N = ctx->nranks, .T = T, .M = cp->mem_nodes,
-		    .clients = ctx->nranks - 1 - cp->mem_nodes, .timeout = ctx->base.timeout};
+	cl_job j = cl_job_of(cp, &ctx->base, ctx->rank, ctx->nranks);
+	j.ctx = ctx;
 	bool client = is_client(&j, j.rank);
 	/* gets and updates timed apart (kv_done), in metrics.lat_by_op */
 	static const nm_measure_def def = {"ops", cl_counters, CL_C_N, kv_op_names, KV_NOPS};
@@ -528,7 +546,7 @@ static const nm_experiment cl_experiment = {
 	.min_ranks = 1,
 	.point_size = sizeof(cl_point),
 	.point_free = cl_point_free,
-	.decode = cl_decode,
+	.decode = cl_decode, .needs = cl_needs_hook,
 	.run = cl_run_point,
 	.report = cl_report,
 };

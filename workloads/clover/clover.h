@@ -85,6 +85,9 @@ static inline size_t part_off(const cl_job *j, int m, uint64_t part)
 /* The point's store on this rank (collective): registered memory laid out
  * for its role, a memory node's chains prefilled, the QPs. */
 void cl_setup(cl_job *j, nm_ctx *ctx);
+/* What cl_setup creates on j->rank, for netmem preflight (j as cl_job_of
+ * makes it, without a context). */
+void cl_needs(cl_job *j, const nm_base *b, nm_needs *n);
 /* The VA of key rank r's first version on its memory node. */
 uint64_t cl_head_va(const cl_job *j, uint64_t r);
 /* The client threads' worker round: -T threads, one operation in flight each. */

@@ -452,19 +452,37 @@ void cl_scan(cl_job *j, nm_measure *ms)
 
 /* ---- the point's memory and QPs -------------------------------------------------- */
 
-static void cl_connect(cl_job *j, nm_ctx *ctx)
+/* Clients to the metadata server and to every memory node (pairs: N*N,
+ * zeroed): cl_connect's mesh, and cl_needs's. */
+static nm_mesh_cfg cl_mesh_cfg(const cl_job *j, const nm_base *b, uint8_t *pairs)
 {
-	uint8_t *pairs = nm_calloc((size_t)j->N * (size_t)j->N, 1);
 	for (int c = 1; c < j->N - j->M; c++) {
 		pairs[c * j->N] = 1;   /* clients to the metadata server, for its RPCs */
 		for (int m = j->N - j->M; m < j->N; m++)
 			pairs[c * j->N + m] = 1;   /* and to the memory nodes */
 	}
 	/* the metadata server keeps a RECV and a reply posted per client QP */
-	nm_mesh_cfg mc = {.nthreads = j->T, .qps = 1, .initiates = pairs, .qp = ctx->base.qp, .passive_wrs = 2};
+	nm_mesh_cfg mc = {.nthreads = j->T, .qps = 1, .initiates = pairs, .qp = b->qp, .passive_wrs = 2};
 	mc.qp.sq_depth = 16;
+	return mc;
+}
+
+static void cl_connect(cl_job *j, nm_ctx *ctx)
+{
+	uint8_t *pairs = nm_calloc((size_t)j->N * (size_t)j->N, 1);
+	nm_mesh_cfg mc = cl_mesh_cfg(j, &ctx->base, pairs);
 	nm_mesh_create(&j->mesh, ctx->dev, &mc, &j->mr);
 	free(pairs);
+}
+
+void cl_needs(cl_job *j, const nm_base *b, nm_needs *n)
+{
+	nm_mr_needs(n, cl_layout(j), b->hugepages, false);
+	uint8_t *pairs = nm_calloc((size_t)j->N * (size_t)j->N, 1);
+	nm_mesh_cfg mc = cl_mesh_cfg(j, b, pairs);
+	nm_mesh_needs(&mc, j->rank, j->N, n);
+	free(pairs);
+	n->atomics |= is_client(j, j->rank);   /* a new version is linked in by CAS */
 }
 
 void cl_setup(cl_job *j, nm_ctx *ctx)

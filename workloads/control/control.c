@@ -378,14 +378,41 @@ static void final_check(cjob *j)
 	}
 }
 
+/* The offsets of d, V and the read-back copies for N converters, and the
+ * bytes to register: one sizing for control_setup and control_needs. */
+static size_t control_layout(cjob *j)
+{
+	j->off_v = OFF_D + STRIDE * (size_t)j->N;
+	j->off_back = j->off_v + STRIDE * (size_t)j->N;
+	return (j->off_back + STRIDE * (size_t)j->N + 4095) & ~(size_t)4095;
+}
+
+/* The controller talks to every converter rank and back; nobody else. */
+static nm_mesh_cfg control_mesh_cfg(int R, const nm_base *b, uint8_t *ini)
+{
+	for (int r = 1; r < R; r++)
+		ini[r] = ini[r * R] = 1;
+	nm_mesh_cfg mc = {.nthreads = 1, .qps = 1, .initiates = ini, .qp = b->qp};
+	mc.qp.sq_depth = 128;
+	return mc;
+}
+
+static void control_needs(const void *point, const nm_base *b, int rank, int nranks, nm_needs *n)
+{
+	const control_point *p = point;
+	cjob j = {.N = p->converters};
+	nm_mr_needs(n, control_layout(&j), b->hugepages, false);
+	uint8_t *ini = nm_calloc((size_t)nranks * (size_t)nranks, 1);
+	nm_mesh_cfg mc = control_mesh_cfg(nranks, b, ini);
+	nm_mesh_needs(&mc, rank, nranks, n);
+	free(ini);
+}
 
 static void control_setup(nm_ctx *ctx, cjob *j)
 {
 	char err[512];
 	int N = j->N;
-	j->off_v = OFF_D + STRIDE * (size_t)N;
-	j->off_back = j->off_v + STRIDE * (size_t)N;
-	size_t total = (j->off_back + STRIDE * (size_t)N + 4095) & ~(size_t)4095;
+	size_t total = control_layout(j);
 	int failed = nm_mr_alloc(ctx->dev, &j->mr, total, ctx->base.hugepages, ctx->base.mem_node, err, sizeof err);
 	nm_boot_check(failed ? err : NULL, NM_EXIT_FAIL);
 	memset(j->mr.buf, 0, total);
@@ -399,12 +426,8 @@ static void control_setup(nm_ctx *ctx, cjob *j)
 		nm_ov_init(&j->v[i], &j->mr, j->off_v + STRIDE * (size_t)i, sizeof(ctl_msg), owner_of(j, i), j->rank,
 			   &none);
 	}
-	/* The controller talks to every converter rank and back; nobody else. */
 	uint8_t *ini = nm_calloc((size_t)j->R * j->R, 1);
-	for (int r = 1; r < j->R; r++)
-		ini[r] = ini[r * j->R] = 1;
-	nm_mesh_cfg mc = {.nthreads = 1, .qps = 1, .initiates = ini, .qp = ctx->base.qp};
-	mc.qp.sq_depth = 128;
+	nm_mesh_cfg mc = control_mesh_cfg(j->R, &ctx->base, ini);
 	nm_mesh_create(&j->mesh, ctx->dev, &mc, &j->mr);
 	free(ini);
 	nm_poller_init(&j->pl, &j->mesh, 0, ctx->base.timeout);
@@ -603,7 +626,7 @@ static const nm_experiment control_experiment = {
 	.opts = control_opts,
 	.min_ranks = 2,
 	.point_size = sizeof(control_point),
-	.decode = control_decode,
+	.decode = control_decode, .needs = control_needs,
 	.run = control_run,
 	.report = control_report,
 };

@@ -300,13 +300,69 @@ typedef struct corm_srv {
 	cmem_heap *h;   /* rank 0 */
 } corm_srv;
 
+/* The heap's sizes, for heap_up and for netmem preflight (corm_needs): its
+ * threads (the RPC workers, or the local bench's own threads), and the
+ * objects each of them allocates at most. */
+static int heap_workers(const corm_point *p, const nm_base *b)
+{
+	return p->bench == CORM_BENCH_LOCAL ? b->threads : (int)p->server_threads;
+}
+
+static uint64_t heap_objects(const corm_point *p, int nranks)
+{
+	return p->bench == CORM_BENCH_LOCAL ? p->objects : (uint64_t)(nranks - 1) * p->objects;
+}
+
+static bool strat_odp(corm_remap s) { return s == CORM_STRAT_ODP || s == CORM_STRAT_ODP_PREFETCH; }
+
+/* Rank 0's heap at its fullest: a registration per block (cmem_reg_bytes,
+ * what the memlock check of heap_up counts), on demand with an ODP
+ * strategy. --strategy auto is counted pinned: what it resolves to is the
+ * device's probe's, and pinned is the case that can exceed memlock. */
+static void heap_needs(const corm_point *p, const nm_base *b, int nranks, const corm_classes *cls, nm_needs *n)
+{
+	cmem_heap h = {.cfg = {.block_size = p->block_size, .threads = heap_workers(p, b)}, .cls = *cls};
+	uint64_t bytes = cmem_reg_bytes(&h, p->size, heap_objects(p, nranks));
+	bool odp = strat_odp(p->strategy);
+	nm_needs add = {.mrs = bytes / p->block_size, .largest_mr = p->block_size, .odp = odp};
+	if (odp)
+		add.odp_bytes = bytes;
+	else
+		add.pinned_bytes = bytes;
+	nm_needs_sum(n, &add);
+}
+
+/* netmem preflight: the heap and the star on the server (rank 0), each
+ * client's buffers and QPs; --bench remap registers one block on the server
+ * and READs it over a loopback QP (a strategy the device lacks is a skipped
+ * point there, so it needs no ODP). */
+static void corm_needs(const void *point, const nm_base *b, int rank, int nranks, nm_needs *n)
+{
+	const corm_point *p = point;
+	corm_classes *cls = nm_malloc(sizeof *cls);
+	char err[256];
+	if (corm_classes_init(cls, p->block_size, err, sizeof err) == 0) {
+		if (p->bench == CORM_BENCH_REMAP && rank == 0) {
+			nm_needs loop = {.qps = 1, .cqs = 1};
+			nm_needs_sum(n, &loop);
+			nm_mr_needs(n, p->block_size, false, strat_odp(p->strategy));
+		} else if (p->bench != CORM_BENCH_REMAP) {
+			if (rank == 0)
+				heap_needs(p, b, nranks, cls, n);
+			if (p->bench != CORM_BENCH_LOCAL)
+				corm_net_needs(&b->qp, b->threads, nranks, rank, corm_msg_max(cls, p->size), p->block_size, n);
+		}
+	}
+	free(cls);
+}
+
 /* Rank 0, before the load: every object the clients (or, for --bench
  * local, the server's own threads) will allocate fits under RLIMIT_MEMLOCK.
  * NULL, or the line in err. */
 static const char *memlock_fits(nm_ctx *ctx, const corm_point *p, const corm_srv *sv, char *err, size_t errlen)
 {
 	int clients = nm_boot_size() - 1;
-	uint64_t per = p->bench == CORM_BENCH_LOCAL ? p->objects : (uint64_t)clients * p->objects;
+	uint64_t per = heap_objects(p, clients + 1);
 	return corm_server_memlock(sv->h, sv->strat, clients * ctx->base.threads, per, p->size, err, errlen) ? err : NULL;
 }
 
@@ -323,7 +379,7 @@ static void heap_up(nm_ctx *ctx, const corm_point *p, corm_srv *sv)
 	if (ctx->rank == 0) {
 		sv->nic = (corm_nicctx){.dev = ctx->dev, .strat = sv->strat, .new_key = p->inject == CORM_INJECT_NEW_RKEY};
 		sv->h = nm_calloc(1, sizeof *sv->h);
-		int workers = p->bench == CORM_BENCH_LOCAL ? ctx->base.threads : (int)p->server_threads;
+		int workers = heap_workers(p, &ctx->base);
 		cmem_heap_cfg hc = {.block_size = p->block_size, .va_blocks = p->va_blocks, .threads = workers,
 				    .seed = ctx->base.seed, .mode = sv->strat == CORM_STRAT_DEFER ? CORM_DEFER : CORM_REMAP,
 				    .nic = corm_nic_hooks(&sv->nic)};
@@ -711,7 +767,7 @@ static const nm_experiment corm_experiment = {
 	.opts = corm_opts,
 	.min_ranks = 2,
 	.point_size = sizeof(corm_point),
-	.decode = corm_decode,
+	.decode = corm_decode, .needs = corm_needs,
 	.run = corm_run_point,
 	.report = corm_report,
 };

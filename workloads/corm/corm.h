@@ -95,6 +95,10 @@ typedef struct corm_client corm_client;
  * client rank's threads to the server). The server runs `workers` RPC
  * workers (0: nthreads; ignored on the clients). msg_max: payload bytes of
  * a message. */
+/* What corm_net_setup creates on `rank` of R (the star's QPs and CQs, the
+ * server's message buffers or each client thread's), for netmem preflight. */
+void corm_net_needs(const nm_qp_attr *qa, int T, int R, int rank, uint32_t msg_max, uint32_t block_size,
+		    nm_needs *n);
 void corm_net_setup(nm_dev *d, const nm_qp_attr *qa, int nthreads, int workers, uint32_t msg_max, uint32_t block_size,
 		    cmem_heap *heap, const corm_classes *cls, corm_server **srv, corm_client **cli);
 /* The payload bytes of a message: the capacity of the class `size` falls in. */

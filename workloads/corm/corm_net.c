@@ -255,15 +255,21 @@ void corm_client_free(corm_client *cl)
 /* The harness's mesh as a star: every client rank's thread t has its two
  * QPs (CORM_QP_RPC, CORM_QP_READ) to the server, whose passive ends for
  * thread t complete on the CQ of its worker t. */
-static nm_mesh *star(nm_dev *d, const nm_qp_attr *qa, int T)
+static nm_mesh_cfg star_cfg(const nm_qp_attr *qa, int T, int R, uint8_t *to_server)
 {
-	int R = nm_boot_size();
-	uint8_t *to_server = nm_calloc((size_t)R * (size_t)R, 1);
 	for (int r = 1; r < R; r++)
 		to_server[r * R] = 1;
 	/* on the RPC QP a server keeps a RECV and its reply posted */
 	nm_mesh_cfg mc = {.nthreads = T, .qps = CORM_NQP, .initiates = to_server, .qp = *qa, .passive_wrs = 2,
 			  .passive_on_thread_cq = true};
+	return mc;
+}
+
+static nm_mesh *star(nm_dev *d, const nm_qp_attr *qa, int T)
+{
+	int R = nm_boot_size();
+	uint8_t *to_server = nm_calloc((size_t)R * (size_t)R, 1);
+	nm_mesh_cfg mc = star_cfg(qa, T, R, to_server);
 	nm_mesh *m = nm_calloc(1, sizeof *m);
 	nm_mesh_create(m, d, &mc, NULL);
 	free(to_server);
@@ -275,6 +281,9 @@ static uint32_t msg_len(uint32_t msg_max) { return (uint32_t)nm_align64(sizeof(c
 
 /* The server's message buffers: a send and a receive message per connection. */
 static size_t srv_buf_len(int nconn, uint32_t msg) { return (size_t)(nconn ? nconn : 1) * 2 * msg; }
+
+/* A client thread's buffer: a request, a reply and a block to READ into. */
+static size_t cli_buf_len(uint32_t msg, uint32_t block_size) { return 2 * (size_t)msg + block_size; }
 
 uint32_t corm_msg_max(const corm_classes *cls, uint32_t size)
 {
@@ -345,7 +354,7 @@ static const char *client_new(corm_client **out, nm_dev *d, nm_mesh *mesh, int T
 	cl->c = nm_calloc((size_t)T, sizeof *cl->c);
 	for (int t = 0; t < T; t++) {
 		corm_conn *c = &cl->c[t];
-		size_t len = 2 * (size_t)msg + block_size;
+		size_t len = cli_buf_len(msg, block_size);
 		c->buf = nm_calloc(1, len);
 		c->req = (corm_msg *)c->buf;
 		c->rep = (corm_msg *)(c->buf + msg);
@@ -365,13 +374,36 @@ static const char *client_new(corm_client **out, nm_dev *d, nm_mesh *mesh, int T
 	return NULL;
 }
 
-void corm_net_setup(nm_dev *d, const nm_qp_attr *qa_in, int T, int workers, uint32_t msg_max, uint32_t block_size,
-		    cmem_heap *heap, const corm_classes *cls, corm_server **srv, corm_client **cli)
+/* The RPC and READ QPs' attributes: a few requests in flight, messages
+ * never inline, RNR retried (a server re-posts its RECV after replying). */
+static nm_qp_attr net_qa(const nm_qp_attr *qa_in)
 {
 	nm_qp_attr qa = *qa_in;
 	qa.sq_depth = 8;
 	qa.max_inline = 0;
 	qa.rnr_retry = 7;
+	return qa;
+}
+
+void corm_net_needs(const nm_qp_attr *qa_in, int T, int R, int rank, uint32_t msg_max, uint32_t block_size,
+		    nm_needs *n)
+{
+	nm_qp_attr qa = net_qa(qa_in);
+	uint8_t *to_server = nm_calloc((size_t)R * (size_t)R, 1);
+	nm_mesh_cfg mc = star_cfg(&qa, T, R, to_server);
+	nm_mesh_needs(&mc, rank, R, n);
+	free(to_server);
+	uint32_t msg = msg_len(msg_max);
+	if (rank == 0)
+		nm_mr_needs(n, srv_buf_len((R - 1) * T, msg), false, false);
+	for (int t = 0; rank != 0 && t < T; t++)
+		nm_mr_needs(n, cli_buf_len(msg, block_size), false, false);
+}
+
+void corm_net_setup(nm_dev *d, const nm_qp_attr *qa_in, int T, int workers, uint32_t msg_max, uint32_t block_size,
+		    cmem_heap *heap, const corm_classes *cls, corm_server **srv, corm_client **cli)
+{
+	nm_qp_attr qa = net_qa(qa_in);
 	uint32_t msg = msg_len(msg_max);
 	nm_mesh *mesh = star(d, &qa, T);
 	*srv = NULL;

@@ -79,16 +79,6 @@ void corm_loop_close(corm_loop *l)
 
 /* ---- capabilities ---- */
 
-static int probe_odp(nm_dev *d)
-{
-	struct ibv_device_attr_ex ax;
-	memset(&ax, 0, sizeof ax);
-	if (ibv_query_device_ex(d->ctx, NULL, &ax))
-		return 0;
-	return (ax.odp_caps.general_caps & IBV_ODP_SUPPORT) &&
-	       (ax.odp_caps.per_transport_caps.rc_odp_caps & IBV_ODP_SUPPORT_READ);
-}
-
 /* Word i of a probe page: tag << 24 | i, so a read knows where its bytes
  * came from. */
 static void probe_fill(void *va, size_t len, uint32_t tag)
@@ -214,7 +204,7 @@ int corm_probe(nm_dev *d, const nm_qp_attr *qa, corm_caps *caps, corm_remap want
 	       size_t errlen)
 {
 	memset(caps, 0, sizeof *caps);
-	caps->odp_rc_read = probe_odp(d);
+	caps->odp_rc_read = nm_dev_odp_rc(d);
 	probe_remap(d, qa, caps);
 	if (want == CORM_STRAT_AUTO) {
 		/* The paper's default is ODP + prefetch; rereg keeps keys on any

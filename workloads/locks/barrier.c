@@ -351,6 +351,33 @@ static uint8_t *initiates(int R, int K)
 	return m;
 }
 
+/* The registered bytes and the mesh, for the set-up and for netmem
+ * preflight (barrier_needs) alike: the records of R ranks, then the SST of
+ * K participants. */
+static size_t barrier_mr_len(int R, int K)
+{
+	return (OFF_ENTERED + REC_STRIDE * (size_t)R + nm_barrier_bytes(K) + 4095) & ~(size_t)4095;
+}
+
+/* Two mesh threads: the barrier's chan and the finished count's, each on a
+ * CQ of its own. */
+static nm_mesh_cfg barrier_mesh_cfg(const uint8_t *m, const nm_base *b)
+{
+	nm_mesh_cfg mc = {.nthreads = 2, .qps = 1, .initiates = m, .qp = b->qp};
+	mc.qp.sq_depth = 64;
+	return mc;
+}
+
+static void barrier_needs(const void *point, const nm_base *b, int rank, int nranks, nm_needs *n)
+{
+	const barrier_point *p = point;
+	nm_mr_needs(n, barrier_mr_len(nranks, p->nodes), b->hugepages, false);
+	uint8_t *m = initiates(nranks, p->nodes);
+	nm_mesh_cfg mc = barrier_mesh_cfg(m, b);
+	nm_mesh_needs(&mc, rank, nranks, n);
+	free(m);
+	n->atomics = true;  /* the finished count is an FAA */
+}
 
 /* Memory (every variable initialised before any peer can reach it), the
  * mesh and the two chans, each on a mesh thread (a CQ) of its own. */
@@ -358,8 +385,7 @@ static void barrier_setup(nm_ctx *ctx, bjob *j)
 {
 	char err[512];
 	int R = j->R;
-	size_t off_sst = OFF_ENTERED + REC_STRIDE * (size_t)R;
-	size_t total = (off_sst + nm_barrier_bytes(j->K) + 4095) & ~(size_t)4095;
+	size_t off_sst = OFF_ENTERED + REC_STRIDE * (size_t)R, total = barrier_mr_len(R, j->K);
 	int failed = nm_mr_alloc(ctx->dev, &j->mr, total, ctx->base.hugepages, ctx->base.mem_node, err, sizeof err);
 	nm_boot_check(failed ? err : NULL, NM_EXIT_FAIL);
 	memset(j->mr.buf, 0, total);
@@ -374,8 +400,7 @@ static void barrier_setup(nm_ctx *ctx, bjob *j)
 	if (j->part)
 		nm_barrier_init(&j->bar, &j->mr, off_sst, j->K, j->rank);
 	uint8_t *m = initiates(R, j->K);
-	nm_mesh_cfg mc = {.nthreads = 2, .qps = 1, .initiates = m, .qp = ctx->base.qp};
-	mc.qp.sq_depth = 64;
+	nm_mesh_cfg mc = barrier_mesh_cfg(m, &ctx->base);
 	nm_mesh_create(&j->mesh, ctx->dev, &mc, &j->mr);
 	free(m);
 	nm_poller_init(&j->pl, &j->mesh, 0, ctx->base.timeout);
@@ -583,7 +608,7 @@ static const nm_experiment barrier_experiment = {
 	.opts = barrier_opts,
 	.min_ranks = 1,
 	.point_size = sizeof(barrier_point),
-	.decode = barrier_decode,
+	.decode = barrier_decode, .needs = barrier_needs,
 	.run = barrier_run,
 	.report = barrier_report,
 };

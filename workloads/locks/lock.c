@@ -309,6 +309,26 @@ static size_t lock_layout(lock_job *j, int rank, int T)
 	return e->scratch_off + (size_t)T * NM_LOCK_SCRATCH;
 }
 
+/* The lock environment of `rank` and the bytes it registers: the set-up's
+ * and netmem preflight's (lock_needs) one sizing. */
+static size_t lock_env_init(lock_job *j, const nm_base *b, int rank)
+{
+	const lock_point *p = j->p;
+	bool in = rank < p->nodes;
+	j->env = (nm_lock_env){.rank = in ? rank : -1, .nranks = p->nodes, .nthreads = b->threads,
+			       .nlocks = p->locks, .local_budget = p->local_budget,
+			       .remote_budget = p->remote_budget, .handover_max = p->handover_max,
+			       .timeout = b->timeout, .qp_layout = p->qp_layout};
+	return lock_layout(j, j->env.rank, b->threads);
+}
+
+static void lock_needs(const void *point, const nm_base *b, int rank, int nranks, nm_needs *n)
+{
+	lock_job j = {.p = point};
+	size_t total = lock_env_init(&j, b, rank);
+	nm_lock_env_needs(&j.env, j.p->type, &b->qp, total, b->hugepages, rank, nranks, n);
+}
+
 /* Each home compares its counters with the acquisitions of its locks, summed
  * over every thread of every rank. */
 static void check_counters(lock_job *j, nm_measure *ms, int T, uint64_t *acquisitions, uint64_t *validated)
@@ -380,10 +400,7 @@ static void lock_run(nm_ctx *ctx, const void *point, json_t *out)
 	int T = b->threads;
 	bool in = ctx->rank < p->nodes;
 	nm_lock_env *e = &j.env;
-	*e = (nm_lock_env){.rank = in ? ctx->rank : -1, .nranks = p->nodes, .nthreads = T, .nlocks = p->locks,
-			   .local_budget = p->local_budget, .remote_budget = p->remote_budget,
-			   .handover_max = p->handover_max, .timeout = b->timeout, .qp_layout = p->qp_layout};
-	size_t total = lock_layout(&j, e->rank, T);
+	size_t total = lock_env_init(&j, b, ctx->rank);
 
 	int failed = nm_mr_alloc(ctx->dev, &j.mr, total, b->hugepages, b->mem_node, err, sizeof err);
 	nm_boot_check(failed ? err : NULL, NM_EXIT_FAIL);
@@ -491,7 +508,7 @@ static const nm_experiment lock_experiment = {
 	.opts = lock_opts,
 	.min_ranks = 1,
 	.point_size = sizeof(lock_point),
-	.decode = lock_decode,
+	.decode = lock_decode, .needs = lock_needs,
 	.run = lock_run,
 	.report = lock_report,
 	.finish = lock_finish,

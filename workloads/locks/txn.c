@@ -112,7 +112,7 @@ static int txn_decode(const json_t *pt, const nm_base *b, void *out, char *err, 
 		return -1;
 	}
 	nm_hosts *hg = &p->hosts;
-	if (nm_hosts_group(nm_boot_hosts(), b->nranks, want_p, hg, err, len) != 0)
+	if (nm_hosts_group(b->hosts, b->nranks, want_p, hg, err, len) != 0)
 		return -1;
 	if (N > hg->nodes) {
 		if (want_p > 0)
@@ -453,6 +453,26 @@ static void txn_result(const txn_job *j, const nm_measure *ms, int T, int Tp, js
 			  (json_int_t)ms->cfg.warmup, "lock_summary", p->type->summary));
 }
 
+/* The lock environment of `rank` and the bytes it registers: one sizing
+ * for the set-up and for netmem preflight (txn_needs). */
+static size_t txn_env_init(txn_job *j, const nm_base *b, int rank)
+{
+	const txn_point *p = j->p;
+	nm_lock_env *e = &j->env;
+	*e = (nm_lock_env){.local_budget = p->local_budget, .remote_budget = p->remote_budget,
+			   .handover_max = p->handover_max, .timeout = b->timeout};
+	e->rank = txn_participants(j, rank, b->threads);
+	return txn_layout(j, p->type->uses_mpi ? 1 : b->threads);
+}
+
+static void txn_needs(const void *point, const nm_base *b, int rank, int nranks, nm_needs *n)
+{
+	txn_job j = {.p = point};
+	size_t total = txn_env_init(&j, b, rank);
+	nm_lock_env_needs(&j.env, j.p->type, &b->qp, total, b->hugepages, rank, nranks, n);
+	free(j.world);
+}
+
 static void txn_run(nm_ctx *ctx, const void *point, json_t *out)
 {
 	const txn_point *p = point;
@@ -461,11 +481,8 @@ static void txn_run(nm_ctx *ctx, const void *point, json_t *out)
 	char err[512] = "";
 	int T = b->threads, Tp = p->type->uses_mpi ? 1 : T;
 	nm_lock_env *e = &j.env;
-	*e = (nm_lock_env){.local_budget = p->local_budget, .remote_budget = p->remote_budget,
-			   .handover_max = p->handover_max, .timeout = b->timeout};
-	e->rank = txn_participants(&j, ctx->rank, T);
+	size_t total = txn_env_init(&j, b, ctx->rank);
 	bool in = e->rank >= 0;
-	size_t total = txn_layout(&j, Tp);
 
 	int failed = nm_mr_alloc(ctx->dev, &j.mr, total, b->hugepages, b->mem_node, err, sizeof err);
 	nm_boot_check(failed ? err : NULL, NM_EXIT_FAIL);
@@ -521,7 +538,7 @@ static const nm_experiment txn_experiment = {
 	.opts = txn_opts,
 	.min_ranks = 1,
 	.point_size = sizeof(txn_point),
-	.decode = txn_decode,
+	.decode = txn_decode, .needs = txn_needs,
 	.run = txn_run,
 	.report = txn_report,
 };

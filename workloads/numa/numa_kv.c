@@ -493,23 +493,57 @@ static int kv_place(nm_ctx *ctx, kv_job *j, json_t *out)
 }
 
 /* The server's table, mailboxes and ack sources, or a client's
- * per-connection GET, PUT and ack areas; then the connections. */
+ * per-connection GET, PUT and ack areas (kv_connect's offsets, and the
+ * bytes to register): one sizing for the set-up and for kv_needs. */
+static size_t kv_layout(kv_job *j, bool server)
+{
+	j->mbox_off = (size_t)j->p->keys * j->p->rec;
+	j->ack_off = j->mbox_off + (size_t)j->nconn * j->p->rec;
+	j->thread_area = 2 * j->p->rec + 64;
+	return server ? j->ack_off + 8 * (size_t)j->nconn : j->thread_area * (size_t)j->T;
+}
+
+/* Every client to the server and back (m: R*R bytes, zeroed). */
+static nm_mesh_cfg kv_mesh_cfg(const kv_job *j, const nm_base *b, int R, bool server, uint8_t *m)
+{
+	for (int c = 0; c < R - 1; c++)
+		m[c * R + j->server] = m[j->server * R + c] = 1;
+	nm_mesh_cfg mc = {.nthreads = j->T, .qps = 1, .initiates = m, .qp = b->qp};
+	mc.qp.sq_depth = server ? 2 * j->T + 16 : 4;
+	return mc;
+}
+
 static void kv_connect(nm_ctx *ctx, kv_job *j)
 {
 	int R = ctx->nranks;
 	bool server = j->rank == j->server;
-	j->mbox_off = (size_t)j->p->keys * j->p->rec;
-	j->ack_off = j->mbox_off + (size_t)j->nconn * j->p->rec;
-	j->thread_area = 2 * j->p->rec + 64;
-	size_t total = server ? j->ack_off + 8 * (size_t)j->nconn : j->thread_area * (size_t)j->T;
-	nm_numa_point_alloc(&j->np, &j->mr, total, ctx->base.hugepages, server ? preload : NULL, j);
+	nm_numa_point_alloc(&j->np, &j->mr, kv_layout(j, server), ctx->base.hugepages, server ? preload : NULL, j);
 	uint8_t *m = nm_calloc((size_t)R * R, 1);
-	for (int c = 0; c < R - 1; c++)
-		m[c * R + j->server] = m[j->server * R + c] = 1;
-	nm_mesh_cfg mc = {.nthreads = j->T, .qps = 1, .initiates = m, .qp = ctx->base.qp};
-	mc.qp.sq_depth = server ? 2 * j->T + 16 : 4;
+	nm_mesh_cfg mc = kv_mesh_cfg(j, &ctx->base, R, server, m);
 	nm_numa_point_mesh(&j->np, &j->mesh, &mc);
 	free(m);
+}
+
+/* The last rank serves; every other rank's threads are clients. */
+static kv_job kv_job_of(const void *point, const nm_base *b, int rank, int nranks)
+{
+	return (kv_job){.p = point, .rank = rank, .server = nranks - 1, .T = b->threads,
+			.nconn = (nranks - 1) * b->threads, .timeout = b->timeout};
+}
+
+/* netmem preflight: what kv_connect creates on `rank`. */
+static void kv_needs(const void *point, const nm_base *b, int rank, int nranks, nm_needs *n)
+{
+	kv_job j = kv_job_of(point, b, rank, nranks);
+	bool server = rank == j.server;
+	nm_mr_needs(n, kv_layout(&j, server), b->hugepages, false);
+	uint8_t *m = nm_calloc((size_t)nranks * (size_t)nranks, 1);
+	nm_mesh_cfg mc = kv_mesh_cfg(&j, b, nranks, server, m);
+	nm_mesh_needs(&mc, rank, nranks, n);
+	free(m);
+	const kv_point *p = point;
+	int a = nm_place_nodes_needed(&p->side[0]), c = nm_place_nodes_needed(&p->side[1]);
+	n->numa_nodes = a > c ? a : c;
 }
 
 static double mean_us(uint64_t ns, uint64_t n) { return n ? (double)ns / (double)n / 1e3 : 0.0; }
@@ -586,9 +620,8 @@ static void kv_report(const json_t *pt, const json_t *res, bool first)
 static void kv_run(nm_ctx *ctx, const void *point, json_t *out)
 {
 	const nm_base *b = &ctx->base;
-	kv_job j = {.p = point, .rank = ctx->rank, .server = ctx->nranks - 1, .T = b->threads,
-		    .nconn = (ctx->nranks - 1) * b->threads, .timeout = b->timeout,
-		    .seed = b->seed * 1000003u + (uint64_t)ctx->rep};
+	kv_job j = kv_job_of(point, b, ctx->rank, ctx->nranks);
+	j.seed = b->seed * 1000003u + (uint64_t)ctx->rep;
 	bool server = ctx->rank == j.server;
 	nm_numa_point_init(&j.np, ctx->dev, b->mem_node, j.T);
 	if (kv_place(ctx, &j, out)) {
@@ -629,7 +662,7 @@ static const nm_experiment kv_experiment = {
 		"  mpirun -np 2 netmem numa-kv --scenario both-local,client-local,both-remote -T 1,4,8\n"
 		"  mpirun -np 2 netmem numa-kv -T 8 --load-threads 20 --load-node nic --load-buf 1G",
 	.opts = kv_opts, .min_ranks = 2,
-	.point_size = sizeof(kv_point), .decode = kv_decode,
+	.point_size = sizeof(kv_point), .decode = kv_decode, .needs = kv_needs,
 	.run = kv_run, .report = kv_report,
 };
 NM_EXPERIMENT(kv_experiment)

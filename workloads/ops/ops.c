@@ -195,21 +195,53 @@ static void ops_fill(void *arg, void *buf)
 				read ? read_owner(j->rank, s) : write_owner(s));
 }
 
+/* The sizes a point's set-up uses, computed in one place for the set-up
+ * and for ops_needs (netmem preflight). Connections of rank `rank` per
+ * thread (targets x QPs), and whether it initiates and is a target. */
+static int ops_nconn(const ops_point *p, int rank, bool *initiator, bool *target)
+{
+	int R = p->nranks, targets = 0;
+	*target = false;
+	for (int q = 0; q < R; q++) {
+		targets += p->matrix[rank * R + q];
+		*target |= p->matrix[q * R + rank] != 0;
+	}
+	*initiator = targets > 0;
+	return targets * p->qps;
+}
+
+/* Per thread: one buffer per connection, one to verify into, and a result
+ * word per window entry for atomics. */
+static size_t ops_thread_area(const ops_point *p, int nconn)
+{
+	return nm_align64(p->l.slot * (size_t)(nconn + 1) + 8 * (size_t)(p->window + 1));
+}
+
+static size_t ops_mr_len(const ops_point *p, int T, int nconn)
+{
+	return p->l.local + ops_thread_area(p, nconn) * (size_t)T;
+}
+
+/* The mesh before the device's caps (ops_connect applies them). */
+static nm_mesh_cfg ops_mesh_cfg(const ops_point *p, const nm_base *b)
+{
+	nm_mesh_cfg mc = {.nthreads = b->threads, .qps = p->qps, .initiates = p->matrix, .qp = b->qp};
+	mc.qp.sq_depth = p->window + 2;
+	mc.qp.max_inline = p->inline_size;
+	return mc;
+}
+
 /* This rank's memory (with the pattern READ targets serve) and connections.
  * With server workers, WRITE slots start out holding what the clients will
  * write, so the workers' stores (which write the content found here) keep
  * the clients' read-back checks exact (numa/hammer.h). */
 static void ops_connect(nm_ctx *ctx, ops_job *j)
 {
-	const layout *l = &j->p->l;
-	/* per thread: one buffer per connection, one to verify into, and a
-	 * result word per window entry for atomics */
-	j->thread_area = nm_align64(l->slot * (size_t)(j->nconn + 1) + 8 * (size_t)(j->W + 1));
-	nm_numa_point_alloc(&j->np, &j->mr, l->local + j->thread_area * (size_t)j->T, ctx->base.hugepages,
-			    ops_fill, j);
-	nm_mesh_cfg mc = {.nthreads = j->T, .qps = j->p->qps, .initiates = j->p->matrix, .qp = ctx->base.qp};
-	mc.qp.sq_depth = j->W + 2 < ctx->dev->attr.max_qp_wr ? j->W + 2 : ctx->dev->attr.max_qp_wr;
-	mc.qp.max_inline = j->p->inline_size;
+	j->thread_area = ops_thread_area(j->p, j->nconn);
+	nm_numa_point_alloc(&j->np, &j->mr, ops_mr_len(j->p, j->T, j->nconn), ctx->base.hugepages, ops_fill, j);
+	nm_mesh_cfg mc = ops_mesh_cfg(j->p, &ctx->base);
+	if (mc.qp.sq_depth > ctx->dev->attr.max_qp_wr)
+		mc.qp.sq_depth = ctx->dev->attr.max_qp_wr;
 	/* Without --max-rd-atomic, perftest's outstanding READs and atomics: the
 	 * device's maximum (128 on rxe), not the harness's 16, which would cap
 	 * a bw-mode READ window of 128 at 16 in flight. */
@@ -217,6 +249,21 @@ static void ops_connect(nm_ctx *ctx, ops_job *j)
 		mc.qp.max_rd_atomic = ctx->dev->attr.max_qp_rd_atom;
 	j->max_rd_atomic = mc.qp.max_rd_atomic;
 	nm_numa_point_mesh(&j->np, &j->mesh, &mc);
+}
+
+/* netmem preflight: what ops_connect will create on `rank`. */
+static void ops_needs(const void *point, const nm_base *b, int rank, int nranks, nm_needs *n)
+{
+	const ops_point *p = point;
+	bool initiator, target;
+	int nconn = ops_nconn(p, rank, &initiator, &target);
+	nm_mr_needs(n, ops_mr_len(p, b->threads, nconn), b->hugepages, false);
+	nm_mesh_cfg mc = ops_mesh_cfg(p, b);
+	nm_mesh_needs(&mc, rank, nranks, n);
+	n->sq_capped = true;  /* ops_connect caps the window's queue at max_qp_wr */
+	n->atomics |= p->op >= NM_OP_CAS && initiator;
+	int a = nm_place_nodes_needed(&p->buf), c = nm_place_nodes_needed(&p->cpu);
+	n->numa_nodes = a > c ? a : c;
 }
 
 /* Local loads on target ranks, running before the clients start and until
@@ -397,15 +444,10 @@ static void ops_run(nm_ctx *ctx, const void *point, json_t *out)
 {
 	const ops_point *p = point;
 	const nm_base *b = &ctx->base;
-	int R = p->nranks, me = ctx->rank, targets = 0;
+	int me = ctx->rank;
 	ops_job j = {.p = p, .op = p->op, .rank = me, .T = b->threads, .W = p->window, .batch = p->batch,
 		     .size = (uint32_t)p->l.size, .timeout = b->timeout};
-	for (int q = 0; q < R; q++) {
-		targets += p->matrix[me * R + q];
-		j.target |= p->matrix[q * R + me] != 0;
-	}
-	j.initiator = targets > 0;
-	j.nconn = targets * p->qps;
+	j.nconn = ops_nconn(p, me, &j.initiator, &j.target);
 	nm_numa_point_init(&j.np, ctx->dev, b->mem_node, j.T);
 	if (ops_place(ctx, &j, out)) {
 		nm_numa_point_free(&j.np);
@@ -492,7 +534,7 @@ static const nm_experiment ops_experiment = {
 		"  mpirun -np 2 netmem ops --mode bw -s 8 --packed -T 8 --buf-node nic,other \\\n"
 		"      --server-workers 0,8,48 --server-op mixed",
 	.opts = ops_opts, .min_ranks = 1,
-	.point_size = sizeof(ops_point), .decode = ops_decode, .point_free = ops_point_free,
+	.point_size = sizeof(ops_point), .decode = ops_decode, .point_free = ops_point_free, .needs = ops_needs,
 	.run = ops_run, .report = ops_report,
 };
 NM_EXPERIMENT(ops_experiment)

@@ -1,0 +1,54 @@
+#!/bin/sh
+# netmem preflight on real verbs (Soft-RoCE): one job over several check-scale
+# configs finds that those whose families declare their needs fit, reports
+# an undeclared one (kv) as not checked, and refuses a config too large for the
+# guest's device (max_qp) and one that needs ODP on a kernel without it;
+# a second job, with locked memory lowered and CAP_IPC_LOCK dropped, refuses
+# on RLIMIT_MEMLOCK, and the run it refused does fail there. Three mpiruns:
+# the integration lane is time-limited.
+cd "$(dirname "$0")/../.." || exit 1
+. tests/lib.sh
+nm_setup preflight
+
+# 8 ranks x 256 threads x 64 QPs, everyone to everyone: about 2.1 million QPs
+# on the one guest's rxe0, above its max_qp (1048560); never built.
+cat >"$tmp/big.json" <<'EOF'
+{"experiment": "ops", "ranks": 8,
+ "params": {"op": "read", "threads": 256, "qp": 64, "initiators": "all", "targets": "all", "iters": 10}}
+EOF
+# One READ slot of 1 MiB per rank: 2 MiB or more registered, above 1 MiB.
+cat >"$tmp/mem.json" <<'EOF'
+{"experiment": "ops", "params": {"op": "read", "size": 1048576, "iters": 10}}
+EOF
+fits="ops-lat ops-bw ops-atomic-lat alock-fig1 barrier txn-locks loco-fig7 clover-skew"
+cfgs=""
+for c in $fits loco-fig5 corm-fig8; do cfgs="$cfgs configs/check/$c.json"; done
+
+$MPI -np 2 $N preflight --json "$tmp/pf.json" $cfgs "$tmp/big.json" >"$tmp/pf.out" 2>"$tmp/pf.err"
+echo $? >"$tmp/pf.rc"
+check "some configs do not fit: exit 1" [ "$(nm_rc pf)" = 1 ]
+for c in $fits; do
+	check "$c fits, with an expected time" nm_jq pf ".configs[] | select(.config == \"configs/check/$c.json\") | .verdict == \"fits\" and .expected_seconds > 0"
+done
+check "kv has no needs hook: not checked, never fits" nm_jq pf '.configs[] | select(.config | endswith("loco-fig5.json")) | .verdict == "not_checked" and (.reason | test("needs not declared"))'
+check "too many QPs: does not fit, naming the host and max_qp" nm_jq pf '.configs[] | select(.config | endswith("big.json")) | .verdict == "does_not_fit" and (.reason | test("host .*max_qp"))'
+check "too many QPs: the peak is the mesh's (2,097,152 QPs per NIC: 8 ranks x 8 peers x 256 threads x 64 QPs, both ends)" nm_jq pf '.configs[] | select(.config | endswith("big.json")) | .peak.qps_per_nic == 2097152'
+if [ "$(jq -r '.ranks[0].odp_rc' "$tmp/pf.json" 2>/dev/null)" = false ]; then
+	check "ODP config on a kernel without ODP: does not fit" nm_jq pf '.configs[] | select(.config | endswith("corm-fig8.json")) | .verdict == "does_not_fit" and (.reason | test("on-demand paging"))'
+else
+	check "ODP config on a kernel with ODP: fits" nm_jq pf '.configs[] | select(.config | endswith("corm-fig8.json")) | .verdict == "fits"'
+fi
+check "every rank's limits: device, max_qp, memlock, NUMA, disk, clock" nm_jq pf '(.ranks | length) == 2 and all(.ranks[]; .device == "rxe0" and .max_qp > 0 and .memlock_bytes != null and .numa_nodes >= 1 and .disk_free_bytes > 0 and (.clock_offset_s | fabs) < 0.1)'
+check "the clocks agree, and the time model's formula is in the document" nm_jq pf '.clocks_agree and (.time_model.formula | test("reps"))'
+check "stdout: a line per config, the refusal in capitals" sh -c "for c in $fits; do grep -q \"configs/check/\$c.json: fits, expected\" $tmp/pf.out || exit 1; done; grep -q 'big.json: DOES NOT FIT' $tmp/pf.out"
+
+# Locked memory: root holds CAP_IPC_LOCK, which lifts RLIMIT_MEMLOCK; drop
+# it, lower the limit to 1 MiB, and the 2 MiB point is refused; its run fails.
+lowmem="setpriv --bounding-set -ipc_lock --inh-caps -ipc_lock sh -c"
+$lowmem "ulimit -l 1024; exec $MPI -np 2 $N preflight --json $tmp/mem.json.pf $tmp/mem.json" >"$tmp/mem.out" 2>&1
+echo $? >"$tmp/memrc"
+check "memlock 1 MiB without CAP_IPC_LOCK: nothing fits, exit 2" [ "$(cat "$tmp/memrc")" = 2 ]
+check "memlock: the reason names RLIMIT_MEMLOCK and ulimit -l" sh -c "grep -q 'DOES NOT FIT.*RLIMIT_MEMLOCK.*ulimit -l' $tmp/mem.out"
+$lowmem "ulimit -l 1024; exec $MPI -np 2 $N run $tmp/mem.json $Q --output $tmp/memrun.json" >"$tmp/memrun.out" 2>&1
+check "memlock: the refused config does fail when run under the same limit" [ $? != 0 ]
+t_summary
