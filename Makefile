@@ -74,8 +74,9 @@ build/tests/%: tests/unit/%.c tests/unit/tap.h $(UNIT_MODS) $(filter harness/% p
 	@$(CC) $(CPPFLAGS) $(CSTD) $(WARN) -O1 -g $(SAN) -pthread -Itests/unit -o $@ $< $(UNIT_MODS) -ljansson -lz -lm
 
 # ALock's Fig. 2 trace on real verbs, run by tests/integration/test_alock_trace.sh:
-# alock_trace.c against the harness, primitives and NUMA objects (no netmem main).
-TRACE_OBJS := $(filter-out build/harness/main.o,$(filter build/harness/% build/primitives/% build/numa/% build/build_id.o,$(OBJS)))
+# alock_trace.c against the harness, primitives and NUMA objects (no netmem main,
+# nor the preflight command, which decodes points with main's harness options).
+TRACE_OBJS := $(filter-out build/harness/main.o build/harness/preflight%.o,$(filter build/harness/% build/primitives/% build/numa/% build/build_id.o,$(OBJS)))
 build/tests/alock_trace: tests/integration/alock_trace.c $(TRACE_OBJS) $(filter harness/% numa/% primitives/%,$(HDRS))
 	@mkdir -p $(@D)
 	@echo "  CC+LD   $@"
