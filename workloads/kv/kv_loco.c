@@ -239,10 +239,10 @@ static json_t *loco_run(kv_run *r)
 		       .arg = j, .measure = r->ms};
 	nm_workers_run(&rd);
 	loco_scan(j, r->ms);
-	json_t *eff = json_pack("{s:i, s:I, s:i, s:i, s:I, s:i}", "slot_bytes", (int)j->p->slot_bytes,
+	json_t *eff = json_pack("{s:i, s:I, s:i, s:i, s:I}", "slot_bytes", (int)j->p->slot_bytes,
 				"slots_per_node", (json_int_t)j->lay.slots, "locks", j->p->locks, "tracker_entries",
-				KV_LOCO_TRACKER_ENTRIES, "index_buckets", (json_int_t)(j->index.mask + 1), "qps_per_node",
-				nm_mesh_qp_count(&j->mesh));
+				KV_LOCO_TRACKER_ENTRIES, "index_buckets", (json_int_t)(j->index.mask + 1));
+	kv_win_created(eff, &j->mesh, &j->mr);
 	if (j->emulated)
 		json_object_set_new(eff, "emulated_change",
 				    json_string("the idle tracker thread naps (50 to 800 us) between polls instead of spinning "

@@ -296,8 +296,9 @@ static json_t *sc_run(kv_run *r)
 	nm_boot_bcast(&j->epoch_ns, sizeof j->epoch_ns, 0);
 	kv_win_site site = {.r = r, .ops = &sc_steps, .sys = j, .mesh = &j->mesh, .mr = &j->mr, .plan = &j->plan,
 			    .op_size = sizeof(sc_op), .thr_size = sizeof(sc_thr)};
-	json_t *eff = json_pack("{s:s, s:i, s:i}", "write_path", "insert (a new version, newest wins)",
-				"object_bytes", (int)(8 * j->lay.obj_words), "qps_per_node", nm_mesh_qp_count(&j->mesh));
+	json_t *eff = json_pack("{s:s, s:i}", "write_path", "insert (a new version, newest wins)",
+				"object_bytes", (int)(8 * j->lay.obj_words));
+	kv_win_created(eff, &j->mesh, &j->mr);
 	kv_win_run(&site, sc_scan, eff,
 		   j->cas_release ? "release by RDMA CAS, not a WRITE: Soft-RoCE writes a failed CAS's word back, "
 				    "which can undo a concurrent WRITE"

@@ -345,8 +345,9 @@ static json_t *sh_run(kv_run *r)
 	kv_win_mesh(ctx, &j->mesh, &j->mr, &j->plan);
 	kv_win_site site = {.r = r, .ops = &sh_steps, .sys = j, .mesh = &j->mesh, .mr = &j->mr, .plan = &j->plan,
 			    .op_size = sizeof(sh_op), .thr_size = sizeof(sh_thr)};
-	json_t *eff = json_pack("{s:i, s:I, s:i, s:i}", "leaf_entries", j->p->leaf, "leaves", (json_int_t)j->lay.leaves,
-				"leaf_bytes", (int)j->lay.leaf_bytes, "qps_per_node", nm_mesh_qp_count(&j->mesh));
+	json_t *eff = json_pack("{s:i, s:I, s:i}", "leaf_entries", j->p->leaf, "leaves", (json_int_t)j->lay.leaves,
+				"leaf_bytes", (int)j->lay.leaf_bytes);
+	kv_win_created(eff, &j->mesh, &j->mr);
 	kv_win_run(&site, sh_scan, eff,
 		   j->cas_release ? "release by RDMA CAS (own id -> 0), not a WRITE of 0: Soft-RoCE writes a failed "
 				    "CAS's word back, which can undo a concurrent WRITE"

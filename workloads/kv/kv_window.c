@@ -186,6 +186,12 @@ void kv_win_mesh(nm_ctx *ctx, nm_mesh *mesh, nm_mr *mr, const kv_win_plan *pl)
 	free(all);
 }
 
+void kv_win_created(json_t *effective, const nm_mesh *mesh, const nm_mr *mr)
+{
+	json_object_set_new(effective, "qps_per_node", json_integer(nm_mesh_qp_count(mesh)));
+	json_object_set_new(effective, "registered_bytes", json_integer((json_int_t)mr->mr->length));
+}
+
 void kv_win_needs(const kv_win_plan *pl, const nm_base *b, int rank, int nranks, nm_needs *n)
 {
 	nm_mr_needs(n, pl->bytes, b->hugepages, false);

@@ -80,6 +80,10 @@ void kv_win_free(kv_win *w);
  * both gone (kv_win_run). */
 void kv_win_mem(nm_ctx *ctx, nm_mr *mr, const kv_win_plan *pl);
 void kv_win_mesh(nm_ctx *ctx, nm_mesh *mesh, nm_mr *mr, const kv_win_plan *pl);
+/* What the point created on this rank, into its `effective` settings:
+ * qps_per_node (the mesh's QPs, both ends) and registered_bytes (the
+ * device's length of the registration), which netmem preflight predicts. */
+void kv_win_created(json_t *effective, const nm_mesh *mesh, const nm_mr *mr);
 /* netmem preflight: what kv_win_mem and kv_win_mesh create for pl on rank
  * `rank` of nranks, added to n (the same registration and mesh
  * configuration), and the RDMA atomics every verbs system's locks post. */
