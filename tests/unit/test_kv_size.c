@@ -4,6 +4,7 @@
  * preflight use; and Redis, which has no verbs plan. */
 #include "kv_size.h"
 #include "tap.h"
+#include <stdbool.h>
 #include <string.h>
 
 static kv_point point(kv_system_id sys, uint64_t keys, uint64_t prefill, int window)
@@ -71,13 +72,13 @@ static void sherman(void)
  *   QPs     4 * 128 + 16 = 528 deep */
 static void scythe(void)
 {
-	kv_point p = point(KV_SCYTHE, 1000, 800, 128);
 	kv_scythe_layout l;
-	kv_win_plan pl = kv_scythe_plan(&p, 3, 1, &l);
-	CHECK(l.obj_words == 4 && l.objs_here == 334, "scythe: 4-word objects, 334 on a node (%u, %llu)", l.obj_words,
-	      (unsigned long long)l.objs_here);
-	CHECK(pl.bytes == 10688 + 16384 && pl.threads == 1 && pl.sq_depth == 528,
-	      "scythe: registers 27072 bytes, 1 mesh thread, 528 deep (%zu, %d, %d)", pl.bytes, pl.threads, pl.sq_depth);
+	const kv_point p = point(KV_SCYTHE, 1000, 800, 128);
+	const kv_win_plan pl = kv_scythe_plan(&p, 3, 1, &l);
+	bool objs = l.obj_words == 4 && l.objs_here == 334;
+	CHECK(objs && pl.bytes == 10688 + 16384 && pl.threads == 1 && pl.sq_depth == 528,
+	      "scythe: 334 objects of 4 words here, registers 27072 bytes, 1 mesh thread, 528 deep (%llu, %zu, %d, %d)",
+	      (unsigned long long)l.objs_here, pl.bytes, pl.threads, pl.sq_depth);
 }
 
 /* kv_plan_of picks the system's plan; Redis has none. */
