@@ -24,7 +24,7 @@ typedef struct nm_needs {
 	uint64_t pinned_bytes;     /* registered and pinned: counts against RLIMIT_MEMLOCK */
 	uint64_t odp_bytes;        /* registered on demand (pins nothing) */
 	uint64_t largest_mr;       /* bytes of its largest registration */
-	uint64_t hugepage_bytes;   /* of pinned_bytes, backed by 2 MiB huge pages */
+	uint64_t hugepage_bytes;   /* backed by 2 MiB huge pages (registered, or plain memory) */
 	bool atomics;              /* posts RDMA atomics (CAS/FAA) */
 	bool odp;                  /* needs on-demand paging for RC READ/WRITE */
 	int numa_nodes;            /* NUMA nodes the point needs on this host (>= 1) */

@@ -17,12 +17,6 @@ _Static_assert(sizeof(entry) == 64, "a tracker entry is one 64-byte line");
 
 static uint64_t entry_sum(const entry *e) { return XXH64(e, 8 * (1 + NM_TRACKER_WORDS), 0x7e1c); }
 
-size_t nm_tracker_bytes(int nranks, uint32_t entries)
-{
-	size_t n = (size_t)nranks;
-	return n * entries * 64 + nm_align64(n * 8) + (size_t)entries * 64 + nm_align64(n * 8);
-}
-
 void nm_tracker_init(nm_tracker *t, nm_mesh *m, const nm_mr *mr, size_t off, int rank, int nranks,
 		     uint32_t entries)
 {

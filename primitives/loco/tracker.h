@@ -26,6 +26,7 @@
  * (nm_tracker_poll), the kvstore's tracker thread. */
 #ifndef NM_TRACKER_H
 #define NM_TRACKER_H
+#include "alloc.h"
 #include "mesh.h"
 #include "rdma.h"
 #include "verbs.h"
@@ -51,8 +52,15 @@ typedef struct nm_tracker {
 				      * nm_tracker_poll retires them) */
 } nm_tracker;
 
-/* Registered bytes the tracker needs (a multiple of 64). */
-size_t nm_tracker_bytes(int nranks, uint32_t entries);
+/* Registered bytes the tracker needs (a multiple of 64): a ring of 64-byte
+ * entries per sender, one acknowledgement word per node, the sender's
+ * staged entries and a scratch word per node. Inline, so sizing that links no verbs (netmem kv's
+ * kv_size.c under its unit test) computes it too. */
+static inline size_t nm_tracker_bytes(int nranks, uint32_t entries)
+{
+	size_t n = (size_t)nranks;
+	return n * entries * 64 + nm_align64(n * 8) + (size_t)entries * 64 + nm_align64(n * 8);
+}
 /* At offset off of mr (zeroed memory), before the mesh connects. */
 void nm_tracker_init(nm_tracker *t, nm_mesh *m, const nm_mr *mr, size_t off, int rank, int nranks,
 		     uint32_t entries);

@@ -37,6 +37,8 @@
  * prefill), so only inserts find absent keys; --keys 10485760 (10 x 2^20
  * key ranks) and --fill 0.8 at paper scale. */
 #include "kv.h"
+#include "kv_size.h"
+#include "kv_window.h"
 #include "alloc.h"
 #include "boot.h"
 #include "clock.h"
@@ -174,6 +176,17 @@ static int kv_decode(const json_t *pt, const nm_base *b, void *out, char *err, s
 		return -1;
 	(void)b;
 	return 0;
+}
+
+/* netmem preflight: what the point's system registers and connects on
+ * `rank`, from the plan its set-up uses (kv_size.h). Redis has nothing to
+ * add: its clients reach redis-server over TCP (hiredis) and register no
+ * memory; the servers are processes of their own, outside verbs. */
+static void kv_needs(const void *point, const nm_base *b, int rank, int nranks, nm_needs *n)
+{
+	kv_win_plan pl;
+	if (kv_plan_of(point, nranks, b->threads, &pl))
+		kv_win_needs(&pl, b, rank, nranks, n);
 }
 
 /* ---- the result ---------------------------------------------------------- */
@@ -344,6 +357,7 @@ static const nm_experiment kv_experiment = {
 	.min_ranks = 1,
 	.point_size = sizeof(kv_point),
 	.decode = kv_decode,
+	.needs = kv_needs,
 	.run = kv_run_point,
 	.report = kv_report,
 };

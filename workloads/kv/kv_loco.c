@@ -46,23 +46,7 @@
 #include <string.h>
 #include <time.h>
 
-/* ---- layout ----------------------------------------------------------------- */
-
-static size_t loco_layout(loco_job *j)
-{
-	const kv_point *p = j->p;
-	/* the slot image's words: key, value, meta, checksum (slot_bytes may pad) */
-	j->slot_words = 3 + p->load.value_words;
-	j->slots = (p->load.prefill + (uint64_t)j->N - 1) / (uint64_t)j->N + (p->load.keys - p->load.prefill) + 1;
-	uint64_t locks_here = ((uint64_t)p->locks + (uint64_t)j->N - 1) / (uint64_t)j->N;
-	j->slot_off = 0;
-	j->lock_off = nm_align64(j->slots * p->slot_bytes);
-	j->tracker_off = nm_align64(j->lock_off + locks_here * LOCK_BYTES);
-	j->scratch_off = j->tracker_off + nm_tracker_bytes(j->N, TRACKER_ENTRIES);
-	j->scratch_per_op = kv_win_scratch(2 * (size_t)p->slot_bytes);   /* a slot, and a look (half_look) */
-	j->scratch_per_thread = (size_t)p->window * j->scratch_per_op;
-	return j->scratch_off + (size_t)(j->T + 1) * j->scratch_per_thread;
-}
+/* ---- prefill and free slots (the layout: kv_size.c) ------------------------- */
 
 /* Prefill: rank i at node i mod N, slot i / N; every node indexes them all. */
 static void loco_prefill(loco_job *j)
@@ -79,8 +63,8 @@ static void loco_prefill(loco_job *j)
 			mine++;
 		}
 	}
-	j->free = nm_malloc(j->slots * sizeof *j->free);   /* deletes free prefilled slots too */
-	for (uint64_t s = j->slots; s-- > mine;)
+	j->free = nm_malloc(j->lay.slots * sizeof *j->free);   /* deletes free prefilled slots too */
+	for (uint64_t s = j->lay.slots; s-- > mine;)
 		j->free[j->nfree++] = (uint32_t)s;
 	pthread_mutex_init(&j->free_mu, NULL);
 }
@@ -190,9 +174,9 @@ static void thr_setup(nm_worker *w)
 		kt = kv_run_thread(j->r, w);
 	else
 		kt->meter = w->meter;
-	uint8_t *scr = (uint8_t *)j->mr.buf + j->scratch_off + (size_t)w->index * j->scratch_per_thread;
+	uint8_t *scr = (uint8_t *)j->mr.buf + j->plan.scratch_off + (size_t)w->index * j->plan.scratch_per_thread;
 	kv_win_init(&t->win, &loco_steps, j, kt, &j->mesh, j->mr.mr->lkey, w->index, app ? j->p->window : 1,
-		    sizeof(loco_op), scr, j->scratch_per_op, j->timeout);
+		    sizeof(loco_op), scr, j->plan.scratch_per_op, j->timeout);
 	if (app)   /* the tracker thread injects nothing (kv_win_init left it none) */
 		kv_injector_init(&t->win.inj, j->p->inject, j->rank);
 	w->arg = t;
@@ -215,11 +199,12 @@ static void thr_body(nm_worker *w)
 
 static void loco_connect(loco_job *j, nm_ctx *ctx)
 {
-	kv_win_mem(ctx, &j->mr, loco_layout(j));
+	j->plan = kv_loco_plan(j->p, j->N, j->T, &j->lay);
+	kv_win_mem(ctx, &j->mr, &j->plan);
 	nm_kvindex_init(&j->index, j->p->load.keys);
 	loco_prefill(j);
-	nm_tracker_init(&j->tr, &j->mesh, &j->mr, j->tracker_off, j->rank, j->N, TRACKER_ENTRIES);
-	kv_win_mesh(ctx, &j->mesh, &j->mr, j->T + 1, 2 * j->p->window + 16 + j->N);   /* + the tracker thread */
+	nm_tracker_init(&j->tr, &j->mesh, &j->mr, j->lay.tracker_off, j->rank, j->N, KV_LOCO_TRACKER_ENTRIES);
+	kv_win_mesh(ctx, &j->mesh, &j->mr, &j->plan);   /* -T threads and the tracker thread */
 }
 
 /* After the run, every node checks its slots: checksum, key and value. */
@@ -227,16 +212,16 @@ static void loco_scan(loco_job *j, nm_measure *ms)
 {
 	kv_checker c;
 	kv_checker_init(&c, 1, false);
-	for (uint64_t s = 0; s < j->slots; s++) {
+	for (uint64_t s = 0; s < j->lay.slots; s++) {
 		const uint64_t *w = slot_at(j, s);
 		if (w[0] == 0)
 			continue;   /* never used */
-		bool ok = w[j->slot_words - 1] == slot_sum(j, w) &&
+		bool ok = w[j->lay.slot_words - 1] == slot_sum(j, w) &&
 			  kv_check_value(&c, w[0], w + 1, j->p->load.value_words) == KV_READ_OK;
 		if (!ok) {
 			if (!ms->rank_c[KV_C_BAD_SLOTS])
 				nm_error_note(&ms->rank_err, "slot %" PRIu64 " (key 0x%016" PRIx64 ") fails its %s after the run",
-					      s, w[0], w[j->slot_words - 1] == slot_sum(j, w) ? "value check" : "checksum");
+					      s, w[0], w[j->lay.slot_words - 1] == slot_sum(j, w) ? "value check" : "checksum");
 			ms->rank_c[KV_C_BAD_SLOTS]++;
 		}
 	}
@@ -254,10 +239,10 @@ static json_t *loco_run(kv_run *r)
 		       .arg = j, .measure = r->ms};
 	nm_workers_run(&rd);
 	loco_scan(j, r->ms);
-	json_t *eff = json_pack("{s:i, s:I, s:i, s:i, s:I, s:i}", "slot_bytes", (int)j->p->slot_bytes,
-				"slots_per_node", (json_int_t)j->slots, "locks", j->p->locks, "tracker_entries",
-				TRACKER_ENTRIES, "index_buckets", (json_int_t)(j->index.mask + 1), "qps_per_node",
-				nm_mesh_qp_count(&j->mesh));
+	json_t *eff = json_pack("{s:i, s:I, s:i, s:i, s:I}", "slot_bytes", (int)j->p->slot_bytes,
+				"slots_per_node", (json_int_t)j->lay.slots, "locks", j->p->locks, "tracker_entries",
+				KV_LOCO_TRACKER_ENTRIES, "index_buckets", (json_int_t)(j->index.mask + 1));
+	kv_win_created(eff, &j->mesh, &j->mr);
 	if (j->emulated)
 		json_object_set_new(eff, "emulated_change",
 				    json_string("the idle tracker thread naps (50 to 800 us) between polls instead of spinning "

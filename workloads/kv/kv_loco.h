@@ -11,9 +11,6 @@
 #include <stdatomic.h>
 #include <xxhash.h>
 
-#define LOCK_BYTES 16
-#define TRACKER_ENTRIES 256
-
 /* Tracker messages: payload[0] = kind | node << 8. */
 enum { MSG_INSERT = 1, MSG_DELETE, MSG_DONE };
 
@@ -26,9 +23,8 @@ typedef struct loco_job {
 	nm_mesh mesh;
 	nm_kvindex index;
 	nm_tracker tr;
-	uint32_t slot_words;
-	uint64_t slots;                  /* per node */
-	size_t slot_off, lock_off, tracker_off, scratch_off, scratch_per_thread, scratch_per_op;
+	kv_loco_layout lay;              /* slots, locks, tracker (kv_size.h) */
+	kv_win_plan plan;                /* the registration, scratch and mesh */
 	pthread_mutex_t free_mu;         /* this node's free slots */
 	uint32_t *free;
 	uint64_t nfree;
@@ -54,15 +50,15 @@ typedef struct loco_thr {
 
 static inline uint64_t *slot_at(const loco_job *j, uint64_t s)
 {
-	return (uint64_t *)((uint8_t *)j->mr.buf + j->slot_off + s * j->p->slot_bytes);
+	return (uint64_t *)((uint8_t *)j->mr.buf + j->lay.slot_off + s * j->p->slot_bytes);
 }
 
 static inline uint64_t slot_raddr(const loco_job *j, const nm_kvloc *loc)
 {
-	return j->mesh.rmr[loc->node].addr + j->slot_off + (uint64_t)loc->slot * j->p->slot_bytes;
+	return j->mesh.rmr[loc->node].addr + j->lay.slot_off + (uint64_t)loc->slot * j->p->slot_bytes;
 }
 
-static inline uint64_t slot_sum(const loco_job *j, const uint64_t *w) { return XXH64(w, 8 * (j->slot_words - 1), 0); }
+static inline uint64_t slot_sum(const loco_job *j, const uint64_t *w) { return XXH64(w, 8 * (j->lay.slot_words - 1), 0); }
 
 /* The image of a slot: key, value, counter/valid, checksum. */
 static inline void slot_image(const loco_job *j, uint64_t *w, uint64_t key, uint32_t writer, uint32_t version,
@@ -70,17 +66,17 @@ static inline void slot_image(const loco_job *j, uint64_t *w, uint64_t key, uint
 {
 	w[0] = key;
 	kv_value_fill(w + 1, j->p->load.value_words, key, writer, version);
-	w[j->slot_words - 2] = (uint64_t)counter << 1 | valid;
-	w[j->slot_words - 1] = slot_sum(j, w);
+	w[j->lay.slot_words - 2] = (uint64_t)counter << 1 | valid;
+	w[j->lay.slot_words - 1] = slot_sum(j, w);
 }
 
-static inline uint32_t slot_counter(const loco_job *j, const uint64_t *w) { return (uint32_t)(w[j->slot_words - 2] >> 1); }
-static inline bool slot_valid(const loco_job *j, const uint64_t *w) { return w[j->slot_words - 2] & 1; }
+static inline uint32_t slot_counter(const loco_job *j, const uint64_t *w) { return (uint32_t)(w[j->lay.slot_words - 2] >> 1); }
+static inline bool slot_valid(const loco_job *j, const uint64_t *w) { return w[j->lay.slot_words - 2] & 1; }
 
 static inline uint64_t lock_raddr(const loco_job *j, uint32_t lock, size_t off)
 {
 	int home = (int)(lock % (uint32_t)j->N);
-	return j->mesh.rmr[home].addr + j->lock_off + (size_t)(lock / (uint32_t)j->N) * LOCK_BYTES + off;
+	return j->mesh.rmr[home].addr + j->lay.lock_off + (size_t)(lock / (uint32_t)j->N) * KV_LOCO_LOCK_BYTES + off;
 }
 
 /* This node's free slots (inserts take one, deletes give one back). */

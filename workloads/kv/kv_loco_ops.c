@@ -69,13 +69,13 @@ static void get_start(loco_thr *t, loco_op *o)
 		return;
 	}
 	if (o->loc.node == j->rank) {
-		memcpy(o->w.buf, slot_at(j, o->loc.slot), 8 * j->slot_words);
+		memcpy(o->w.buf, slot_at(j, o->loc.slot), 8 * j->lay.slot_words);
 		__atomic_thread_fence(__ATOMIC_ACQUIRE);
 		return;   /* validated by get_check, as a READ's result */
 	}
 	kv_win_read(&t->win, &o->w, o->loc.node, o->w.buf,
 		  slot_raddr(j, &o->loc),
-		  8 * j->slot_words);
+		  8 * j->lay.slot_words);
 }
 
 /* A slot read (by READ or CPU copy) is in o->w.buf: retry, miss or value. */
@@ -83,7 +83,7 @@ static void get_check(loco_thr *t, loco_op *o)
 {
 	loco_job *j = t->j;
 	bool skip_sum = j->p->inject == KV_INJECT_NO_CHECKSUM;
-	while (!skip_sum && o->w.buf[j->slot_words - 1] != slot_sum(j, o->w.buf)) {
+	while (!skip_sum && o->w.buf[j->lay.slot_words - 1] != slot_sum(j, o->w.buf)) {
 		/* torn: the whole lookup again (Appendix C) */
 		t->win.kt->meter->c[KV_C_RETRIES]++;
 		get_start(t, o);
@@ -112,8 +112,8 @@ static kv_inj_entry inj_entry(const kv_win *w, kv_wop *wo)
 	const loco_op *o = (const loco_op *)wo;
 	bool here = o->loc.node == j->rank;
 	return (kv_inj_entry){.node = o->loc.node, .raddr = slot_raddr(j, &o->loc),
-			      .local = here ? slot_at(j, o->loc.slot) : NULL, .words = j->slot_words,
-			      .look = o->w.buf + j->slot_words, .then = S_WRITE};
+			      .local = here ? slot_at(j, o->loc.slot) : NULL, .words = j->lay.slot_words,
+			      .look = o->w.buf + j->lay.slot_words, .then = S_WRITE};
 }
 
 /* Lock held: the update's write. */
@@ -139,11 +139,11 @@ static void update_write(loco_thr *t, loco_op *o)
 	o->w.state = S_WRITE;
 	o->w.since = nm_ticks();
 	if (o->loc.node == j->rank) {
-		memcpy(slot_at(j, o->loc.slot), o->w.buf, 8 * j->slot_words);
+		memcpy(slot_at(j, o->loc.slot), o->w.buf, 8 * j->lay.slot_words);
 		lock_release(t, o);
 		return;
 	}
-	kv_win_write(&t->win, &o->w, o->loc.node, o->w.buf, slot_raddr(j, &o->loc), 8 * j->slot_words, !j->p->fence);
+	kv_win_write(&t->win, &o->w, o->loc.node, o->w.buf, slot_raddr(j, &o->loc), 8 * j->lay.slot_words, !j->p->fence);
 	if (j->p->fence)
 		kv_win_fence(&t->win, &o->w, o->loc.node);
 	else
@@ -164,17 +164,17 @@ static void witness_read(loco_thr *t, loco_op *o)
 	o->w.state = S_WITNESS;
 	o->w.since = nm_ticks();
 	if (o->loc.node != j->rank) {
-		kv_win_read(&t->win, &o->w, o->loc.node, o->w.buf, slot_raddr(j, &o->loc), 8 * j->slot_words);
+		kv_win_read(&t->win, &o->w, o->loc.node, o->w.buf, slot_raddr(j, &o->loc), 8 * j->lay.slot_words);
 		return;
 	}
-	memcpy(o->w.buf, slot_at(j, o->loc.slot), 8 * j->slot_words);
+	memcpy(o->w.buf, slot_at(j, o->loc.slot), 8 * j->lay.slot_words);
 	witness_done(t, o);
 }
 
 static void witness_done(loco_thr *t, loco_op *o)
 {
 	loco_job *j = t->j;
-	if (o->w.buf[j->slot_words - 1] == slot_sum(j, o->w.buf) && o->w.buf[0] == o->w.key) {
+	if (o->w.buf[j->lay.slot_words - 1] == slot_sum(j, o->w.buf) && o->w.buf[0] == o->w.key) {
 		kv_check(t->win.kt, o->w.key, o->w.buf + 1);
 		kv_history_add(t->win.kt, KV_GET, o->w.key, o->w.buf[1], true, o->w.since, nm_ticks());
 	}
@@ -187,10 +187,10 @@ static void witness_done(loco_thr *t, loco_op *o)
 	o->released = true;
 	o->w.state = S_WRITE;
 	if (o->loc.node != j->rank) {
-		kv_win_write(&t->win, &o->w, o->loc.node, o->w.buf, slot_raddr(j, &o->loc), 8 * j->slot_words, true);
+		kv_win_write(&t->win, &o->w, o->loc.node, o->w.buf, slot_raddr(j, &o->loc), 8 * j->lay.slot_words, true);
 		return;
 	}
-	memcpy(slot_at(j, o->loc.slot), o->w.buf, 8 * j->slot_words);
+	memcpy(slot_at(j, o->loc.slot), o->w.buf, 8 * j->lay.slot_words);
 	witness_read(t, o);
 }
 
@@ -226,7 +226,7 @@ static void insert_write(loco_thr *t, loco_op *o)
 	uint32_t counter = slot_counter(j, w) + 1;
 	slot_image(j, o->w.buf, o->w.key, t->win.kt->writer, (uint32_t)o->ticket + 1, counter, false);
 	o->w.wrote = o->w.buf[1];
-	memcpy(w, o->w.buf, 8 * j->slot_words);
+	memcpy(w, o->w.buf, 8 * j->lay.slot_words);
 	o->loc = (nm_kvloc){.slot = s, .node = (uint16_t)j->rank, .counter = counter};
 	nm_kvindex_put(&j->index, o->w.key, &o->loc);
 	o->w.found = true;
@@ -244,10 +244,10 @@ static void delete_write(loco_thr *t, loco_op *o)
 	slot_image(j, o->w.buf, o->w.key, t->win.kt->writer, (uint32_t)o->ticket + 1, o->loc.counter, false);
 	o->w.wrote = o->w.buf[1];
 	if (o->loc.node == j->rank) {
-		memcpy(slot_at(j, o->loc.slot), o->w.buf, 8 * j->slot_words);
+		memcpy(slot_at(j, o->loc.slot), o->w.buf, 8 * j->lay.slot_words);
 	} else {
 		uint64_t raddr = slot_raddr(j, &o->loc);
-		kv_win_write(&t->win, &o->w, o->loc.node, o->w.buf, raddr, 8 * j->slot_words, false);
+		kv_win_write(&t->win, &o->w, o->loc.node, o->w.buf, raddr, 8 * j->lay.slot_words, false);
 		kv_win_fence(&t->win, &o->w, o->loc.node);
 	}
 	o->seq = nm_tracker_reserve(&j->tr);
@@ -280,9 +280,9 @@ static void acks_in(loco_thr *t, loco_op *o)
 	m->c[KV_C_ACKS]++;
 	if (o->w.kind == KV_INSERT) {
 		uint64_t *w = slot_at(j, o->loc.slot);
-		o->w.buf[j->slot_words - 2] |= 1;
-		o->w.buf[j->slot_words - 1] = slot_sum(j, o->w.buf);
-		memcpy(w, o->w.buf, 8 * j->slot_words);   /* valid set: the insert linearizes */
+		o->w.buf[j->lay.slot_words - 2] |= 1;
+		o->w.buf[j->lay.slot_words - 1] = slot_sum(j, o->w.buf);
+		memcpy(w, o->w.buf, 8 * j->lay.slot_words);   /* valid set: the insert linearizes */
 	} else {
 		nm_kvindex_del(&j->index, o->w.key);
 		if (o->loc.node == j->rank)

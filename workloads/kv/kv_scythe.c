@@ -39,9 +39,8 @@ typedef struct sc_job {
 	uint64_t epoch_ns;               /* rank 0's clock at the start: stamp 0 */
 	nm_mr mr;
 	nm_mesh mesh;
-	uint32_t obj_words;              /* header, key, value, checksum */
-	uint64_t objs_here;
-	size_t scratch_off, scratch_per_op, scratch_per_thread;
+	kv_scythe_layout lay;            /* objects (kv_size.h) */
+	kv_win_plan plan;                /* the registration, scratch and mesh */
 } sc_job;
 
 typedef enum { S_IDLE, S_READ, S_HDR, S_CAS, S_FENCED, S_RELEASE, S_LATE_DONE } sc_state;
@@ -62,16 +61,16 @@ static sc_job *job(const sc_thr *t) { return t->win.sys; }
 
 static uint64_t obj_raddr(const sc_job *j, int node, uint64_t idx, uint32_t word)
 {
-	return j->mesh.rmr[node].addr + (idx * j->obj_words + word) * 8;
+	return j->mesh.rmr[node].addr + (idx * j->lay.obj_words + word) * 8;
 }
-static uint64_t rec_sum(const sc_job *j, const uint64_t *rec) { return XXH64(rec, 8 * (j->obj_words - 2), 0); }
+static uint64_t rec_sum(const sc_job *j, const uint64_t *rec) { return XXH64(rec, 8 * (j->lay.obj_words - 2), 0); }
 
 /* A record [key | value | checksum] of this version. */
 static void rec_image(const sc_job *j, uint64_t *rec, uint64_t key, uint32_t writer, uint32_t stamp)
 {
 	rec[0] = key;
 	kv_value_fill(rec + 1, j->p->load.value_words, key, writer, stamp);
-	rec[j->obj_words - 2] = rec_sum(j, rec);
+	rec[j->lay.obj_words - 2] = rec_sum(j, rec);
 }
 
 /* The TSO: this thread's clock reading in steps, after its last one (two
@@ -88,7 +87,7 @@ static uint32_t stamp_next(sc_thr *t)
 static void get_post(sc_thr *t, sc_op *o)
 {
 	o->w.state = S_READ;
-	kv_win_read(&t->win, &o->w, o->node, o->w.buf, obj_raddr(job(t), o->node, o->idx, 0), 8 * job(t)->obj_words);
+	kv_win_read(&t->win, &o->w, o->node, o->w.buf, obj_raddr(job(t), o->node, o->idx, 0), 8 * job(t)->lay.obj_words);
 }
 
 /* The object is in buf: a held lock or a torn record aborts the read. */
@@ -97,7 +96,7 @@ static void get_check(sc_thr *t, sc_op *o)
 	const sc_job *j = job(t);
 	const uint64_t *rec = o->w.buf + 1;
 	bool skip = j->p->inject == KV_INJECT_NO_CHECKSUM;
-	if (!skip && ((o->w.buf[0] & 1) || rec[j->obj_words - 2] != rec_sum(j, rec))) {
+	if (!skip && ((o->w.buf[0] & 1) || rec[j->lay.obj_words - 2] != rec_sum(j, rec))) {
 		t->win.kt->meter->c[KV_C_RETRIES]++;
 		get_post(t, o);
 		return;
@@ -128,8 +127,8 @@ static kv_inj_entry inj_entry(const kv_win *w, kv_wop *wo)
 {
 	const sc_job *j = w->sys;
 	const sc_op *o = (const sc_op *)wo;
-	return (kv_inj_entry){.node = o->node, .raddr = obj_raddr(j, o->node, o->idx, 1), .words = j->obj_words - 1,
-			      .look = o->w.buf + j->obj_words, .then = S_FENCED};
+	return (kv_inj_entry){.node = o->node, .raddr = obj_raddr(j, o->node, o->idx, 1), .words = j->lay.obj_words - 1,
+			      .look = o->w.buf + j->lay.obj_words, .then = S_FENCED};
 }
 
 /* The header o->seen was read (or returned by a failed CAS): claim it, wait,
@@ -167,7 +166,7 @@ static void rec_write(sc_thr *t, sc_op *o)
 		kv_inj_half_start(&t->win, &o->w);
 		return;
 	}
-	kv_win_write(&t->win, &o->w, o->node, o->w.buf, obj_raddr(j, o->node, o->idx, 1), 8 * (j->obj_words - 1), false);
+	kv_win_write(&t->win, &o->w, o->node, o->w.buf, obj_raddr(j, o->node, o->idx, 1), 8 * (j->lay.obj_words - 1), false);
 	if (j->p->fence) {
 		o->w.state = S_FENCED;
 		kv_win_fence(&t->win, &o->w, o->node);
@@ -192,7 +191,7 @@ static void late_step(kv_win *w, kv_wop *wo)
 		return;
 	o->w.state = S_LATE_DONE;
 	kv_win_write(&t->win, &o->w, o->node, o->w.buf, obj_raddr(job(t), o->node, o->idx, 1),
-		     8 * (job(t)->obj_words - 1), true);
+		     8 * (job(t)->lay.obj_words - 1), true);
 }
 
 static void advance(kv_win *w, kv_wop *wo)
@@ -266,11 +265,11 @@ static void sc_scan(void *sys, nm_measure *ms)
 	const sc_job *j = sys;
 	kv_checker c;
 	kv_checker_init(&c, 1, false);
-	for (uint64_t i = 0; i < j->objs_here; i++) {
-		const uint64_t *o = (const uint64_t *)j->mr.buf + i * j->obj_words;
+	for (uint64_t i = 0; i < j->lay.objs_here; i++) {
+		const uint64_t *o = (const uint64_t *)j->mr.buf + i * j->lay.obj_words;
 		if (o[1] == 0)
 			continue;
-		bool bad = (o[0] & 1) || o[j->obj_words - 1] != rec_sum(j, o + 1) ||
+		bool bad = (o[0] & 1) || o[j->lay.obj_words - 1] != rec_sum(j, o + 1) ||
 			   kv_check_value(&c, o[1], o + 2, j->p->load.value_words) != KV_READ_OK ||
 			   kv_word_version(o[2]) != (uint32_t)(o[0] >> 1);
 		if (bad && !ms->rank_c[KV_C_BAD_SLOTS]++)
@@ -286,24 +285,20 @@ static json_t *sc_run(kv_run *r)
 	nm_ctx *ctx = r->ctx;
 	sc_job *j = nm_calloc64(1, sizeof *j);
 	*j = (sc_job){.p = r->p, .rank = ctx->rank, .N = ctx->nranks, .T = ctx->base.threads,
-		      .cas_release = ctx->dev->emulated,
-		      .obj_words = 3 + r->p->load.value_words};
-	j->objs_here = (r->p->load.keys + (uint64_t)j->N - 1) / (uint64_t)j->N;
-	j->scratch_off = nm_align64(j->objs_here * j->obj_words * 8);
-	j->scratch_per_op = kv_win_scratch(16 * (size_t)j->obj_words);   /* an object, and a look (inj_entry) */
-	j->scratch_per_thread = (size_t)j->p->window * j->scratch_per_op;
-	kv_win_mem(ctx, &j->mr, j->scratch_off + (size_t)j->T * j->scratch_per_thread);
+		      .cas_release = ctx->dev->emulated};
+	j->plan = kv_scythe_plan(j->p, j->N, j->T, &j->lay);
+	kv_win_mem(ctx, &j->mr, &j->plan);
 	for (uint64_t rank = (uint64_t)j->rank; rank < j->p->load.prefill; rank += (uint64_t)j->N)
-		rec_image(j, (uint64_t *)j->mr.buf + rank / (uint64_t)j->N * j->obj_words + 1, kv_key(rank),
+		rec_image(j, (uint64_t *)j->mr.buf + rank / (uint64_t)j->N * j->lay.obj_words + 1, kv_key(rank),
 			  KV_PREFILL_WRITER, 0);
-	kv_win_mesh(ctx, &j->mesh, &j->mr, j->T, 4 * j->p->window + 16);
+	kv_win_mesh(ctx, &j->mesh, &j->mr, &j->plan);
 	j->epoch_ns = nm_now_ns();
 	nm_boot_bcast(&j->epoch_ns, sizeof j->epoch_ns, 0);
-	kv_win_site site = {.r = r, .ops = &sc_steps, .sys = j, .mesh = &j->mesh, .mr = &j->mr,
-			    .op_size = sizeof(sc_op), .thr_size = sizeof(sc_thr), .scratch_off = j->scratch_off,
-			    .scratch_per_op = j->scratch_per_op, .scratch_per_thread = j->scratch_per_thread};
-	json_t *eff = json_pack("{s:s, s:i, s:i}", "write_path", "insert (a new version, newest wins)",
-				"object_bytes", (int)(8 * j->obj_words), "qps_per_node", nm_mesh_qp_count(&j->mesh));
+	kv_win_site site = {.r = r, .ops = &sc_steps, .sys = j, .mesh = &j->mesh, .mr = &j->mr, .plan = &j->plan,
+			    .op_size = sizeof(sc_op), .thr_size = sizeof(sc_thr)};
+	json_t *eff = json_pack("{s:s, s:i}", "write_path", "insert (a new version, newest wins)",
+				"object_bytes", (int)(8 * j->lay.obj_words));
+	kv_win_created(eff, &j->mesh, &j->mr);
 	kv_win_run(&site, sc_scan, eff,
 		   j->cas_release ? "release by RDMA CAS, not a WRITE: Soft-RoCE writes a failed CAS's word back, "
 				    "which can undo a concurrent WRITE"

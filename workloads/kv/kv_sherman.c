@@ -38,9 +38,9 @@ typedef struct sh_job {
 	bool cas_release;                /* Soft-RoCE: release by CAS (see release_post) */
 	nm_mr mr;
 	nm_mesh mesh;
-	uint32_t entry_words;            /* key, value, checksum */
-	uint64_t leaves, leaves_here, perm_bits, perm_mul;
-	size_t leaf_bytes, scratch_off, scratch_per_op, scratch_per_thread;
+	kv_sherman_layout lay;           /* leaves and entries (kv_size.h) */
+	kv_win_plan plan;                /* the registration, scratch and mesh */
+	uint64_t perm_bits, perm_mul;    /* the key permutation (perm) */
 } sh_job;
 
 typedef enum { S_IDLE, S_LEAF_READ, S_CAS, S_ENTRY_READ, S_FENCED, S_RELEASE, S_LATE_DONE, S_LATE_LOOK } sh_state;
@@ -71,10 +71,10 @@ static uint64_t perm(const sh_job *j, uint64_t r)
 	return x;
 }
 
-static size_t entry_bytes(const sh_job *j) { return 8 * (size_t)j->entry_words; }
-static uint64_t entry_sum(const sh_job *j, const uint64_t *e) { return XXH64(e, 8 * (j->entry_words - 1), 0); }
+static size_t entry_bytes(const sh_job *j) { return 8 * (size_t)j->lay.entry_words; }
+static uint64_t entry_sum(const sh_job *j, const uint64_t *e) { return XXH64(e, 8 * (j->lay.entry_words - 1), 0); }
 
-static size_t leaf_off(const sh_job *j, uint64_t leaf) { return (size_t)(leaf / (uint64_t)j->N) * j->leaf_bytes; }
+static size_t leaf_off(const sh_job *j, uint64_t leaf) { return (size_t)(leaf / (uint64_t)j->N) * j->lay.leaf_bytes; }
 static uint64_t leaf_raddr(const sh_job *j, int node, uint64_t leaf, size_t off)
 {
 	return j->mesh.rmr[node].addr + leaf_off(j, leaf) + off;
@@ -85,24 +85,17 @@ static void entry_image(const sh_job *j, uint64_t *e, uint64_t key, uint32_t wri
 {
 	e[0] = key;
 	kv_value_fill(e + 1, j->p->load.value_words, key, writer, version);
-	e[j->entry_words - 1] = entry_sum(j, e);
+	e[j->lay.entry_words - 1] = entry_sum(j, e);
 }
 
-static size_t sh_layout(sh_job *j)
+/* The key permutation over the key space: the bits of its power of two and
+ * the odd multiplier (perm). */
+static void perm_init(sh_job *j)
 {
-	const kv_point *p = j->p;
-	j->entry_words = 2 + p->load.value_words;
-	j->leaves = (p->load.keys + (uint64_t)p->leaf - 1) / (uint64_t)p->leaf;
-	j->leaves_here = (j->leaves + (uint64_t)j->N - 1) / (uint64_t)j->N;
-	j->leaf_bytes = nm_align64(16 + (size_t)p->leaf * entry_bytes(j));
 	j->perm_bits = 1;
-	while ((1ull << j->perm_bits) < p->load.keys)
+	while ((1ull << j->perm_bits) < j->p->load.keys)
 		j->perm_bits++;
 	j->perm_mul = 0x5851f42d4c957f2dull | 1;
-	j->scratch_off = nm_align64(j->leaves_here * j->leaf_bytes);
-	j->scratch_per_op = kv_win_scratch(j->leaf_bytes + entry_bytes(j));   /* a leaf, and a look (half_look) */
-	j->scratch_per_thread = (size_t)p->window * j->scratch_per_op;
-	return j->scratch_off + (size_t)j->T * j->scratch_per_thread;
 }
 
 /* Prefill: every node writes the entries of its own leaves. */
@@ -126,7 +119,7 @@ static void leaf_read(sh_thr *t, sh_op *o)
 	sh_job *j = job(t);
 	o->w.state = S_LEAF_READ;
 	kv_win_read(&t->win, &o->w, o->node, o->w.buf, leaf_raddr(j, o->node, o->leaf, 16),
-		    (uint32_t)(j->leaf_bytes - 16));
+		    (uint32_t)(j->lay.leaf_bytes - 16));
 }
 
 /* The leaf is in buf: find the key among its entries (as a leaf search
@@ -136,13 +129,13 @@ static void leaf_check(sh_thr *t, sh_op *o)
 	sh_job *j = job(t);
 	const uint64_t *hit = NULL;
 	for (int i = 0; i < j->p->leaf; i++) {
-		const uint64_t *e = o->w.buf + (size_t)i * j->entry_words;
+		const uint64_t *e = o->w.buf + (size_t)i * j->lay.entry_words;
 		if (e[0] == o->w.key) {
 			hit = e;
 			break;
 		}
 	}
-	if (hit && j->p->inject != KV_INJECT_NO_CHECKSUM && hit[j->entry_words - 1] != entry_sum(j, hit)) {
+	if (hit && j->p->inject != KV_INJECT_NO_CHECKSUM && hit[j->lay.entry_words - 1] != entry_sum(j, hit)) {
 		t->win.kt->meter->c[KV_C_RETRIES]++;
 		leaf_read(t, o);
 		return;
@@ -183,7 +176,7 @@ static kv_inj_entry inj_entry(const kv_win *w, kv_wop *wo)
 	const sh_job *j = w->sys;
 	const sh_op *o = (const sh_op *)wo;
 	return (kv_inj_entry){.node = o->node, .raddr = leaf_raddr(j, o->node, o->leaf, entry_off(j, o->pos)),
-			      .words = j->entry_words, .look = o->w.buf + j->leaf_bytes / 8, .then = S_FENCED};
+			      .words = j->lay.entry_words, .look = o->w.buf + j->lay.leaf_bytes / 8, .then = S_FENCED};
 }
 
 /* Lock held, entry read into buf: write the new entry and release. */
@@ -323,12 +316,12 @@ static void sh_scan(void *sys, nm_measure *ms)
 	const sh_job *j = sys;
 	kv_checker c;
 	kv_checker_init(&c, 1, false);
-	for (uint64_t l = 0; l < j->leaves_here; l++) {
-		const uint8_t *leaf = (const uint8_t *)j->mr.buf + (size_t)l * j->leaf_bytes;
+	for (uint64_t l = 0; l < j->lay.leaves_here; l++) {
+		const uint8_t *leaf = (const uint8_t *)j->mr.buf + (size_t)l * j->lay.leaf_bytes;
 		bool bad = *(const uint64_t *)leaf != 0;
 		for (int i = 0; i < j->p->leaf; i++) {
 			const uint64_t *e = (const uint64_t *)(leaf + entry_off(j, (uint64_t)i));
-			if (e[0] != 0 && (e[j->entry_words - 1] != entry_sum(j, e) ||
+			if (e[0] != 0 && (e[j->lay.entry_words - 1] != entry_sum(j, e) ||
 					  kv_check_value(&c, e[0], e + 1, j->p->load.value_words) != KV_READ_OK))
 				bad = true;
 		}
@@ -345,14 +338,16 @@ static json_t *sh_run(kv_run *r)
 	sh_job *j = nm_calloc64(1, sizeof *j);
 	*j = (sh_job){.p = r->p, .rank = ctx->rank, .N = ctx->nranks, .T = ctx->base.threads,
 		      .cas_release = ctx->dev->emulated};
-	kv_win_mem(ctx, &j->mr, sh_layout(j));
+	j->plan = kv_sherman_plan(j->p, j->N, j->T, &j->lay);
+	perm_init(j);
+	kv_win_mem(ctx, &j->mr, &j->plan);
 	sh_prefill(j);
-	kv_win_mesh(ctx, &j->mesh, &j->mr, j->T, 3 * j->p->window + 16);
-	kv_win_site site = {.r = r, .ops = &sh_steps, .sys = j, .mesh = &j->mesh, .mr = &j->mr,
-			    .op_size = sizeof(sh_op), .thr_size = sizeof(sh_thr), .scratch_off = j->scratch_off,
-			    .scratch_per_op = j->scratch_per_op, .scratch_per_thread = j->scratch_per_thread};
-	json_t *eff = json_pack("{s:i, s:I, s:i, s:i}", "leaf_entries", j->p->leaf, "leaves", (json_int_t)j->leaves,
-				"leaf_bytes", (int)j->leaf_bytes, "qps_per_node", nm_mesh_qp_count(&j->mesh));
+	kv_win_mesh(ctx, &j->mesh, &j->mr, &j->plan);
+	kv_win_site site = {.r = r, .ops = &sh_steps, .sys = j, .mesh = &j->mesh, .mr = &j->mr, .plan = &j->plan,
+			    .op_size = sizeof(sh_op), .thr_size = sizeof(sh_thr)};
+	json_t *eff = json_pack("{s:i, s:I, s:i}", "leaf_entries", j->p->leaf, "leaves", (json_int_t)j->lay.leaves,
+				"leaf_bytes", (int)j->lay.leaf_bytes);
+	kv_win_created(eff, &j->mesh, &j->mr);
 	kv_win_run(&site, sh_scan, eff,
 		   j->cas_release ? "release by RDMA CAS (own id -> 0), not a WRITE of 0: Soft-RoCE writes a failed "
 				    "CAS's word back, which can undo a concurrent WRITE"

@@ -160,23 +160,46 @@ static uint64_t run_ops(void *arg, uint64_t issue, uint64_t deadline)
 
 void kv_win_body(kv_win *w) { nm_window_run(w->kt->meter, run_ops, w); }
 
-void kv_win_mem(nm_ctx *ctx, nm_mr *mr, size_t bytes)
+void kv_win_mem(nm_ctx *ctx, nm_mr *mr, const kv_win_plan *pl)
 {
 	char err[512] = "";
-	int failed = nm_mr_alloc(ctx->dev, mr, bytes, ctx->base.hugepages, ctx->base.mem_node, err, sizeof err);
+	int failed = nm_mr_alloc(ctx->dev, mr, pl->bytes, ctx->base.hugepages, ctx->base.mem_node, err, sizeof err);
 	nm_boot_check(failed ? err : NULL, NM_EXIT_FAIL);
-	memset(mr->buf, 0, bytes);
+	memset(mr->buf, 0, pl->bytes);
 }
 
-void kv_win_mesh(nm_ctx *ctx, nm_mesh *mesh, nm_mr *mr, int threads, int sq_depth)
+/* Every rank to every rank, itself included (all: n*n bytes to fill): the
+ * one mesh configuration of kv_win_mesh and kv_win_needs. */
+static nm_mesh_cfg mesh_cfg(const kv_win_plan *pl, const nm_base *b, int nranks, uint8_t *all)
 {
-	size_t n = (size_t)ctx->nranks;
-	uint8_t *all = nm_malloc(n * n);
-	memset(all, 1, n * n);
-	nm_mesh_cfg mc = {.nthreads = threads, .qps = 1, .initiates = all, .qp = ctx->base.qp};
-	mc.qp.sq_depth = sq_depth;
+	memset(all, 1, (size_t)nranks * (size_t)nranks);
+	nm_mesh_cfg mc = {.nthreads = pl->threads, .qps = 1, .initiates = all, .qp = b->qp};
+	mc.qp.sq_depth = pl->sq_depth;
+	return mc;
+}
+
+void kv_win_mesh(nm_ctx *ctx, nm_mesh *mesh, nm_mr *mr, const kv_win_plan *pl)
+{
+	uint8_t *all = nm_malloc((size_t)ctx->nranks * (size_t)ctx->nranks);
+	nm_mesh_cfg mc = mesh_cfg(pl, &ctx->base, ctx->nranks, all);
 	nm_mesh_create(mesh, ctx->dev, &mc, mr);
 	free(all);
+}
+
+void kv_win_created(json_t *effective, const nm_mesh *mesh, const nm_mr *mr)
+{
+	json_object_set_new(effective, "qps_per_node", json_integer(nm_mesh_qp_count(mesh)));
+	json_object_set_new(effective, "registered_bytes", json_integer((json_int_t)mr->mr->length));
+}
+
+void kv_win_needs(const kv_win_plan *pl, const nm_base *b, int rank, int nranks, nm_needs *n)
+{
+	nm_mr_needs(n, pl->bytes, b->hugepages, false);
+	uint8_t *all = nm_malloc((size_t)nranks * (size_t)nranks);
+	nm_mesh_cfg mc = mesh_cfg(pl, b, nranks, all);
+	nm_mesh_needs(&mc, rank, nranks, n);
+	free(all);
+	n->atomics = true;   /* LOCO's tickets (FAA), the other stores' lock words (CAS) */
 }
 
 /* nm_round setup of a site's worker (w->arg: the site): its kv_thread,
@@ -187,9 +210,9 @@ static void worker_setup(nm_worker *w)
 	kv_win *win = nm_calloc64(1, s->thr_size);
 	const kv_point *p = s->r->p;
 	kv_thread *kt = kv_run_thread(s->r, w);
-	uint8_t *scr = (uint8_t *)s->mr->buf + s->scratch_off + (size_t)w->index * s->scratch_per_thread;
+	uint8_t *scr = (uint8_t *)s->mr->buf + s->plan->scratch_off + (size_t)w->index * s->plan->scratch_per_thread;
 	kv_win_init(win, s->ops, s->sys, kt, s->mesh, s->mr->mr->lkey, w->index, p->window, s->op_size, scr,
-		    s->scratch_per_op, s->r->ctx->base.timeout);
+		    s->plan->scratch_per_op, s->r->ctx->base.timeout);
 	kv_injector_init(&win->inj, p->inject, s->r->ctx->rank);
 	w->arg = win;
 }

@@ -21,6 +21,7 @@
 #define NM_KV_WINDOW_H
 #include "kv.h"
 #include "kv_inject.h"
+#include "kv_size.h"
 #include "mesh.h"
 #include "rdma.h"
 
@@ -71,15 +72,22 @@ struct kv_win {
 void kv_win_init(kv_win *w, const kv_win_ops *ops, void *sys, kv_thread *kt, nm_mesh *mesh, uint32_t lkey,
 		 int thread, int window, size_t op_size, uint8_t *scratch, size_t scratch_per_op, double timeout);
 void kv_win_free(kv_win *w);
-/* Scratch bytes per operation for a buffer of buf_bytes. */
-static inline size_t kv_win_scratch(size_t buf_bytes) { return ((buf_bytes + 63) & ~(size_t)63) + 64; }
 
-/* A verbs system's point: `bytes` of registered memory, zeroed (a failure
- * ends the job, one line); then, once the system has prefilled it, the
- * all-to-all mesh of `threads` threads (one QP each per peer), sq_depth
- * deep; after the run and a barrier, both gone (kv_win_run). */
-void kv_win_mem(nm_ctx *ctx, nm_mr *mr, size_t bytes);
-void kv_win_mesh(nm_ctx *ctx, nm_mesh *mesh, nm_mr *mr, int threads, int sq_depth);
+/* A verbs system's point, as its plan (kv_size.h) says: pl->bytes of
+ * registered memory, zeroed (a failure ends the job, one line); then, once
+ * the system has prefilled it, the all-to-all mesh of pl->threads threads
+ * (one QP each per peer), pl->sq_depth deep; after the run and a barrier,
+ * both gone (kv_win_run). */
+void kv_win_mem(nm_ctx *ctx, nm_mr *mr, const kv_win_plan *pl);
+void kv_win_mesh(nm_ctx *ctx, nm_mesh *mesh, nm_mr *mr, const kv_win_plan *pl);
+/* What the point created on this rank, into its `effective` settings:
+ * qps_per_node (the mesh's QPs, both ends) and registered_bytes (the
+ * device's length of the registration), which netmem preflight predicts. */
+void kv_win_created(json_t *effective, const nm_mesh *mesh, const nm_mr *mr);
+/* netmem preflight: what kv_win_mem and kv_win_mesh create for pl on rank
+ * `rank` of nranks, added to n (the same registration and mesh
+ * configuration), and the RDMA atomics every verbs system's locks post. */
+void kv_win_needs(const kv_win_plan *pl, const nm_base *b, int rank, int nranks, nm_needs *n);
 
 /* The part of a verbs system's per-rank state its client threads are made
  * from (kv_win_run): one per mesh thread, each a zeroed state of thr_size
@@ -92,7 +100,8 @@ typedef struct kv_win_site {
 	void *sys;
 	nm_mesh *mesh;
 	nm_mr *mr;
-	size_t op_size, thr_size, scratch_off, scratch_per_op, scratch_per_thread;
+	const kv_win_plan *plan;   /* where each thread's scratch is */
+	size_t op_size, thr_size;
 } kv_win_site;
 /* The measured round of the site's threads; then scan(sys) checks this
  * node's memory, emulated_change (what the system did differently on this

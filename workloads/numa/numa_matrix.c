@@ -77,6 +77,26 @@ static int matrix_decode(const json_t *pt, const nm_base *b, void *out, char *er
 	return 0;
 }
 
+/* The NUMA nodes a matrix needs: a local and a remote one, else it has no
+ * off-diagonal entry, no remote latency and no ratio, the figure's point. */
+enum { MATRIX_MIN_NODES = 2 };
+
+/* netmem preflight: no verbs resources (the buffers are plain memory, the
+ * device is never used); rank 0, the only one that measures, needs two
+ * NUMA nodes and, with --hugepages, the huge pages of one buffer (column
+ * frees each before the next). */
+static void matrix_needs(const void *point, const nm_base *b, int rank, int nranks, nm_needs *n)
+{
+	const matrix_point *p = point;
+	(void)b;
+	(void)nranks;
+	if (rank != 0)
+		return;
+	n->numa_nodes = MATRIX_MIN_NODES;
+	if (p->hugepages)
+		n->hugepage_bytes = nm_mem_alloc_len(p->buf, true);
+}
+
 /* One memory node's buffer and its chain: order[k] is the k-th line visited. */
 typedef struct chain {
 	uint8_t *base;
@@ -318,7 +338,7 @@ static const nm_experiment matrix_experiment = {
 		"  mpirun -np 1 netmem numa-matrix\n"
 		"  mpirun -np 1 netmem numa-matrix --buf 1G --hugepages -n 10000000",
 	.opts = matrix_opts, .min_ranks = 1,
-	.point_size = sizeof(matrix_point), .decode = matrix_decode,
+	.point_size = sizeof(matrix_point), .decode = matrix_decode, .needs = matrix_needs,
 	.run = matrix_run, .report = matrix_report,
 };
 NM_EXPERIMENT(matrix_experiment)

@@ -1,0 +1,63 @@
+/* What a rank of netmem kv's verbs systems (LOCO, the Sherman- and
+ * Scythe-style stores) registers and connects for a point, sized in one
+ * place: each system's set-up lays its memory out and builds its mesh from
+ * these plans, and netmem preflight sizes the same point from them
+ * (kv_win_needs), so the prediction is what runs. Pure: no device, no MPI
+ * (tests/unit/test_kv_size.c checks them against hand-computed numbers). */
+#ifndef NM_KV_SIZE_H
+#define NM_KV_SIZE_H
+#include "kv.h"
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+/* Scratch bytes per operation for a buffer of buf_bytes: the buffer, then
+ * 64 bytes for atomic results and lock words (kv_window.h). */
+static inline size_t kv_win_scratch(size_t buf_bytes) { return ((buf_bytes + 63) & ~(size_t)63) + 64; }
+
+/* One rank's registration and mesh: a single MR of `bytes` whose tail is
+ * every mesh thread's scratch (scratch_per_thread from scratch_off, one
+ * operation's share scratch_per_op), and an all-to-all mesh, self included
+ * (a node's own locks go through its NIC), of `threads` threads with one QP
+ * per peer, each `sq_depth` deep. */
+typedef struct kv_win_plan {
+	size_t bytes;
+	size_t scratch_off, scratch_per_op, scratch_per_thread;
+	int threads;
+	int sq_depth;
+} kv_win_plan;
+
+/* LOCO: per node a slot array, its share of the ticket locks, the
+ * tracker's rings, then scratch for the application threads and the
+ * tracker thread (one more mesh thread). */
+typedef struct kv_loco_layout {
+	uint32_t slot_words;   /* the slot image's words: key, value, meta, checksum (slot_bytes may pad) */
+	uint64_t slots;        /* per node: its prefill share and every key still insertable, + 1 */
+	size_t slot_off, lock_off, tracker_off;
+} kv_loco_layout;
+/* Lock words and tracker ring entries, as LOCO's set-up uses them. */
+#define KV_LOCO_LOCK_BYTES 16
+#define KV_LOCO_TRACKER_ENTRIES 256
+kv_win_plan kv_loco_plan(const kv_point *p, int nranks, int threads, kv_loco_layout *l);
+
+/* Sherman-style: leaves of --leaf entries behind a lock word, dealt round
+ * robin over the nodes. */
+typedef struct kv_sherman_layout {
+	uint32_t entry_words;  /* key, value, checksum */
+	uint64_t leaves, leaves_here;
+	size_t leaf_bytes;     /* lock word and version, then the entries; 64-byte aligned */
+} kv_sherman_layout;
+kv_win_plan kv_sherman_plan(const kv_point *p, int nranks, int threads, kv_sherman_layout *l);
+
+/* Scythe-style: objects of header, key, value, checksum, dealt round robin. */
+typedef struct kv_scythe_layout {
+	uint32_t obj_words;
+	uint64_t objs_here;
+} kv_scythe_layout;
+kv_win_plan kv_scythe_plan(const kv_point *p, int nranks, int threads, kv_scythe_layout *l);
+
+/* The plan of p's system on each rank of nranks with -T threads; false
+ * (and a zero plan) for Redis, whose data path is TCP to redis-server
+ * through hiredis: it registers no memory and creates no QP. */
+bool kv_plan_of(const kv_point *p, int nranks, int threads, kv_win_plan *out);
+#endif
