@@ -37,6 +37,8 @@ static void usage(FILE *out)
 		"are the same except PARAM=VALUE (a speedup; entries without one are left out).\n"
 		"--mean-over PARAM averages (arithmetic mean) the rows of one series and x that\n"
 		"differ only in PARAM, e.g. ALock Fig. 4's speedup averaged over localities.\n"
+		"PARAM may be ranks, the job's rank count, where the config has no such parameter:\n"
+		"a config sweeping its rank count writes one document per count (NAME.nR.json).\n"
 		"METRIC is a dotted path into the metrics, e.g. lat.p50, mops, mib_per_sec.\n"
 		"Points marked invalid are left out (a note on stderr says so, and --describe,\n"
 		"which every figure's title shows, counts them).\n");
@@ -87,15 +89,37 @@ static int by_series_x(const void *a, const void *b)
 
 static bool matches(json_t *params, const char *const *where, int nwhere);
 
-/* One block per series value: the CDF array of the first matching valid
- * point (repetition 0 first in document order). */
-static int print_cdf(const char *path, const char *metric, const char *series,
-		     const char *const *where, int nwhere)
+/* A result document, its entries' params given "ranks", the job's rank count,
+ * where the config has no such parameter: a config sweeping its rank count
+ * (one node per rank) writes one document per count, and a figure drawing
+ * them together tells them apart by it (--x, --series, --where, --values). */
+static json_t *load_doc(const char *path)
 {
 	json_error_t je;
 	json_t *doc = json_load_file(path, 0, &je);
 	if (!doc)
 		nm_usage_error("table: %s: line %d: %s", path, je.line, je.text);
+	json_t *runs = json_object_get(json_object_get(doc, "meta"), "runs");
+	json_t *nranks = json_object_get(json_array_get(runs, json_array_size(runs) - 1), "nranks");
+	static const char *const lists[] = {"summary", "points"};
+	for (size_t l = 0; l < 2 && json_is_integer(nranks); l++) {
+		size_t i;
+		json_t *e;
+		json_array_foreach(json_object_get(doc, lists[l]), i, e) {
+			json_t *params = json_object_get(e, "params");
+			if (json_is_object(params) && !json_object_get(params, "ranks"))
+				json_object_set(params, "ranks", nranks);
+		}
+	}
+	return doc;
+}
+
+/* One block per series value: the CDF array of the first matching valid
+ * point (repetition 0 first in document order). */
+static int print_cdf(const char *path, const char *metric, const char *series,
+		     const char *const *where, int nwhere)
+{
+	json_t *doc = load_doc(path);
 	json_t *seen = json_object();
 	size_t i, blocks = 0;
 	json_t *p;
@@ -147,10 +171,7 @@ static int print_values(const char *const *files, int nfiles, const char *param,
 	json_t *seen = json_array();
 	bool numeric = true;
 	for (int f = 0; f < nfiles; f++) {
-		json_error_t je;
-		json_t *doc = json_load_file(files[f], 0, &je);
-		if (!doc)
-			nm_usage_error("table: %s: line %d: %s", files[f], je.line, je.text);
+		json_t *doc = load_doc(files[f]);
 		size_t i, k;
 		json_t *s, *v;
 		json_array_foreach(json_object_get(doc, "summary"), i, s) {
@@ -200,10 +221,7 @@ static size_t invalid_entries(const json_t *doc, size_t *all)
 
 static int describe(const char *path)
 {
-	json_error_t je;
-	json_t *doc = json_load_file(path, 0, &je);
-	if (!doc)
-		nm_usage_error("table: %s: line %d: %s", path, je.line, je.text);
+	json_t *doc = load_doc(path);
 	json_t *runs = json_object_get(json_object_get(doc, "meta"), "runs");
 	json_t *run = json_array_get(runs, json_array_size(runs) - 1);
 	json_t *nic = json_object_get(json_array_get(json_object_get(run, "ranks"), 0), "nic");
@@ -231,10 +249,7 @@ static row *collect(const char *const *files, int nfiles, const char *x, const c
 	size_t cap = 64;
 	row *rows = nm_calloc(cap, sizeof *rows);
 	for (int f = 0; f < nfiles; f++) {
-		json_error_t je;
-		json_t *doc = json_load_file(files[f], 0, &je);
-		if (!doc)
-			nm_usage_error("table: %s: line %d: %s", files[f], je.line, je.text);
+		json_t *doc = load_doc(files[f]);
 		size_t i;
 		json_t *s;
 		json_array_foreach(json_object_get(doc, "summary"), i, s) {
