@@ -50,7 +50,7 @@ do for [d in dists] {
     set title sprintf("%s, %s keys", m, d)
     plot for [g = 1:words(nodes)] for [si = 1:words(systems)] for [wi = 1:nw] \
       tbl(m, d, word(systems, si), word(windows, wi), word(nodes, g)) index 0 using (xpos(g, tidx($1))):2 \
-      with linespoints lw 2 lc (si - 1) * nw + wi \
+      with linespoints lw 2 lc (si - 1) * nw + wi pt (si - 1) * nw + wi \
       title (g == 1 ? sprintf("%s W=%s", word(systems, si), word(windows, wi)) : "")
   }
 }

@@ -20,7 +20,7 @@ static void usage(FILE *out)
 		"                    [--relative-to PARAM=VALUE] [--mean-over PARAM]\n"
 		"       netmem table FILE.json --cdf METRIC [--series PARAM] [--where PARAM=VALUE]...\n"
 		"       netmem table FILE.json... --values PARAM [--where PARAM=VALUE]...\n"
-		"       netmem table FILE.json --describe\n\n"
+		"       netmem table FILE.json... --describe\n\n"
 		"Prints one block per series value (blocks separated by two blank lines, for\n"
 		"gnuplot's `index`): a header row \"PARAM SERIES-VALUE\" (for gnuplot's\n"
 		"columnheader), then rows \"x y\" sorted by x, from the summary entries\n"
@@ -30,8 +30,9 @@ static void usage(FILE *out)
 		"--values prints, on one line, the distinct values of PARAM over the valid, measured\n"
 		"(not skipped) summary entries that match (numbers ascending, other values in first-seen order): a\n"
 		"figure's panels and series, e.g. ALock Fig. 5's node and lock counts.\n"
-		"--describe prints one line naming the hardware behind a document (device, part,\n"
-		"firmware, link, ranks), marked when it is Soft-RoCE (emulated) and when points\n"
+		"--describe prints one line naming the hardware behind the documents (the last one's\n"
+		"device, part, firmware, link; every one's rank count), marked when it is Soft-RoCE\n"
+		"(emulated) and when points\n"
 		"are invalid (\"N of M points INVALID, not drawn\"), for figure titles.\n"
 		"--relative-to PARAM=VALUE divides each y by the y of the entry whose parameters\n"
 		"are the same except PARAM=VALUE (a speedup; entries without one are left out).\n"
@@ -219,8 +220,35 @@ static size_t invalid_entries(const json_t *doc, size_t *all)
 	return bad;
 }
 
-static int describe(const char *path)
+/* The job's rank count of each document, distinct, in order ("2, 3": a
+ * config sweeping its rank count drawn in one figure). */
+static void rank_counts(const char *const *files, int nfiles, char *buf, size_t len)
 {
+	json_int_t seen[64];
+	int nseen = 0;
+	buf[0] = '\0';
+	for (int f = 0; f < nfiles && nseen < 64; f++) {
+		json_t *doc = load_doc(files[f]);
+		json_t *runs = json_object_get(json_object_get(doc, "meta"), "runs");
+		json_int_t r = json_integer_value(json_object_get(json_array_get(runs, json_array_size(runs) - 1), "nranks"));
+		bool dup = false;
+		for (int k = 0; k < nseen; k++)
+			dup |= seen[k] == r;
+		if (!dup) {
+			size_t used = strlen(buf);
+			snprintf(buf + used, len - used, "%s%" JSON_INTEGER_FORMAT, nseen ? ", " : "", r);
+			seen[nseen++] = r;
+		}
+		json_decref(doc);
+	}
+}
+
+/* The hardware behind the documents: the last one's NIC, every one's rank count. */
+static int describe(const char *const *files, int nfiles)
+{
+	const char *path = files[nfiles - 1];
+	char ranks[256];
+	rank_counts(files, nfiles, ranks, sizeof ranks);
 	json_t *doc = load_doc(path);
 	json_t *runs = json_object_get(json_object_get(doc, "meta"), "runs");
 	json_t *run = json_array_get(runs, json_array_size(runs) - 1);
@@ -231,13 +259,12 @@ static int describe(const char *path)
 	nm_nic_part_name(nic, part, sizeof part);
 	if (invalid)
 		snprintf(bad, sizeof bad, " - %zu of %zu points INVALID, not drawn", invalid, all);
-	printf("%s: %s, %s, fw %s, %s %.0f Gb/s, %" JSON_INTEGER_FORMAT " rank(s)%s%s\n",
+	printf("%s: %s, %s, fw %s, %s %.0f Gb/s, %s rank(s)%s%s\n",
 	       json_string_value(json_object_get(doc, "experiment")), dev ? dev : "?", part,
 	       json_string_value(json_object_get(nic, "fw_ver")) ? json_string_value(json_object_get(nic, "fw_ver")) : "?",
 	       json_string_value(json_object_get(nic, "link_layer")) ? json_string_value(json_object_get(nic, "link_layer")) : "?",
 	       json_number_value(json_object_get(nic, "link_gbps")),
-	       json_integer_value(json_object_get(run, "nranks")),
-	       nm_doc_emulated(doc) ? " - SOFT-ROCE (EMULATED): NOT HARDWARE NUMBERS" : "", bad);
+	       ranks, nm_doc_emulated(doc) ? " - SOFT-ROCE (EMULATED): NOT HARDWARE NUMBERS" : "", bad);
 	json_decref(doc);
 	return 0;
 }
@@ -369,7 +396,7 @@ static int table_main(int argc, char **argv)
 {
 	for (int i = 1; i + 1 < argc; i++)
 		if (!strcmp(argv[i + 1], "--describe"))
-			return describe(argv[i]);
+			return describe((const char *const *)argv + 1, i);
 	const char *x = NULL, *y = NULL, *series = NULL, *cdf = NULL, *where[MAX_WHERE];
 	const char *relative = NULL, *mean_over = NULL, *values = NULL;
 	const char *files[256];
