@@ -92,14 +92,16 @@ for name in ${only//,/ }; do
 done
 
 # What run_all.sh reads from a config (README.md, "Configs, results, figures"):
-# "ranks" (else --np), params.ranks_per_node (placement on a cluster), "numa"
+# "ranks" (else --np; a list: one job per count, each into NAME.nR.json, e.g.
+# a node sweep), params.ranks_per_node (placement on a cluster), "numa"
 # (needs two NUMA nodes), "odp" (needs on-demand paging: on Soft-RoCE a VM
 # with a newer kernel) and "plots" (its figures).
-declare -A ranks rpn npoints
+declare -A ranks rpn npoints swept
 jobs="" plain="" numa="" odp=""
 # One jq over every config (a jq start costs about a second in an emulated
-# guest): NAME RANKS RANKS_PER_NODE NUMA ODP POINTS, where POINTS is the
-# product of its sweep axes times its repetitions (for the progress line).
+# guest): NAME RANKS RANKS_PER_NODE NUMA ODP POINTS, where RANKS is a number
+# or a list ([2,3]) and POINTS is the product of its sweep axes times its
+# repetitions, per job (for the progress line).
 info=$(jq -r '[(input_filename | sub(".*/"; "") | sub("\\.json$"; "")), .ranks // "-", .params.ranks_per_node // "-",
 	.numa // false, .odp // false,
 	(((.params.reps // 1) | if type == "number" then . else 1 end) as $r | [.params[] | arrays | length] | reduce .[] as $n ($r; . * $n))]
@@ -110,10 +112,12 @@ while read -r name r p n o pts; do
 	[ -z "$only" ] || case ",$only," in *",$name,"*) ;; *) continue ;; esac
 	if [ "$n" = true ]; then class=numa; elif [ "$o" = true ]; then class=odp; else class=plain; fi
 	has_class "$class" || continue
-	ranks[$name]=$([ "$r" = - ] && echo "$np" || echo "$r")
+	ranks[$name]=$([ "$r" = - ] && echo "$np" || echo "$r" | tr -d '[]' | tr , ' ')
+	case $r in "["*) swept[$name]=1 ;; *) swept[$name]=0 ;; esac
 	rpn[$name]=$p
 	npoints[$name]=$pts
-	total_points=$((total_points + pts)); total_configs=$((total_configs + 1))
+	read -ra counts <<<"${ranks[$name]}"
+	total_points=$((total_points + pts * ${#counts[@]})); total_configs=$((total_configs + 1))
 	jobs="$jobs $name"
 	case $class in numa) numa="$numa $name" ;; odp) odp="$odp $name" ;; *) plain="$plain $name" ;; esac
 done <<<"$info"
@@ -127,7 +131,7 @@ check_hostfile() {
 	hosts=$(awk '{ sub(/#.*/, "") } NF { s = "-"; for (i = 2; i <= NF; i++) if ($i ~ /^slots=/) s = substr($i, 7); print $1, s }' "$hostfile")
 	[ -n "$hosts" ] || { echo "run_all.sh: hostfile '$hostfile' names no host" >&2; exit 2; }
 	for name in $jobs; do
-		p=${rpn[$name]}; r=${ranks[$name]}
+		p=${rpn[$name]}; r=$(tr ' ' '\n' <<<"${ranks[$name]}" | sort -n | tail -1)
 		[ "$p" != - ] || continue
 		while read -r h slots; do
 			[ "$slots" = - ] || [ "$slots" -ge "$p" ] || {
@@ -185,23 +189,28 @@ script() {
 		echo "set -u; status=0; start=\$SECONDS"
 		[ "$preflight" = 0 ] || [ $# = 0 ] || preflight_lines "$lane" "$@"
 		echo "read -r cdone pdone elapsed 2>/dev/null < '$out/.progress' || { cdone=0; pdone=0; elapsed=0; }"
-		echo "progress() { cdone=\$((cdone + 1)); pdone=\$((pdone + \$1)); now=\$((elapsed + SECONDS - start))"
+		echo "progress() { cdone=\$((cdone + \${2:-1})); pdone=\$((pdone + \$1)); now=\$((elapsed + SECONDS - start))"
 		echo "  left=\$(( pdone > 0 ? now * ($total_points - pdone) / pdone : 0 ))"
 		echo "  echo \"run_all.sh: \$cdone/$total_configs configs, \$pdone/$total_points points done, about \$((left / 60)) min \$((left % 60)) s left\" >&2"
 		echo "  echo \"\$cdone \$pdone \$now\" > '$out/.progress'; }"
 		for name in "$@"; do
 			cfg=configs/$scale/$name.json
+			read -ra counts <<<"${ranks[$name]}"
 			# refused by preflight: its reason instead of a job that would fail
-			[ "$preflight" = 0 ] || echo "if refused '$cfg'; then progress ${npoints[$name]}; else"
-			if [ -n "$hostfile" ]; then
-				map="--map-by node"
-				[ "${rpn[$name]}" = - ] || map="--map-by ppr:${rpn[$name]}:node"
-				echo "$mpi --hostfile '$hostfile' $map -np ${ranks[$name]} $extra bin/netmem run $cfg --output '$out/$name.json' --resume || status=1"
-				echo "progress ${npoints[$name]}"
-			else
-				echo "$mpi --oversubscribe -np ${ranks[$name]} $extra bin/netmem run $cfg --output '$out/$name.json' --resume || status=1"
-				echo "progress ${npoints[$name]}"
-			fi
+			[ "$preflight" = 0 ] || echo "if refused '$cfg'; then progress $((${npoints[$name]} * ${#counts[@]})); else"
+			for r in "${counts[@]}"; do
+				doc=$name
+				[ "${swept[$name]}" = 0 ] || doc=$name.n$r
+				if [ -n "$hostfile" ]; then
+					map="--map-by node"
+					[ "${rpn[$name]}" = - ] || map="--map-by ppr:${rpn[$name]}:node"
+					echo "$mpi --hostfile '$hostfile' $map -np $r $extra bin/netmem run $cfg --output '$out/$doc.json' --resume || status=1"
+				else
+					echo "$mpi --oversubscribe -np $r $extra bin/netmem run $cfg --output '$out/$doc.json' --resume || status=1"
+				fi
+				# a config is done with its last count's job
+				echo "progress ${npoints[$name]} $([ "$r" = "${counts[-1]}" ] && echo 1 || echo 0)"
+			done
 			[ "$preflight" = 0 ] || echo "fi"
 		done
 		echo 'exit $status'
@@ -276,8 +285,8 @@ corm_fig7 corm-fig7 in=corm-fig7
 corm_fig17 corm-fig17 in=corm-fig17
 corm_fig18 corm-fig18 in=corm-fig18
 corm_fig19 corm-fig19 in=corm-fig19"
-# A variable names the documents that exist (NAME.json; NAME may end in *),
-# space-separated; one with none is left unset.
+# A variable names the documents that exist (NAME.json, or a rank sweep's
+# NAME.nR.json; NAME may end in *), space-separated; one with none is left unset.
 while read -r gp fig vars; do
 	[ -n "$gp" ] || continue
 	ran=0 sets="" has_in=0
@@ -289,7 +298,9 @@ while read -r gp fig vars; do
 				# shellcheck disable=SC2053
 				[[ $j == $n ]] && ran=1
 			done
-			for f in "$out"/$n.json; do
+			sweep="$out/$n.n[0-9]*.json"
+			[[ $n != *'*' ]] || sweep=""
+			for f in "$out"/$n.json $sweep; do
 				[ -s "$f" ] && docs="$docs${docs:+ }$f"
 			done
 		done

@@ -138,9 +138,20 @@ static void check_top(sink *s, const json_t *cfg)
 		if (lane && !json_is_boolean(lane))
 			problem(s, "\"%s\" must be true or false", lanes[k]);
 	}
-	const json_t *ranks = json_object_get(cfg, "ranks");
-	if (ranks && (!json_is_integer(ranks) || json_integer_value(ranks) < 1))
-		problem(s, "\"ranks\" must be a positive integer");
+	/* a list sweeps the rank count: run_all.sh runs one job per count */
+	const json_t *ranks = json_object_get(cfg, "ranks"), *r;
+	size_t i;
+	bool ranks_ok = !ranks || (json_is_integer(ranks) && json_integer_value(ranks) >= 1) ||
+			(json_is_array(ranks) && json_array_size(ranks) > 0);
+	if (json_is_array(ranks))
+		json_array_foreach(ranks, i, r) {
+			bool again = false;
+			for (size_t k = 0; k < i; k++)
+				again |= json_equal(json_array_get(ranks, k), r);
+			ranks_ok &= json_is_integer(r) && json_integer_value(r) >= 1 && !again;
+		}
+	if (!ranks_ok)
+		problem(s, "\"ranks\" must be a positive integer or a list of distinct ones");
 	const json_t *params = json_object_get(cfg, "params");
 	if (params && !json_is_object(params))
 		problem(s, "\"params\" must be an object");

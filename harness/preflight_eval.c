@@ -132,8 +132,14 @@ json_t *nm_preflight_config(const char *path, const json_t *cfg, int np, const n
 {
 	const char *name = json_string_value(json_object_get(cfg, "experiment"));
 	const json_t *rj = json_object_get(cfg, "ranks"), *params = json_object_get(cfg, "params");
+	/* a list of rank counts is one job per count: the largest must fit */
+	int most = 0;
+	size_t i;
+	json_t *count;
+	json_array_foreach(rj, i, count)
+		most = json_integer_value(count) > most ? (int)json_integer_value(count) : most;
 	pf_eval ev = {.e = nm_experiment_find(name), .h = h, .cfg = cfg, .v = NM_PF_FITS,
-		      .C = json_is_integer(rj) ? (int)json_integer_value(rj) : np,
+		      .C = json_is_integer(rj) ? (int)json_integer_value(rj) : most ? most : np,
 		      .rpn = (int)json_integer_value(json_object_get(params, "ranks_per_node"))};
 	const nm_opt *tables[] = {ev.e->opts, nm_harness_opts, NULL};
 	char err[1024] = "", where[512];
@@ -156,6 +162,7 @@ json_t *nm_preflight_config(const char *path, const json_t *cfg, int np, const n
 		points = nm_points_expand(spec);
 		eval_points(&ev, points, reps);
 		ev.seconds += h->model->start_s;
+		ev.seconds *= json_is_array(rj) ? (double)json_array_size(rj) : 1;
 	}
 	if (ev.v == NM_PF_FITS && !ev.e->needs) {
 		ev.v = NM_PF_UNCHECKED;

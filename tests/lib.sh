@@ -148,3 +148,12 @@ nm_figure_ok() {
 	*) return 1 ;;
 	esac
 }
+
+# nm_docs CONFIG...: the result documents run_all.sh writes for these
+# configs, one name a line: NAME, or NAME.nR for each count R of a "ranks"
+# list (one job per count). One jq for all (a jq start costs about a second
+# in an emulated guest).
+nm_docs() {
+	jq -r '(input_filename | sub(".*/"; "") | sub("\\.json$"; "")) as $n |
+		if (.ranks | type) == "array" then .ranks[] | "\($n).n\(.)" else $n end' "$@"
+}

@@ -19,9 +19,8 @@ if [ "$rc" = 0 ]; then ok "run_all.sh --scale check --class sim (simulator, figu
 fi
 check "the run is marked finished" test -e "$run/.finished"
 
-# Every config's document, every point valid.
-for cfg in configs/check/*.json; do
-	n=$(basename "$cfg" .json)
+# Every config's document (one per rank count of a "ranks" list), every point valid.
+for n in $(nm_docs configs/check/*.json); do
 	if jq -e '(.points | length) > 0 and all(.points[]; .valid == true) and .meta.runs[-1].finished != null' \
 		"$run/$n.json" >/dev/null 2>&1; then
 		ok "$n: document with every point valid"

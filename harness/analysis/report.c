@@ -215,8 +215,9 @@ static void document_block(nm_out *o, const nm_rundoc *d)
 	sweep_text(d, sweep, sizeof sweep);
 	const json_t *meta = nm_rundoc_meta(d);
 	const char *cmd = json_string_value(json_object_get(meta, "command_line"));
-	snprintf(text, sizeof text, "Document %s.json (experiment %s, config %s). Points: %zu, valid %zu, invalid %zu, "
-		 "skipped %zu%s. Hardware: %s.", d->name, d->experiment, d->name, t.points, t.valid, t.invalid, t.skipped,
+	snprintf(text, sizeof text, "Document %s.json (experiment %s, config %.*s). Points: %zu, valid %zu, invalid %zu, "
+		 "skipped %zu%s. Hardware: %s.", d->name, d->experiment, (int)nm_doc_config_len(d->name), d->name, t.points,
+		 t.valid, t.invalid, t.skipped,
 		 t.invalid ? " (INVALID POINTS: left out of the figure)" : "", hw);
 	nm_out_para(o, text);
 	snprintf(text, sizeof text, "sweep: %s%s%s", sweep[0] ? sweep : "(one point)", cmd ? "\ncommand: " : "",
@@ -255,11 +256,21 @@ static void paper_section(nm_out *o, const nm_run *run, const json_t *paper, jso
 			 json_string_value(json_object_get(fig, "caption")));
 		nm_out_heading(o, 3, head);
 		nm_out_figure(o, file, name);
-		const nm_rundoc *d = figure_doc(run, name);
+		/* a config sweeping its rank count drew the figure from one document per count */
+		size_t counts = 0;
+		for (size_t k = 0; k < run->ndocs; k++) {
+			const nm_rundoc *c = &run->docs[k];
+			if (strcmp(c->name, name) && nm_name_matches(c->name, name)) {
+				document_block(o, c);
+				json_object_set_new(shown_docs, c->name, json_true());
+				counts++;
+			}
+		}
+		const nm_rundoc *d = counts ? NULL : figure_doc(run, name);
 		if (d) {
 			document_block(o, d);
 			json_object_set_new(shown_docs, d->name, json_true());
-		} else
+		} else if (!counts)
 			nm_out_para(o, "No document of this run is named after this figure.");
 	}
 	if (missing[0]) {

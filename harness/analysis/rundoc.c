@@ -149,7 +149,19 @@ bool nm_name_matches(const char *name, const char *pattern)
 	size_t n = strlen(pattern);
 	if (n && pattern[n - 1] == '*')
 		return !strncmp(name, pattern, n - 1);
-	return !strcmp(name, pattern);
+	return nm_doc_config_len(name) == n && !strncmp(name, pattern, n);
+}
+
+size_t nm_doc_config_len(const char *name)
+{
+	const char *dot = strrchr(name, '.');
+	size_t len = strlen(name);
+	if (!dot || dot[1] != 'n' || !dot[2])
+		return len;
+	for (const char *c = dot + 2; *c; c++)
+		if (*c < '0' || *c > '9')
+			return len;
+	return (size_t)(dot - name);
 }
 
 bool nm_json_array_has(const json_t *array, const json_t *v)

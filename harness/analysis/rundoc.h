@@ -38,8 +38,14 @@ const nm_rundoc *nm_run_find(const nm_run *run, const char *name);
 const char *nm_suite_file(const char *rel, char *buf, size_t len);
 
 /* Does a document's name match a claim's "documents" (a name, or a prefix
- * ending in '*'; NULL matches every name)? */
+ * ending in '*'; NULL matches every name)? A name also matches the
+ * documents of its config's rank counts (nm_doc_config_len). */
 bool nm_name_matches(const char *name, const char *pattern);
+
+/* The length of the config name within a document's name: a config whose
+ * "ranks" is a list (run_all.sh: one job per count, e.g. a node sweep)
+ * writes NAME.nR.json per count R, so NAME.n3's config is NAME. */
+size_t nm_doc_config_len(const char *name);
 /* Do params hold every key of select with the same value (or, where the
  * selected value is a list, one of its values)? */
 bool nm_params_match(const json_t *params, const json_t *select);

@@ -20,7 +20,7 @@ static void usage(FILE *out)
 		"                    [--relative-to PARAM=VALUE] [--mean-over PARAM]\n"
 		"       netmem table FILE.json --cdf METRIC [--series PARAM] [--where PARAM=VALUE]...\n"
 		"       netmem table FILE.json... --values PARAM [--where PARAM=VALUE]...\n"
-		"       netmem table FILE.json --describe\n\n"
+		"       netmem table FILE.json... --describe\n\n"
 		"Prints one block per series value (blocks separated by two blank lines, for\n"
 		"gnuplot's `index`): a header row \"PARAM SERIES-VALUE\" (for gnuplot's\n"
 		"columnheader), then rows \"x y\" sorted by x, from the summary entries\n"
@@ -30,13 +30,16 @@ static void usage(FILE *out)
 		"--values prints, on one line, the distinct values of PARAM over the valid, measured\n"
 		"(not skipped) summary entries that match (numbers ascending, other values in first-seen order): a\n"
 		"figure's panels and series, e.g. ALock Fig. 5's node and lock counts.\n"
-		"--describe prints one line naming the hardware behind a document (device, part,\n"
-		"firmware, link, ranks), marked when it is Soft-RoCE (emulated) and when points\n"
+		"--describe prints one line naming the hardware behind the documents (the last one's\n"
+		"device, part, firmware, link; every one's rank count), marked when it is Soft-RoCE\n"
+		"(emulated) and when points\n"
 		"are invalid (\"N of M points INVALID, not drawn\"), for figure titles.\n"
 		"--relative-to PARAM=VALUE divides each y by the y of the entry whose parameters\n"
 		"are the same except PARAM=VALUE (a speedup; entries without one are left out).\n"
 		"--mean-over PARAM averages (arithmetic mean) the rows of one series and x that\n"
 		"differ only in PARAM, e.g. ALock Fig. 4's speedup averaged over localities.\n"
+		"PARAM may be ranks, the job's rank count, where the config has no such parameter:\n"
+		"a config sweeping its rank count writes one document per count (NAME.nR.json).\n"
 		"METRIC is a dotted path into the metrics, e.g. lat.p50, mops, mib_per_sec.\n"
 		"Points marked invalid are left out (a note on stderr says so, and --describe,\n"
 		"which every figure's title shows, counts them).\n");
@@ -87,15 +90,37 @@ static int by_series_x(const void *a, const void *b)
 
 static bool matches(json_t *params, const char *const *where, int nwhere);
 
-/* One block per series value: the CDF array of the first matching valid
- * point (repetition 0 first in document order). */
-static int print_cdf(const char *path, const char *metric, const char *series,
-		     const char *const *where, int nwhere)
+/* A result document, its entries' params given "ranks", the job's rank count,
+ * where the config has no such parameter: a config sweeping its rank count
+ * (one node per rank) writes one document per count, and a figure drawing
+ * them together tells them apart by it (--x, --series, --where, --values). */
+static json_t *load_doc(const char *path)
 {
 	json_error_t je;
 	json_t *doc = json_load_file(path, 0, &je);
 	if (!doc)
 		nm_usage_error("table: %s: line %d: %s", path, je.line, je.text);
+	json_t *runs = json_object_get(json_object_get(doc, "meta"), "runs");
+	json_t *nranks = json_object_get(json_array_get(runs, json_array_size(runs) - 1), "nranks");
+	static const char *const lists[] = {"summary", "points"};
+	for (size_t l = 0; l < 2 && json_is_integer(nranks); l++) {
+		size_t i;
+		json_t *e;
+		json_array_foreach(json_object_get(doc, lists[l]), i, e) {
+			json_t *params = json_object_get(e, "params");
+			if (json_is_object(params) && !json_object_get(params, "ranks"))
+				json_object_set(params, "ranks", nranks);
+		}
+	}
+	return doc;
+}
+
+/* One block per series value: the CDF array of the first matching valid
+ * point (repetition 0 first in document order). */
+static int print_cdf(const char *path, const char *metric, const char *series,
+		     const char *const *where, int nwhere)
+{
+	json_t *doc = load_doc(path);
 	json_t *seen = json_object();
 	size_t i, blocks = 0;
 	json_t *p;
@@ -147,10 +172,7 @@ static int print_values(const char *const *files, int nfiles, const char *param,
 	json_t *seen = json_array();
 	bool numeric = true;
 	for (int f = 0; f < nfiles; f++) {
-		json_error_t je;
-		json_t *doc = json_load_file(files[f], 0, &je);
-		if (!doc)
-			nm_usage_error("table: %s: line %d: %s", files[f], je.line, je.text);
+		json_t *doc = load_doc(files[f]);
 		size_t i, k;
 		json_t *s, *v;
 		json_array_foreach(json_object_get(doc, "summary"), i, s) {
@@ -198,12 +220,36 @@ static size_t invalid_entries(const json_t *doc, size_t *all)
 	return bad;
 }
 
-static int describe(const char *path)
+/* The job's rank count of each document, distinct, in order ("2, 3": a
+ * config sweeping its rank count drawn in one figure). */
+static void rank_counts(const char *const *files, int nfiles, char *buf, size_t len)
 {
-	json_error_t je;
-	json_t *doc = json_load_file(path, 0, &je);
-	if (!doc)
-		nm_usage_error("table: %s: line %d: %s", path, je.line, je.text);
+	json_int_t seen[64];
+	int nseen = 0;
+	buf[0] = '\0';
+	for (int f = 0; f < nfiles && nseen < 64; f++) {
+		json_t *doc = load_doc(files[f]);
+		json_t *runs = json_object_get(json_object_get(doc, "meta"), "runs");
+		json_int_t r = json_integer_value(json_object_get(json_array_get(runs, json_array_size(runs) - 1), "nranks"));
+		bool dup = false;
+		for (int k = 0; k < nseen; k++)
+			dup |= seen[k] == r;
+		if (!dup) {
+			size_t used = strlen(buf);
+			snprintf(buf + used, len - used, "%s%" JSON_INTEGER_FORMAT, nseen ? ", " : "", r);
+			seen[nseen++] = r;
+		}
+		json_decref(doc);
+	}
+}
+
+/* The hardware behind the documents: the last one's NIC, every one's rank count. */
+static int describe(const char *const *files, int nfiles)
+{
+	const char *path = files[nfiles - 1];
+	char ranks[256];
+	rank_counts(files, nfiles, ranks, sizeof ranks);
+	json_t *doc = load_doc(path);
 	json_t *runs = json_object_get(json_object_get(doc, "meta"), "runs");
 	json_t *run = json_array_get(runs, json_array_size(runs) - 1);
 	json_t *nic = json_object_get(json_array_get(json_object_get(run, "ranks"), 0), "nic");
@@ -213,13 +259,12 @@ static int describe(const char *path)
 	nm_nic_part_name(nic, part, sizeof part);
 	if (invalid)
 		snprintf(bad, sizeof bad, " - %zu of %zu points INVALID, not drawn", invalid, all);
-	printf("%s: %s, %s, fw %s, %s %.0f Gb/s, %" JSON_INTEGER_FORMAT " rank(s)%s%s\n",
+	printf("%s: %s, %s, fw %s, %s %.0f Gb/s, %s rank(s)%s%s\n",
 	       json_string_value(json_object_get(doc, "experiment")), dev ? dev : "?", part,
 	       json_string_value(json_object_get(nic, "fw_ver")) ? json_string_value(json_object_get(nic, "fw_ver")) : "?",
 	       json_string_value(json_object_get(nic, "link_layer")) ? json_string_value(json_object_get(nic, "link_layer")) : "?",
 	       json_number_value(json_object_get(nic, "link_gbps")),
-	       json_integer_value(json_object_get(run, "nranks")),
-	       nm_doc_emulated(doc) ? " - SOFT-ROCE (EMULATED): NOT HARDWARE NUMBERS" : "", bad);
+	       ranks, nm_doc_emulated(doc) ? " - SOFT-ROCE (EMULATED): NOT HARDWARE NUMBERS" : "", bad);
 	json_decref(doc);
 	return 0;
 }
@@ -231,10 +276,7 @@ static row *collect(const char *const *files, int nfiles, const char *x, const c
 	size_t cap = 64;
 	row *rows = nm_calloc(cap, sizeof *rows);
 	for (int f = 0; f < nfiles; f++) {
-		json_error_t je;
-		json_t *doc = json_load_file(files[f], 0, &je);
-		if (!doc)
-			nm_usage_error("table: %s: line %d: %s", files[f], je.line, je.text);
+		json_t *doc = load_doc(files[f]);
 		size_t i;
 		json_t *s;
 		json_array_foreach(json_object_get(doc, "summary"), i, s) {
@@ -354,7 +396,7 @@ static int table_main(int argc, char **argv)
 {
 	for (int i = 1; i + 1 < argc; i++)
 		if (!strcmp(argv[i + 1], "--describe"))
-			return describe(argv[i]);
+			return describe((const char *const *)argv + 1, i);
 	const char *x = NULL, *y = NULL, *series = NULL, *cdf = NULL, *where[MAX_WHERE];
 	const char *relative = NULL, *mean_over = NULL, *values = NULL;
 	const char *files[256];

@@ -77,11 +77,16 @@ bad "malformed JSON" '{"experiment": "ops",}'
 bad "an unknown experiment" '{"experiment": "opz", "params": {}}'
 bad "a tool, not an experiment" '{"experiment": "ycsb", "params": {}}'
 bad "\"ranks\" not a positive integer" '{"experiment": "ops", "ranks": 0, "params": {}}'
+bad "\"ranks\" a list with a count twice" '{"experiment": "ops", "ranks": [2, 3, 2], "params": {}}'
+bad "\"ranks\" a list with a zero" '{"experiment": "ops", "ranks": [0, 2], "params": {}}'
+bad "\"ranks\" an empty list" '{"experiment": "ops", "ranks": [], "params": {}}'
 bad "an input that is no gnuplot name" '{"experiment": "ops", "plots": [{"script": "numa_vc", "inputs": {"1x": "other"}}], "params": {}}'
 bad "an invalid figure name" '{"experiment": "ops", "plots": [{"script": "ops_latency", "figure": "a b"}], "params": {}}'
 ok_cfg='{"experiment": "ops", "numa": true, "plots": [{"script": "numa_fig4_mtu", "figure": "f", "inputs": {"in": ["x", "oth*"], "base": "other"}}], "params": {}}'
 printf '%s' "$ok_cfg" >"$tmp/c/x.json"
 if [ -z "$(problems "$tmp/c/x.json")" ]; then ok "a good config passes"; else notok "a good config fails: $(problems "$tmp/c/x.json")"; fi
+printf '%s' '{"experiment": "ops", "ranks": [2, 3], "params": {}}' >"$tmp/c/x.json"
+if [ -z "$(problems "$tmp/c/x.json")" ]; then ok "a list of rank counts passes"; else notok "a list of rank counts fails: $(problems "$tmp/c/x.json")"; fi
 printf '%s' '{"experiment": "ops", "plots": [{"script": "ops_latency", "figure": "other"}, {"script": "ops_latency"}], "params": {}}' >"$tmp/c/x.json"
 echo '{"experiment": "ops", "plots": [{"script": "ops_latency"}], "params": {}}' >"$tmp/c/other.json"
 if [ -n "$(figures "$tmp/c" | sort | uniq -d)" ]; then ok "caught: two configs drawing one figure"; else notok "not caught: two configs drawing one figure"; fi

@@ -244,6 +244,33 @@ bad "a range below its own direction" '.papers[0].claims[0].direction = {"above"
 bad "a ranges_by_nic entry without its part" '.papers[3].claims[0].ranges_by_nic[0] |= del(.part)'
 check "a bad claims file's line names the claim" sh -c \
 	"jq 'del(.papers[0].claims[1].quote)' $tmp/claims.json > $tmp/bad.json; $N report $tmp/hw --claims $tmp/bad.json 2>&1 | grep -q \"claim 't-above' of paper 'alock'\""
+# A config sweeping its rank count ("ranks": [2, 3]) leaves one document per
+# count, NAME.n2 and NAME.n3: a claim naming NAME reads both (a ratio pairs
+# entries within one document), the figure NAME shows both documents, and
+# netmem table tells them apart by "ranks", the job's rank count.
+mkdir -p "$tmp/nodes"
+for r in 2 3; do
+	doc "$tmp/nodes" "kvs.n$r" kv true "[$(e '{"system": "loco", "threads": 1}' "{\"ops_per_sec\": $((r * 300))}"),
+		$(e '{"system": "sherman", "threads": 1}' "{\"ops_per_sec\": $((r * r * 100))}")]"
+	jq --argjson r "$r" '.meta.runs[0].nranks = $r' "$tmp/nodes/kvs.n$r.json" >"$tmp/x" && mv "$tmp/x" "$tmp/nodes/kvs.n$r.json"
+done
+cp "$tmp/hw/alock-fig5.svg" "$tmp/nodes/kvs.svg" 2>/dev/null || echo '<svg></svg>' >"$tmp/nodes/kvs.svg"
+cat >"$tmp/nodes-claims.json" <<'EOC'
+{"papers": [{"id": "loco", "title": "L", "figures": [{"figure": "kvs", "paper_figure": "Fig. 5", "caption": "c"}],
+  "claims": [{"id": "t-counts", "figure": "Fig. 5", "claim": "c", "quote": "q", "experiment": "kv", "documents": "kvs",
+   "select": {}, "metric": "ops_per_sec", "ratio": {"num": {"system": "loco"}, "den": {"system": "sherman"}},
+   "reduce": "min", "paper_value": null, "unit": "x", "direction": {"above": 1}}]}]}
+EOC
+$N report "$tmp/nodes" --claims "$tmp/nodes-claims.json" >"$tmp/nodes/out" 2>&1
+check "a claim naming a config reads each rank count's document (NAME.n2, NAME.n3)" sh -c \
+	"grep -q '^claim t-counts: not reproduced (measured 1,' $tmp/nodes/out && grep -q 'kvs.n2, kvs.n3' $tmp/nodes/report.md"
+check "the figure shows both documents, each of its config" sh -c \
+	"grep -q 'Document kvs.n2.json (experiment kv, config kvs)' $tmp/nodes/report.md &&
+	 grep -q 'Document kvs.n3.json (experiment kv, config kvs)' $tmp/nodes/report.md &&
+	 ! grep -q 'Other documents' $tmp/nodes/report.md"
+check "netmem table: the rank count of each document as \"ranks\"" sh -c \
+	"[ \"\$($N table $tmp/nodes/kvs.n2.json $tmp/nodes/kvs.n3.json --values ranks)\" = '2 3' ] &&
+	 $N table $tmp/nodes/kvs.n2.json $tmp/nodes/kvs.n3.json --x ranks --y ops_per_sec --series system --where system=loco | grep -qx '3 900'"
 mkdir -p "$tmp/schema"
 doc "$tmp/schema" alock-fig5 lock false "[]"
 jq '.schema = "netmem-result/9"' "$tmp/schema/alock-fig5.json" >"$tmp/x" && mv "$tmp/x" "$tmp/schema/alock-fig5.json"

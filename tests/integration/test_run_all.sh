@@ -49,15 +49,19 @@ fi
 names=$(jq -r --arg class "$class" 'select((if .numa == true then "numa" elif .odp == true then "odp" else "plain" end) ==
 	$class) | input_filename | sub(".*/"; "") | sub("\\.json$"; "")' configs/check/*.json)
 [ -n "$names" ] || notok "configs/check has no $class config"
+# their documents: one per rank count of a config whose "ranks" is a list
+set --
+for n in $names; do set -- "$@" "configs/check/$n.json"; done
+docs=$([ $# = 0 ] || nm_docs "$@")
 # Each document's verdict, one jq for all: every point valid (skipped
 # points, a placement or strategy the guest lacks, are valid), one summary
 # entry per parameter set, the run finished; else the first invalid points.
-verdicts=$(cd "$out" && for n in $names; do [ -s "$n.json" ] && echo "$n.json"; done |
+verdicts=$(cd "$out" && for n in $docs; do [ -s "$n.json" ] && echo "$n.json"; done |
 	xargs -r jq -c '{doc: (input_filename | sub("\\.json$"; "")), n: (.points | length),
 		good: ((.points | length) > 0 and all(.points[]; .valid == true) and (.summary | length) > 0 and
 		       .meta.runs[-1].finished != null),
 		bad: ([.points[] | select(.valid != true) | .params] | .[:3])}' 2>&1)
-for n in $names; do
+for n in $docs; do
 	v=$(printf '%s\n' "$verdicts" | grep -F "{\"doc\":\"$n\"," | head -1)
 	if [ -n "$v" ] && case $v in *'"good":true'*) true ;; *) false ;; esac && [ ! -e "$out/$n.json.journal" ]; then
 		ok "$n: document written, $(printf '%s' "$v" | sed 's/.*"n":\([0-9]*\).*/\1/') point(s), every one valid"

@@ -1,0 +1,102 @@
+#!/bin/sh
+# The paper-scale configs carry the papers' parameters: a table taken from
+# the papers (CoRM Sec. 4.1-4.3 for its measured figures, LOCO Sec. 7.2 for
+# Fig. 5), one row per (config, parameter), compared with the config's
+# params by one jq per config file. A row is
+#   CONFIG | JQ FILTER | VALUE (compact JSON) | WHERE IN THE PAPER | NOTE
+# with NOTE empty when VALUE is the paper's own; "decision: ..." when the
+# config deliberately differs or the paper is silent (VALUE is then the
+# documented value, and the reason is in the note); "todo: ..." when the
+# config does not carry the paper's value yet (VALUE is the paper's, in
+# words where no config value can say it: the row is reported as skipped,
+# not checked, until the config does).
+cd "$(dirname "$0")/../.." || exit 1
+. tests/lib.sh
+tmp=$(mktemp -d); trap 'rm -rf "$tmp"' EXIT
+dir=${NETMEM_PAPER_CONFIGS:-configs/paper}
+
+cat >"$tmp/table" <<'EOT'
+corm-fig8  | .params.strategy | ["rereg","odp","odp-prefetch","defer"] | Sec. 3.5, Fig. 8: three strategies (ibv_rereg_mr, ODP, ODP with prefetch) | decision: deferred reclamation added as a fourth, for devices with neither (workloads/corm/README.md)
+corm-fig8  | .params.block_size | [4096,65536,1048576] | Sec. 4: 4 KiB blocks unless stated; Sec. 4.3.1: up to 1 MiB (256 pages) | decision: the paper names no sizes for Fig. 8; 4 KiB, 64 KiB and 1 MiB span Fig. 15's range
+corm-fig9  | .params.objects | 10000 | Sec. 4.1: 10,000 objects of each size class |
+corm-fig9  | .params.block_size // 4096 | 4096 | Sec. 4: blocks of 4 KiB unless stated | decision: unset, netmem corm's default (4 KiB)
+corm-fig9  | .params.threads | 1 | Sec. 4.1: latency observed by one client, one operation at a time |
+corm-fig11 | .params.read | ["direct","farm","raw","rpc"] | Sec. 4.2: CoRM, FaRM (emulated) and raw RDMA | decision: RPC reads added as a fourth line (the path Figs. 12 and 16 compare with)
+corm-fig11 | .params.dist | "uniform" | Sec. 4.2.1: objects accessed uniformly |
+corm-fig11 | .params.threads | 1 | Sec. 4.2.1: at most one outstanding request per client |
+corm-fig11 | .params.objects | "8 GiB per size class" | Sec. 4.2.1: 8 GiB of data for each size class | todo: a count per size (4M objects of 2000 bytes to 1G of 8 bytes), where the config loads one count for every size
+corm-fig11-local | .params.objects | 2000000 | Sec. 4.2.1: 8 GiB per size class, read from DRAM | decision: 2,000,000 per size (64 MB to 4 GB), far beyond the last-level cache as the paper's DRAM reads need (the config's description)
+corm-fig11-local | .params.read | ["direct","farm","raw"] | Sec. 4.2.1: CoRM, FaRM and memcpy for local reads |
+corm-fig12 | .params.live_objects | 8000000 | Sec. 4.2.2: 8,000,000 objects |
+corm-fig12 | .params.size | 24 | Sec. 4.2.2: objects of 32 bytes | decision: 24-byte payloads fill the 32-byte size class (an 8-byte slot header; workloads/corm/README.md)
+corm-fig12 | .params.dist | ["uniform","zipfian"] | Sec. 4.2.2: Zipf and uniform |
+corm-fig12 | .params.theta | 0.99 | Sec. 4.2.2: Zipf theta 0.99 |
+corm-fig12 | .params.read | ["direct","rpc"] | Sec. 4.2.2: RDMA lines DirectRead, RPC lines RPC reads |
+corm-fig12 | .params.write_ratio | [0,0.05,0.5] | Sec. 4.2.2: 50:50 and read-dominant ratios | decision: read-dominant as 95:5 and 100:0 (the paper names only 50:50)
+corm-fig12 | .params.threads | [1,2,4,8,16,32] | Sec. 4.2.2-4.2.3: clients from 1 to past 4, up to 32 | decision: powers of two (the paper's axis values are not in the text)
+corm-fig12 | .params.server_threads | 8 | Sec. 4: 8 worker threads unless stated |
+corm-fig12 | .params.duration | 60 | Sec. 4.2.2: averaged over one minute |
+corm-fig13 | .params.write_ratio | 0.5 | Sec. 4.2.3: YCSB 50:50 |
+corm-fig13 | .params.threads[-1] | 32 | Sec. 4.2.3: up to 32 clients |
+corm-fig13 | .params.theta[-1] | 0.99 | Sec. 4.2.3: skew up to theta 0.99 |
+corm-fig13 | .params.live_objects | 8000000 | Sec. 4.2.3: the setting of Sec. 4.2.2 |
+corm-fig13 | .params.server_threads | 8 | Sec. 4: 8 worker threads |
+corm-fig13 | .params.duration | 60 | Sec. 4.2.3: over a period of one minute |
+corm-fig14 | .params.write_ratio | 0 | Sec. 4.2.4: YCSB 100:0 (Fig. 14's caption) |
+corm-fig14 | .params.threads | 8 | Sec. 4.2.4: the load of 8 clients |
+corm-fig14 | .params.free_ratio | [0,0.5] | Sec. 4.2.4: unfragmented, and 16,000,000 loaded then 50% freed at random |
+corm-fig14 | .params.live_objects | 8000000 | Sec. 4.2.4: 8,000,000 live either way |
+corm-fig14 | .params.theta[-1] | 0.99 | Sec. 4.2.4: skew up to theta 0.99 |
+corm-fig14 | .params.read | "direct" | Sec. 4.2.4: throughput of DirectReads |
+corm-fig15 | .params.block_size | [4096,65536,1048576] | Sec. 4.3.1: 1 page to 1 MiB (256 pages) | decision: three sizes of the paper's range
+corm-fig15 | .params.size | 24 | Sec. 4.3.1: objects of 32 bytes | decision: the 32-byte size class, as Fig. 12
+corm-fig15 | .params.threads | [2,4,8,16] | Sec. 4.3.1: collection from 2 to 16 threads, each with its one block | todo: the config runs 8 threads with 100,000 objects each
+corm-fig16 | .params.objects | 8000000 | Sec. 4.3.2: 8,000,000 objects |
+corm-fig16 | .params.free_ratio | 0.75 | Sec. 4.3.2: 75% deallocated at random |
+corm-fig16 | .params.compact_at | 2 | Sec. 4.3.2: compaction invoked after two seconds |
+corm-fig16 | .params.threads | 1 | Sec. 4.3.2: the throughput of a single client |
+corm-fig16 | .params.read | ["direct","rpc"] | Sec. 4.3.2: an RPC client and a DirectRead client |
+corm-fig16 | .params.size | 24 | Sec. 4.3.2: objects of 32 bytes | decision: the 32-byte size class, as Fig. 12
+loco-fig5  | .ranks | [2,4,8,16] | Sec. 7.2: across different node counts (none named) | decision: 2 to 16 nodes, the cluster of Fig. 4b (workloads/kv/README.md)
+loco-fig5  | .params.threads | [1,2,4,8,14] | Sec. 7.2: per-node thread counts (none named) | decision: up to 14 of a 16-core node, two cores left to LOCO's polling and tracker threads
+loco-fig5  | .params.system | ["loco","sherman","scythe","redis"] | Sec. 7.2: LOCO, Sherman, Scythe's MicroDB, Redis Cluster |
+loco-fig5  | .params.window | [3,128] | Sec. 7.2: window 3, and 128 for LOCO's large window |
+loco-fig5  | .params.workload | ["read-only","mixed","write-only"] | Sec. 7.2: read-only, mixed, write-only |
+loco-fig5  | .params.dist | ["uniform","zipfian"] | Sec. 7.2: uniform and Zipfian keys |
+loco-fig5  | .params.theta // 0.99 | 0.99 | Sec. 7.2: Zipfian theta 0.99 | decision: unset, netmem kv's default (0.99)
+loco-fig5  | .params.keys | 10485760 | Sec. 7.2: a 10MB keyspace | decision: read as 10 x 2^20 keys (workloads/kv/README.md)
+loco-fig5  | .params.fill | 0.8 | Sec. 7.2: filled to 80% capacity |
+loco-fig5  | .params.value_size | 8 | Sec. 7.2: 64-bit keys and values |
+loco-fig5  | .params.duration | 20 | Sec. 7.2: 20 second runs |
+loco-fig5  | .params.reps | 5 | Sec. 7.2: geometric mean of 5 runs |
+EOT
+
+# trim S: S without leading and trailing blanks
+trim() { printf '%s' "$1" | sed 's/^[[:space:]]*//; s/[[:space:]]*$//'; }
+
+for cfg in $(cut -d'|' -f1 "$tmp/table" | tr -d ' ' | awk '!seen[$0]++'); do
+	rows=$(grep "^$cfg *|" "$tmp/table")
+	# One jq for the config: every row's filter, each value as compact JSON
+	# on its own line (an error or a missing key gives "error" or null).
+	prog=$(printf '%s\n' "$rows" | awk -F'|' '{ f = $2; gsub(/^ +| +$/, "", f); printf "%s((%s) | tojson)", (NR > 1 ? ", " : ""), f }')
+	if ! got=$(jq -r "$prog" "$dir/$cfg.json" 2>"$tmp/err"); then
+		notok "$cfg: jq could not read $dir/$cfg.json: $(head -1 "$tmp/err")"
+		continue
+	fi
+	i=0
+	printf '%s\n' "$rows" >"$tmp/rows"
+	while IFS='|' read -r _ filter want where note; do
+		i=$((i + 1))
+		have=$(printf '%s\n' "$got" | sed -n "${i}p")
+		filter=$(trim "$filter"); want=$(trim "$want"); where=$(trim "$where"); note=$(trim "$note")
+		what="$cfg $filter = $want ($where${note:+; $note})"
+		case $note in
+		todo:*)
+			if [ "$have" = "$want" ]; then notok "$what: the config now has the paper's value: make the row a plain one"
+			else skip "$what" "the config has $have"; fi ;;
+		*)
+			if [ "$have" = "$want" ]; then ok "$what"; else notok "$what: the config has $have"; fi ;;
+		esac
+	done <"$tmp/rows"
+done
+t_summary
