@@ -29,7 +29,7 @@ UNIT_MODS := harness/stats.c harness/needs.c harness/opt.c harness/result.c harn
              harness/clock.c harness/log.c harness/hosts.c harness/nic_counters.c harness/stall.c \
              primitives/gen/ycsb.c primitives/gen/ycsb_stats.c primitives/gen/ycsb_trace.c primitives/gen/accounts.c harness/measure.c harness/alloc.c \
              primitives/corm/corm_model.c primitives/corm/corm_redis.c primitives/packet/roce_pkt.c primitives/packet/clover_resolve.c \
-             primitives/corm/corm_slot.c primitives/corm/corm_heap.c primitives/corm/corm_pair.c \
+             primitives/corm/corm_slot.c primitives/corm/corm_heap.c primitives/corm/corm_pair.c primitives/corm/corm_mbox.c \
              workloads/control/control_model.c workloads/kv/kv_lin.c workloads/kv/kv_size.c workloads/clover/clover_pool.c \
              tests/unit/boot_single.c
 UNIT_SRCS := $(wildcard tests/unit/test_*.c)
@@ -99,7 +99,7 @@ build/bench/journal-bench: tests/bench/journal-bench.c $(JOURNAL_MODS) harness/r
 
 # Time per merged block of CoRM's compaction at growing heaps (-O2, no
 # sanitizers); not a test: tests/bench/corm-compact.sh runs it.
-CORM_MODS := primitives/corm/corm_heap.c primitives/corm/corm_pair.c primitives/corm/corm_model.c primitives/corm/corm_slot.c \
+CORM_MODS := primitives/corm/corm_heap.c primitives/corm/corm_mbox.c primitives/corm/corm_pair.c primitives/corm/corm_model.c primitives/corm/corm_slot.c \
              primitives/gen/ycsb.c harness/log.c
 build/bench/corm-compact: tests/bench/corm-compact.c $(CORM_MODS) $(filter primitives/corm/%,$(HDRS))
 	@mkdir -p $(@D)

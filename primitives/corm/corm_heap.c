@@ -14,6 +14,11 @@
 #include <unistd.h>
 
 const char *const corm_status_names[CORM_NSTATUS] = {"ok", "not_found", "no_memory", "too_big", "nic"};
+const char *const cmem_find_names[CMEM_NFIND] = {"scan", "msg"};
+
+/* The heap thread the calling thread is (cmem_thread_enter), -1 for any
+ * other: the owner test of a moved object's lookup. */
+static _Thread_local int self_thread = -1;
 
 #define CHUNK_BYTES (16u << 20) /* memfd file size (the paper's 16 MiB) */
 
@@ -149,6 +154,9 @@ int cmem_init(cmem_heap *h, const cmem_heap_cfg *cfg, char *err, size_t errlen)
 	h->chunk_blocks = cfg->block_size >= CHUNK_BYTES ? 1 : CHUNK_BYTES / cfg->block_size;
 	h->fds = xcalloc(cfg->va_blocks / h->chunk_blocks + 1, sizeof *h->fds);
 	pthread_mutex_init(&h->mu, NULL);
+	h->mbox = xcalloc((size_t)cfg->threads + 1, sizeof *h->mbox);
+	for (int t = 0; t <= cfg->threads; t++)
+		cmem_mbox_init(&h->mbox[t]);
 	h->tl = xcalloc((size_t)cfg->threads, sizeof *h->tl);
 	for (int t = 0; t < cfg->threads; t++) {
 		pthread_mutex_init(&h->tl[t].mu, NULL);
@@ -183,7 +191,22 @@ void cmem_destroy(cmem_heap *h)
 	free(h->va_free);
 	free(h->fds);
 	free(h->tl);
+	for (int t = 0; t <= h->cfg.threads; t++)
+		cmem_mbox_destroy(&h->mbox[t]);
+	free(h->mbox);
 	memset(h, 0, sizeof *h);
+}
+
+void cmem_thread_enter(cmem_heap *h, int t)
+{
+	self_thread = t;
+	cmem_mbox_open(&h->mbox[t]);
+}
+
+void cmem_thread_leave(cmem_heap *h, int t)
+{
+	cmem_mbox_close(&h->mbox[t]);
+	self_thread = -1;
 }
 
 /* ---- thread lists (caller holds tl->mu) ---- */
@@ -470,8 +493,60 @@ corm_status cmem_alloc(cmem_heap *h, int thread, uint32_t user, const void *data
 
 /* ---- finding an object (pointer correction) ---- */
 
+/* A moved object's lookup, answered by the block's owner. */
+typedef struct find_msg {
+	cmem_msg m;
+	cmem_block *b;
+	uint16_t id;
+	int64_t slot;
+} find_msg;
+
+static void find_fn(cmem_msg *m)
+{
+	find_msg *f = (find_msg *)m;
+	pthread_mutex_lock(&f->b->mu);
+	f->slot = __atomic_load_n(&f->b->dead, __ATOMIC_ACQUIRE) ? -1 : ids_find(&f->b->ids, f->id);
+	pthread_mutex_unlock(&f->b->mu);
+}
+
+/* The slot of object id in b, not at the pointer's hint (caller holds b,
+ * and holds it again on return): the owner's table; else a scan of the
+ * headers, or the owner's answer to a message, for which b is unlocked
+ * while waiting (the answer is checked against b's headers by the caller,
+ * as b may change meanwhile). -1: not in b. */
+static int64_t find_moved(cmem_heap *h, cmem_block *b, uint16_t id)
+{
+	int owner = __atomic_load_n(&b->owner, __ATOMIC_ACQUIRE);
+	if (owner == self_thread && owner >= 0) {
+		__atomic_add_fetch(&h->finds_own, 1, __ATOMIC_RELAXED);
+		return ids_find(&b->ids, id);
+	}
+	if (h->cfg.find == CMEM_FIND_SCAN) {
+		__atomic_add_fetch(&h->finds_scan, 1, __ATOMIC_RELAXED);
+		for (uint32_t i = 0; i < b->slots; i++) {
+			uint64_t hd = hdr_load(b, i);
+			if ((hd & CORM_H_ALLOC) && corm_h_id(hd) == id)
+				return i;
+		}
+		return -1;
+	}
+	find_msg f = {.m.fn = find_fn, .b = b, .id = id};
+	cmem_mbox *to = &h->mbox[owner < 0 ? h->cfg.threads : owner];
+	pthread_mutex_unlock(&b->mu);
+	if (cmem_mbox_post(to, &f.m)) {
+		__atomic_add_fetch(&h->finds_msg, 1, __ATOMIC_RELAXED);
+		cmem_msg_wait(&f.m, self_thread >= 0 ? &h->mbox[self_thread] : NULL);
+	} else {
+		find_fn(&f.m);   /* the owner serves no mailbox: the table, as it would */
+		__atomic_add_fetch(&h->finds_own, 1, __ATOMIC_RELAXED);
+	}
+	pthread_mutex_lock(&b->mu);
+	return f.slot;
+}
+
 /* Locks the block the pointer's VA shows now and finds the object's slot
- * there: at the offset hint, else by ID. NULL when it is not there. */
+ * there: at the offset hint, else by ID (find_moved). NULL when it is not
+ * there. */
 static cmem_block *find(cmem_heap *h, const corm_ptr *p, uint32_t *slot)
 {
 	cmem_vblock *vb = cmem_va(h, p->addr);
@@ -494,8 +569,13 @@ static cmem_block *find(cmem_heap *h, const corm_ptr *p, uint32_t *slot)
 				return b;
 			}
 		}
-		int64_t s = ids_find(&b->ids, p->id);
-		if (s < 0) {
+		int64_t s = find_moved(h, b, p->id);
+		/* a message's answer: b may have died, moved or lost the object meanwhile */
+		if (__atomic_load_n(&b->dead, __ATOMIC_ACQUIRE) || __atomic_load_n(&vb->blk, __ATOMIC_ACQUIRE) != b) {
+			pthread_mutex_unlock(&b->mu);
+			continue;
+		}
+		if (s < 0 || !(hdr_load(b, (uint32_t)s) & CORM_H_ALLOC) || corm_h_id(hdr_load(b, (uint32_t)s)) != p->id) {
 			pthread_mutex_unlock(&b->mu);
 			return NULL;
 		}
@@ -694,36 +774,87 @@ double cmem_fragmentation(cmem_heap *h, int cls)
 	return cap ? 1.0 - (double)live / (double)cap : 0;
 }
 
-/* Takes every block of class c at most max_occ full out of the thread
- * lists (the paper's collection: no new objects go there meanwhile). */
-static cmem_block **collect(cmem_heap *h, int c, double max_occ, uint32_t *n)
+/* What a collection gathers: the candidate blocks every thread hands over. */
+typedef struct collect_ctx {
+	cmem_heap *h;
+	int c;
+	double max_occ;
+	pthread_mutex_t mu;
+	cmem_block **v;
+	uint32_t n, cap;
+} collect_ctx;
+
+/* Thread t's part: every block of the class at most max_occ full leaves
+ * its list (no new objects go there meanwhile) for the compactor. */
+static void collect_thread(collect_ctx *cc, int t)
 {
-	uint32_t cap = 64;
-	cmem_block **v = xcalloc(cap, sizeof *v);
-	*n = 0;
-	for (int t = 0; t < h->cfg.threads; t++) {
-		cmem_tl *tl = &h->tl[t];
-		pthread_mutex_lock(&tl->mu);
-		for (uint32_t i = 0; i < tl->n[c];) {
-			cmem_block *b = tl->list[c][i];
-			pthread_mutex_lock(&b->mu);
-			bool take = b->live < b->slots && (double)b->live <= max_occ * b->slots;
-			if (take) {
-				list_del(tl, b);
-				__atomic_store_n(&b->owner, -1, __ATOMIC_RELEASE);
-			}
-			pthread_mutex_unlock(&b->mu);
-			if (!take) {
-				i++;
-				continue;
-			}
-			if (*n == cap)
-				v = realloc(v, (cap *= 2) * sizeof *v);
-			v[(*n)++] = b;
+	cmem_tl *tl = &cc->h->tl[t];
+	int c = cc->c;
+	pthread_mutex_lock(&tl->mu);
+	for (uint32_t i = 0; i < tl->n[c];) {
+		cmem_block *b = tl->list[c][i];
+		pthread_mutex_lock(&b->mu);
+		bool take = b->live < b->slots && (double)b->live <= cc->max_occ * b->slots;
+		if (take) {
+			list_del(tl, b);
+			__atomic_store_n(&b->owner, -1, __ATOMIC_RELEASE);
 		}
-		pthread_mutex_unlock(&tl->mu);
+		pthread_mutex_unlock(&b->mu);
+		if (!take) {
+			i++;
+			continue;
+		}
+		pthread_mutex_lock(&cc->mu);
+		if (cc->n == cc->cap)
+			cc->v = realloc(cc->v, (cc->cap *= 2) * sizeof *cc->v);
+		if (!cc->v)
+			abort();
+		cc->v[cc->n++] = b;
+		pthread_mutex_unlock(&cc->mu);
 	}
-	return v;
+	pthread_mutex_unlock(&tl->mu);
+}
+
+typedef struct collect_msg {
+	cmem_msg m;
+	collect_ctx *cc;
+	int t;
+} collect_msg;
+
+static void collect_fn(cmem_msg *m)
+{
+	collect_msg *x = (collect_msg *)m;
+	collect_thread(x->cc, x->t);
+}
+
+/* The paper's collection: a request to every other worker, each of which
+ * answers with its blocks from its own serving loop; the compactor takes
+ * worker 0's share itself (the paper's leader is a worker) and waits for
+ * the last answer. It serves no lookup meanwhile: it is busy. */
+static cmem_block **collect(cmem_heap *h, int c, double max_occ, uint32_t *n, cmem_compact_stats *st)
+{
+	collect_ctx cc = {.h = h, .c = c, .max_occ = max_occ, .cap = 64};
+	pthread_mutex_init(&cc.mu, NULL);
+	cc.v = xcalloc(cc.cap, sizeof *cc.v);
+	int T = h->cfg.threads;
+	collect_msg *msg = xcalloc((size_t)T, sizeof *msg);
+	for (int t = 1; t < T; t++) {
+		msg[t] = (collect_msg){.m.fn = collect_fn, .cc = &cc, .t = t};
+		if (cmem_mbox_post(&h->mbox[t], &msg[t].m)) {
+			st->collect_msgs++;
+		} else {
+			msg[t].m.fn = NULL;   /* not serving: its share directly, nothing to wait for */
+			collect_thread(&cc, t);
+		}
+	}
+	collect_thread(&cc, 0);
+	for (int t = 1; t < T; t++)
+		if (msg[t].m.fn)
+			cmem_msg_wait(&msg[t].m, NULL);
+	free(msg);
+	pthread_mutex_destroy(&cc.mu);
+	*n = cc.n;
+	return cc.v;
 }
 
 static bool ids_disjoint(cmem_block *a, cmem_block *b)
@@ -898,7 +1029,7 @@ static int compact_class(cmem_heap *h, int c, double max_occ, uint64_t *budget, 
 {
 	uint64_t t0 = now_ns();
 	uint32_t n;
-	cmem_block **v = collect(h, c, max_occ, &n);
+	cmem_block **v = collect(h, c, max_occ, &n, st);
 	uint64_t t1 = now_ns();
 	st->collect_ns += t1 - t0;
 	st->collected += n;
@@ -942,8 +1073,12 @@ int cmem_compact(cmem_heap *h, int cls, double max_occupancy, uint64_t max_merge
 	st->blocks_before = __atomic_load_n(&h->active_blocks, __ATOMIC_RELAXED);
 	uint64_t budget = max_merges ? max_merges : UINT64_MAX;
 	int rc = 0;
+	/* lookups of objects in blocks the compactor holds wait here until
+	 * the whole compaction is over */
+	cmem_mbox_open(&h->mbox[h->cfg.threads]);
 	for (int c = cls < 0 ? 0 : cls; c < (cls < 0 ? h->cls.n : cls + 1) && rc == 0; c++)
 		rc = compact_class(h, c, max_occupancy, &budget, st, err, errlen);
+	cmem_mbox_close(&h->mbox[h->cfg.threads]);
 	st->blocks_after = __atomic_load_n(&h->active_blocks, __ATOMIC_RELAXED);
 	return rc;
 }

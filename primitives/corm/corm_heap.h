@@ -22,8 +22,17 @@
  *   consistent through the header (unlocked, same word before and after
  *   the copy), and a per-block reader count keeps a block's VA mapped
  *   while they copy (a release waits for it to drain before PROT_NONE).
- *   Any worker serves any object (the paper's "block scanning" way of
- *   finding moved objects, with a per-block ID table instead of a scan).
+ * - Finding a moved object (Sec. 3.2, Fig. 16): the thread that owns the
+ *   block looks the ID up in the block's table; any other thread either
+ *   scans the block's headers (CMEM_FIND_SCAN, "block scanning", the
+ *   authors' default build) or asks the owner through its mailbox
+ *   (CMEM_FIND_MSG, "thread messaging"), and a block the compactor holds
+ *   is the compactor's to answer for, which it does once the compaction
+ *   is over (the paper's long compaction "without breaks").
+ * - Collection (Sec. 3.4, Fig. 15): the compactor stands in for worker 0,
+ *   as the paper's leader is one of the workers: it takes worker 0's
+ *   blocks itself and messages workers 1..T-1, each of which hands over
+ *   its own; a worker not serving its mailbox is collected directly.
  * - An emptied block is released at once (its physical block back to the
  *   pool, its VAs unmapped); VAs of compacted blocks are released when no
  *   object allocated through them is left (counted per VA, as the paper's
@@ -40,6 +49,7 @@
 #define NM_CORM_HEAP_H
 #include "corm_model.h"
 #include "corm_slot.h"
+#include "corm_mbox.h"
 #include <pthread.h>
 #include <stdbool.h>
 #include <stddef.h>
@@ -58,6 +68,10 @@ typedef struct cmem_nic {
 } cmem_nic;
 
 typedef enum { CORM_REMAP, CORM_DEFER } cmem_remap_mode;
+
+/* How a thread that does not own a block finds a moved object in it. */
+typedef enum { CMEM_FIND_SCAN, CMEM_FIND_MSG, CMEM_NFIND } cmem_find;
+extern const char *const cmem_find_names[CMEM_NFIND];
 
 typedef enum {
 	CORM_OK,
@@ -120,6 +134,7 @@ typedef struct cmem_heap_cfg {
 	int threads;
 	uint64_t seed;
 	cmem_remap_mode mode;
+	cmem_find find;
 	cmem_nic nic;
 } cmem_heap_cfg;
 
@@ -142,11 +157,21 @@ typedef struct cmem_heap {
 	uint64_t retired_blocks;      /* DEFER: physical blocks kept for old VAs */
 	uint64_t live_objects;
 	uint64_t reads_locked;        /* cmem_reads that fell back to the block's mutex */
+	cmem_mbox *mbox;              /* [threads + 1]: each worker's, then the compactor's */
+	/* moved objects found by ID: by the block's owner, by a scan, by a message */
+	uint64_t finds_own, finds_scan, finds_msg;
 } cmem_heap;
 
 /* 0, or -1 with one line in err (block size not a power of two, ...). */
 int cmem_init(cmem_heap *h, const cmem_heap_cfg *cfg, char *err, size_t errlen);
 void cmem_destroy(cmem_heap *h);
+
+/* A server worker's thread: it is heap thread t (the owner its blocks
+ * name) and serves its mailbox from here on, calling cmem_serve in its
+ * loop, until cmem_thread_leave. */
+void cmem_thread_enter(cmem_heap *h, int t);
+void cmem_thread_leave(cmem_heap *h, int t);
+static inline void cmem_serve(cmem_heap *h, int t) { cmem_mbox_serve(&h->mbox[t]); }
 
 /* Bytes the heap registers with the NIC (the reg hook, one block per VA)
  * once each of its threads has allocated `per_thread` objects of `user`
@@ -175,6 +200,7 @@ corm_status cmem_release(cmem_heap *h, corm_ptr *p);
 /* What one compaction did. Times in ns. */
 typedef struct cmem_compact_stats {
 	uint64_t collected;      /* candidate blocks */
+	uint64_t collect_msgs;   /* collection requests answered by other threads */
 	uint64_t merges;         /* source blocks merged away */
 	uint64_t moved;          /* objects copied */
 	uint64_t moved_offset;   /* of which to another offset (indirect pointers) */

@@ -188,8 +188,10 @@ static void *srv_main(void *arg)
 	corm_server *s = w->s;
 	struct ibv_wc wc[16];
 	if (!w->ncq)   /* more workers than client threads: no connection is pinned to this one */
-		return NULL;
+		return NULL;   /* (its mailbox stays closed: its blocks are collected directly) */
+	cmem_thread_enter(s->heap, w->index);
 	for (int k = 0; !atomic_load_explicit(&s->stop, memory_order_relaxed); k = (k + 1) % w->ncq) {
+		cmem_serve(s->heap, w->index);
 		int n = ibv_poll_cq(w->cq[k], 16, wc);
 		if (n < 0)
 			nm_fatal("corm server: ibv_poll_cq failed");
@@ -208,6 +210,7 @@ static void *srv_main(void *arg)
 			nm_msg_send(c->qp, c->send, len, s->mr->lkey, wc[i].wr_id, "corm server");
 		}
 	}
+	cmem_thread_leave(s->heap, w->index);
 	return NULL;
 }
 
