@@ -57,10 +57,11 @@
 #include <unistd.h>
 
 static const nm_opt corm_opts[] = {
-	{"bench", 0, NM_OPT_ENUM, "compaction", 0, 0, "latency,throughput,compaction,remap,local", NM_OPT_LIST,
-	 "latency (Figs. 9/10), throughput (Figs. 11-14), compaction (Figs. 15, 16), remap (Fig. 8: one "
-	 "block remapped per strategy, the first READ after it), local (Fig. 11's local side: the server's "
-	 "threads read its memory)"},
+	{"bench", 0, NM_OPT_ENUM, "compaction", 0, 0, "latency,throughput,compaction,remap,local,collection", NM_OPT_LIST,
+	 "latency (Figs. 9/10), throughput (Figs. 11-14), compaction (Fig. 16: reads before, during and after "
+	 "a compaction), remap (Fig. 8: one block remapped per strategy, the first READ after it), local "
+	 "(Fig. 11's local side: the server's threads read its memory), collection (Fig. 15: one object per "
+	 "server worker, then a compaction, its collection and compaction timed)"},
 	{"strategy", 0, NM_OPT_ENUM, "auto", 0, 0, "auto,rereg,odp,odp-prefetch,defer", NM_OPT_LIST,
 	 "how one-sided access survives a remap: auto picks odp-prefetch, odp, rereg, then defer (deferred "
 	 "reclamation: breaks the paper's no-disruption property)"},
@@ -74,9 +75,20 @@ static const nm_opt corm_opts[] = {
 	 "the server's RPC worker threads (the paper: 8), apart from the clients' -T; 0: -T"},
 	{"free-ratio", 0, NM_OPT_DOUBLE, "0.8", 0, 1, NULL, NM_OPT_LIST,
 	 "fraction of the objects freed after the load (fragmentation; the paper's Fig. 16: 0.75)"},
-	{"read", 0, NM_OPT_ENUM, "direct", 0, 0, "direct,farm,raw,rpc", NM_OPT_LIST,
+	{"read", 0, NM_OPT_ENUM, "direct", 0, 0, "direct,farm,raw,rpc,both", NM_OPT_LIST,
 	 "how reads go: CoRM's DirectRead, FaRM's read (line versions, no object ID), a raw READ (no check: the "
-	 "ideal Mesh-style system) or RPC; with --bench local: CoRM's check, FaRM's, or a plain memcpy (raw)"},
+	 "ideal Mesh-style system) or RPC; both (compaction): even client threads read by RPC, odd ones by "
+	 "DirectRead, side by side as Fig. 16's two clients; with --bench local: CoRM's check, FaRM's, or a "
+	 "plain memcpy (raw)"},
+	{"fallback", 0, NM_OPT_ENUM, "scan", 0, 0, "scan,rpc", NM_OPT_LIST,
+	 "where a DirectRead that missed its object goes: scan (ScanRead of its block, then RPC) or rpc (an RPC "
+	 "read at once: Fig. 16, bottom)"},
+	{"find", 0, NM_OPT_ENUM, "scan", 0, 0, "scan,msg", NM_OPT_LIST,
+	 "how a server worker finds a moved object in a block it does not own: scan (it scans the block: the "
+	 "authors' default) or msg (it asks the owner through its mailbox, and a block under compaction waits "
+	 "for the compaction: Fig. 16, top)"},
+	{"max-merges", 0, NM_OPT_SIZE, "0", 0, 1ll << 32, NULL, NM_OPT_LIST,
+	 "compaction: stop after this many merged blocks (0: no cap; the authors' code stops after 6,000)"},
 	{"keys", 0, NM_OPT_ENUM, "own", 0, 0, "own,shared", NM_OPT_LIST,
 	 "throughput and compaction: which objects a client thread reads and writes: own (those it allocated; "
 	 "every read's version checked) or shared (every client's, as the paper's YCSB clients: Fig. 13's "
@@ -118,6 +130,9 @@ static int corm_decode(const json_t *pt, const nm_base *b, void *out, char *err,
 		.bench = (corm_bench)enum_of(nm_cfg_str(pt, "bench"), corm_bench_names, CORM_NBENCH),
 		.strategy = (corm_remap)enum_of(nm_cfg_str(pt, "strategy"), corm_remap_names, CORM_NSTRATS),
 		.read = (corm_read_path)enum_of(nm_cfg_str(pt, "read"), corm_read_names, CORM_NREAD),
+		.fallback = (corm_fallback)enum_of(nm_cfg_str(pt, "fallback"), corm_fallback_names, CORM_NFALLBACK),
+		.find = (cmem_find)enum_of(nm_cfg_str(pt, "find"), cmem_find_names, CMEM_NFIND),
+		.max_merges = (uint64_t)nm_cfg_int(pt, "max_merges"),
 		.keys = (corm_keys)enum_of(nm_cfg_str(pt, "keys"), corm_keys_names, CORM_NKEYS),
 		.dist = strcmp(nm_cfg_str(pt, "dist"), "zipfian") ? YCSB_UNIFORM : YCSB_ZIPFIAN_RI,
 		.free_ratio = nm_cfg_double(pt, "free_ratio"),
@@ -157,6 +172,15 @@ static int corm_decode(const json_t *pt, const nm_base *b, void *out, char *err,
 		return -1;
 	if (p->bench == CORM_BENCH_LOCAL && p->read == CORM_READ_RPC)
 		return nm_errf(err, len, "--bench local --read rpc: a local read has no RPC (direct, farm or raw)");
+	if (p->read == CORM_READ_BOTH && (p->bench != CORM_BENCH_COMPACTION || b->threads < 2))
+		return nm_errf(err, len, "--read both gives half the client threads to each read path: it needs "
+			       "--bench compaction and -T 2 or more, not --bench %s with -T %d",
+			       corm_bench_names[p->bench], b->threads);
+	if (p->bench == CORM_BENCH_COLLECTION &&
+	    (uint64_t)(b->nranks - 1) * (uint64_t)b->threads < p->server_threads)
+		return nm_errf(err, len, "--bench collection: every server worker answers the collection from its "
+			       "serving loop, which needs a client thread of its own: -T %d x %d client rank(s) is "
+			       "fewer than --server-threads %u", b->threads, b->nranks - 1, p->server_threads);
 	bool readers = p->bench == CORM_BENCH_THROUGHPUT || p->bench == CORM_BENCH_COMPACTION;
 	if (readers && !(b->measure.duration > 0))
 		return nm_errf(err, len, "--bench %s needs --duration", corm_bench_names[p->bench]);
@@ -226,6 +250,7 @@ static json_t *stats_json(const cmem_compact_stats *s, int rc, const char *err)
 	if (rc)
 		json_object_set_new(j, "error", json_string(err));
 	json_object_set_new(j, "collected_blocks", json_integer((json_int_t)s->collected));
+	json_object_set_new(j, "collect_messages", json_integer((json_int_t)s->collect_msgs));
 	json_object_set_new(j, "merged_blocks", json_integer((json_int_t)s->merges));
 	json_object_set_new(j, "moved_objects", json_integer((json_int_t)s->moved));
 	json_object_set_new(j, "moved_to_other_offset", json_integer((json_int_t)s->moved_offset));
@@ -310,6 +335,8 @@ static int heap_workers(const corm_point *p, const nm_base *b)
 
 static uint64_t heap_objects(const corm_point *p, int nranks)
 {
+	if (p->bench == CORM_BENCH_COLLECTION)
+		return 1;   /* one object per worker at a time */
 	return p->bench == CORM_BENCH_LOCAL ? p->objects : (uint64_t)(nranks - 1) * p->objects;
 }
 
@@ -382,7 +409,7 @@ static void heap_up(nm_ctx *ctx, const corm_point *p, corm_srv *sv)
 		int workers = heap_workers(p, &ctx->base);
 		cmem_heap_cfg hc = {.block_size = p->block_size, .va_blocks = p->va_blocks, .threads = workers,
 				    .seed = ctx->base.seed, .mode = sv->strat == CORM_STRAT_DEFER ? CORM_DEFER : CORM_REMAP,
-				    .nic = corm_nic_hooks(&sv->nic)};
+				    .find = p->find, .nic = corm_nic_hooks(&sv->nic)};
 		fail = cmem_init(sv->h, &hc, err, sizeof err) ? err : memlock_fits(ctx, p, sv, err, sizeof err);
 	}
 	nm_boot_check(fail, NM_EXIT_USAGE);
@@ -396,6 +423,7 @@ typedef struct corm_leader {
 	const corm_point *p;
 	nm_measure *ms;
 	uint64_t active_before, live_before;
+	uint64_t done_at;   /* when the compaction ended (ticks) */
 	cmem_compact_stats st;
 	int rc;
 	char err[256];
@@ -412,9 +440,29 @@ static void *leader_main(void *arg)
 		uint64_t at = l->ms->start + nm_ns_to_ticks((uint64_t)(l->p->compact_at * 1e9));
 		while (nm_ticks() < at)
 			nm_nap_ns(1000000u);
-		l->rc = cmem_compact(l->h, cmem_class(l->h, l->p->size), l->p->occupancy, 0, &l->st, l->err, sizeof l->err);
+		l->rc = cmem_compact(l->h, cmem_class(l->h, l->p->size), l->p->occupancy, l->p->max_merges, &l->st, l->err,
+				     sizeof l->err);
+		l->done_at = nm_ticks();
 	}
 	return NULL;
+}
+
+/* The compaction bench's compaction: its stats, how the moved objects
+ * were found (by the block's owner, by a scan, by a message), and when it
+ * ended: Fig. 16's "after" exists only when it ended inside the phase. */
+static json_t *compaction_json(const corm_leader *l, const cmem_heap *h, const corm_point *p)
+{
+	json_t *j = stats_json(&l->st, l->rc, l->err);
+	json_object_set_new(j, "find", json_string(cmem_find_names[p->find]));
+	json_object_set_new(j, "finds_by_owner", json_integer((json_int_t)h->finds_own));
+	json_object_set_new(j, "finds_by_scan", json_integer((json_int_t)h->finds_scan));
+	json_object_set_new(j, "finds_by_message", json_integer((json_int_t)h->finds_msg));
+	json_object_set_new(j, "max_merges", json_integer((json_int_t)p->max_merges));
+	double end = l->done_at ? (double)nm_ticks_to_ns(l->done_at - l->ms->start) / 1e9 : -1;
+	json_object_set_new(j, "started_at_s", json_real(p->compact_at));
+	json_object_set_new(j, "ended_at_s", json_real(end));
+	json_object_set_new(j, "ended_in_phase", json_boolean(end >= 0 && end < l->ms->cfg.duration));
+	return j;
 }
 
 static json_t *memory_json(const corm_leader *l, uint64_t active_after, uint64_t retired_after,
@@ -495,7 +543,7 @@ static void server_point(nm_ctx *ctx, const corm_point *p, nm_measure *ms, json_
 	json_object_set_new(out, "effective", heap_effective(ctx, &sv, p));
 	json_object_set_new(out, "memory", memory_json(&l, active_after, retired_after, active_released, active_end, live_end));
 	if (p->bench == CORM_BENCH_COMPACTION)
-		json_object_set_new(out, "compaction", stats_json(&l.st, l.rc, l.err));
+		json_object_set_new(out, "compaction", compaction_json(&l, h, p));
 	json_object_set_new(out, "server_ok", json_boolean(l.rc == 0 && live_end == 0 && active_end == 0));
 	corm_server_free(srv);
 	cmem_destroy(h);
@@ -582,6 +630,37 @@ static void remap_point(nm_ctx *ctx, const corm_point *p, json_t *out)
 	corm_remap_bench(ctx, p, strat, ctx->rank == 0 && !why, out);
 }
 
+/* --bench collection (Fig. 15): the heap and the star as for the other
+ * benches (every server worker needs a client thread's connection to run
+ * its serving loop, which answers the collection), then the server's loop
+ * of compactions (workloads/corm/corm_collect.c); the clients only hold
+ * their connections. */
+static void collection_point(nm_ctx *ctx, const corm_point *p, json_t *out)
+{
+	corm_srv sv = {0};
+	heap_up(ctx, p, &sv);
+	char err[256];
+	corm_classes *cls = nm_malloc(sizeof *cls);
+	corm_classes_init(cls, p->block_size, err, sizeof err);
+	corm_server *srv = NULL;
+	corm_client *cli = NULL;
+	corm_net_setup(ctx->dev, &ctx->base.qp, ctx->base.threads, (int)p->server_threads, corm_msg_max(cls, p->size),
+		       p->block_size, sv.h, ctx->rank ? cls : &sv.h->cls, &srv, &cli);
+	if (srv)
+		corm_server_start(srv);
+	corm_collection_bench(ctx, p, sv.h, out);
+	if (srv) {
+		corm_server_stop(srv);
+		json_object_set_new(out, "effective", heap_effective(ctx, &sv, p));
+		corm_server_free(srv);
+		cmem_destroy(sv.h);
+		free(sv.h);
+	}
+	if (cli)
+		corm_client_free(cli);
+	free(cls);
+}
+
 /* The verdict on a point's counts (rank 0): nothing lost or stale, every
  * load allocated, every survivor verified and then freed, the heap empty. */
 static json_t *checks_json(const corm_point *p, const uint64_t *c, bool server_ok, bool *valid)
@@ -612,6 +691,20 @@ static json_t *checks_json(const corm_point *p, const uint64_t *c, bool server_o
 /* Metrics beyond the measure's own (rate, latency, counters, the latency of
  * each operation kind): the DirectRead failure rate, the time series, the
  * memory and the compaction. */
+/* The job's time series: all reads, then with --read both the RPC
+ * readers' and the DirectRead readers' apart (Fig. 16's two clients). */
+enum { SERIES_ALL, SERIES_RPC, SERIES_DIRECT, SERIES_N };
+static const char *const series_names[SERIES_N] = {"series", "series_rpc", "series_direct"};
+
+static json_t *series_json(const corm_point *p, const nm_series *s, double secs)
+{
+	json_t *ts = json_array();
+	size_t nint = (size_t)ceil(secs / p->interval);
+	for (size_t k = 0; k < nint && k < CORM_SERIES_MAX; k++)
+		json_array_append_new(ts, json_pack("[f,f]", (double)k * p->interval, (double)s->ops[k] / p->interval));
+	return ts;
+}
+
 static void corm_metrics(const corm_point *p, const nm_measure *ms, const nm_series *series, const json_t *out,
 			 json_t *m)
 {
@@ -640,14 +733,9 @@ static void corm_metrics(const corm_point *p, const nm_measure *ms, const nm_ser
 		json_object_set_new(m, "direct_read_conflicts_per_sec", json_real((double)c[CORM_C_DIRECT_RETRY] / secs));
 		json_object_set_new(m, "direct_reads_failed_per_sec", json_real((double)c[CORM_C_DIRECT_FAILED] / secs));
 	}
-	if (p->bench == CORM_BENCH_THROUGHPUT || p->bench == CORM_BENCH_COMPACTION) {
-		json_t *ts = json_array();
-		size_t nint = (size_t)ceil(secs / p->interval);
-		for (size_t k = 0; k < nint && k < CORM_SERIES_MAX; k++)
-			json_array_append_new(ts, json_pack("[f,f]", (double)k * p->interval,
-							    (double)series->ops[k] / p->interval));
-		json_object_set_new(m, "series", ts);
-	}
+	if (p->bench == CORM_BENCH_THROUGHPUT || p->bench == CORM_BENCH_COMPACTION)
+		for (int k = 0; k < (p->read == CORM_READ_BOTH ? SERIES_N : 1); k++)
+			json_object_set_new(m, series_names[k], series_json(p, &series[k], secs));
 	/* also under metrics, where netmem table finds them (Figs. 15, 17) */
 	if (json_object_get(out, "memory"))
 		json_object_set(m, "memory", json_object_get(out, "memory"));
@@ -660,6 +748,10 @@ static void corm_run_point(nm_ctx *ctx, const void *point, json_t *out)
 	const corm_point *p = point;
 	if (p->bench == CORM_BENCH_REMAP) {
 		remap_point(ctx, p, out);
+		return;
+	}
+	if (p->bench == CORM_BENCH_COLLECTION) {
+		collection_point(ctx, p, out);
 		return;
 	}
 	bool local = p->bench == CORM_BENCH_LOCAL;
@@ -677,13 +769,20 @@ static void corm_run_point(nm_ctx *ctx, const void *point, json_t *out)
 		client_point(ctx, p, &r);
 
 	nm_measure_gather(r.ms);
-	/* The time series, summed over the job. */
-	nm_series series;
-	if (nm_series_init(&series, series_width_ns(p), CORM_SERIES_MAX))
-		nm_fatal("corm: out of memory for the time series");
-	for (int t = 0; t < r.T && !local; t++)
-		nm_series_merge(&series, &r.th[t].series);
-	nm_boot_sum_u64_array(series.ops, CORM_SERIES_MAX);
+	/* The time series, summed over the job (and per read path). */
+	nm_series series[SERIES_N];
+	int nser = p->read == CORM_READ_BOTH ? SERIES_N : 1;
+	for (int k = 0; k < nser; k++)
+		if (nm_series_init(&series[k], series_width_ns(p), CORM_SERIES_MAX))
+			nm_fatal("corm: out of memory for the time series");
+	for (int t = 0; t < r.T && !local; t++) {
+		nm_series_merge(&series[SERIES_ALL], &r.th[t].series);
+		if (nser > 1)
+			nm_series_merge(&series[corm_thread_path(p, t) == CORM_READ_RPC ? SERIES_RPC : SERIES_DIRECT],
+					&r.th[t].series);
+	}
+	for (int k = 0; k < nser; k++)
+		nm_boot_sum_u64_array(series[k].ops, CORM_SERIES_MAX);
 	if (ctx->rank == 0) {
 		bool server_ok = json_is_true(json_object_get(out, "server_ok")), valid;
 		json_object_del(out, "server_ok");
@@ -694,10 +793,11 @@ static void corm_run_point(nm_ctx *ctx, const void *point, json_t *out)
 		}
 		json_object_set_new(out, "valid", json_boolean(valid));
 		json_t *m = nm_measure_metrics(r.ms);
-		corm_metrics(p, r.ms, &series, out, m);
+		corm_metrics(p, r.ms, series, out, m);
 		json_object_set_new(out, "metrics", m);
 	}
-	nm_series_free(&series);
+	for (int k = 0; k < nser; k++)
+		nm_series_free(&series[k]);
 	for (int t = 0; t < r.T && !local; t++) {
 		free(r.th[t].ptr);
 		free(r.th[t].orig);
@@ -732,10 +832,28 @@ static void remap_report(const json_t *pt, const json_t *res, bool first)
 	       nm_point_verdict(res));
 }
 
+/* --bench collection's rows: Fig. 15's medians. */
+static void collection_report(const json_t *pt, const json_t *res, bool first)
+{
+	const json_t *m = json_object_get(res, "metrics");
+	if (first)
+		printf(" %-10s %-12s %8s %8s %12s %12s %7s %8s\n", "bench", "strategy", "workers", "block", "collect[us]",
+		       "compact[us]", "merged", "check");
+	printf(" %-10s %-12s %8" PRId64 " %8" PRId64 " %12.1f %12.1f %7.2f %8s\n", "collection",
+	       json_string_value(json_object_get(json_object_get(res, "effective"), "strategy")),
+	       (int64_t)json_integer_value(json_object_get(m, "blocks")), nm_cfg_int(pt, "block_size"),
+	       json_real_value(json_object_get(m, "collect_us")), json_real_value(json_object_get(m, "compact_us")),
+	       json_real_value(json_object_get(m, "merged_per_compaction")), nm_point_verdict(res));
+}
+
 static void corm_report(const json_t *pt, const json_t *res, bool first)
 {
 	if (!strcmp(nm_cfg_str(pt, "bench"), "remap")) {
 		remap_report(pt, res, first);
+		return;
+	}
+	if (!strcmp(nm_cfg_str(pt, "bench"), "collection")) {
+		collection_report(pt, res, first);
 		return;
 	}
 	const json_t *mem = json_object_get(res, "memory"), *m = json_object_get(res, "metrics");

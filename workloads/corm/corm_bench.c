@@ -22,8 +22,10 @@
 #include <stdlib.h>
 #include <string.h>
 
-const char *const corm_bench_names[CORM_NBENCH] = {"latency", "throughput", "compaction", "remap", "local"};
-const char *const corm_read_names[CORM_NREAD] = {"direct", "farm", "raw", "rpc"};
+const char *const corm_bench_names[CORM_NBENCH] = {"latency", "throughput", "compaction", "remap", "local",
+						   "collection"};
+const char *const corm_read_names[CORM_NREAD] = {"direct", "farm", "raw", "rpc", "both"};
+const char *const corm_fallback_names[CORM_NFALLBACK] = {"scan", "rpc"};
 const char *const corm_keys_names[CORM_NKEYS] = {"own", "shared"};
 const char *const corm_inject_names[CORM_NINJECT] = {"none", "no-id-check", "read-refused", "new-rkey"};
 const char *const corm_lat_names[CORM_NLAT] = {"raw_read", "raw_rpc", "alloc", "free", "read_rpc", "write_rpc",
@@ -220,7 +222,7 @@ static corm_got read_obj(corm_thread *th, corm_want w, corm_ptr *p, uint8_t *buf
 		if (got == WAY_NONE)
 			count_miss(th, p);
 	}
-	if (path == CORM_READ_DIRECT) {
+	if (path == CORM_READ_DIRECT && th->p->fallback == CORM_FALLBACK_SCAN) {
 		corm_way_result got = attempts(th, WAY_SCAN, ck, w, p, buf, content, t1);
 		if (got == WAY_STALE)
 			return GOT_LOST;
@@ -408,6 +410,7 @@ void corm_thread_readers(corm_thread *th)
 	keys_init(th, &g);
 	uint64_t rng = nm_mix64(th->seed ^ 0x5eed) | 1;
 	bool sequential = th->p->bench == CORM_BENCH_COMPACTION, any = false;
+	corm_read_path path = corm_thread_path(th->p, th->thread);
 	for (uint32_t i = 0; i < n && !any; i++)
 		any = drawn_live(th, i);
 	nm_loop lp;
@@ -424,7 +427,7 @@ void corm_thread_readers(corm_thread *th)
 			write_obj(th, i, buf, stamp++, &t0, &t1);
 		} else {
 			t0 = nm_ticks();
-			read_obj(th, drawn_want(th, i), drawn_ptr(th, i), buf, th->p->read, lp.i % CONTENT_EVERY == 0, &t1);
+			read_obj(th, drawn_want(th, i), drawn_ptr(th, i), buf, path, lp.i % CONTENT_EVERY == 0, &t1);
 			corm_count(th, CORM_C_READS);
 		}
 		if (th->all && i / th->p->objects != own)

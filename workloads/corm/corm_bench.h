@@ -10,12 +10,18 @@
 #include "ycsb.h"
 
 typedef enum { CORM_BENCH_LATENCY, CORM_BENCH_THROUGHPUT, CORM_BENCH_COMPACTION, CORM_BENCH_REMAP, CORM_BENCH_LOCAL,
-	       CORM_NBENCH } corm_bench;
+	       CORM_BENCH_COLLECTION, CORM_NBENCH } corm_bench;
 extern const char *const corm_bench_names[CORM_NBENCH];
-/* How a client reads: CoRM's DirectRead (falling back to ScanRead, then
- * RPC), FaRM's read and a raw READ (Fig. 11's baselines), or an RPC read. */
-typedef enum { CORM_READ_DIRECT, CORM_READ_FARM, CORM_READ_RAW, CORM_READ_RPC, CORM_NREAD } corm_read_path;
+/* How a client reads: CoRM's DirectRead (falling back as --fallback
+ * says), FaRM's read and a raw READ (Fig. 11's baselines), or an RPC read;
+ * BOTH (compaction bench, Fig. 16) gives half the client threads each of
+ * DirectRead and RPC, side by side (corm_thread_path). */
+typedef enum { CORM_READ_DIRECT, CORM_READ_FARM, CORM_READ_RAW, CORM_READ_RPC, CORM_READ_BOTH, CORM_NREAD } corm_read_path;
 extern const char *const corm_read_names[CORM_NREAD];
+/* Where a DirectRead that missed its object goes next (Fig. 16): CoRM's
+ * ScanRead of the whole block (then RPC), or straight to an RPC read. */
+typedef enum { CORM_FALLBACK_SCAN, CORM_FALLBACK_RPC, CORM_NFALLBACK } corm_fallback;
+extern const char *const corm_fallback_names[CORM_NFALLBACK];
 /* Which objects a client thread reads and writes: only those it allocated
  * (every read's version checked exactly), or every client's (the paper's
  * YCSB clients share the key space: Fig. 13's conflicts need it; a read's
@@ -37,6 +43,9 @@ typedef struct corm_point {
 	corm_bench bench;
 	corm_remap strategy;
 	corm_read_path read;
+	corm_fallback fallback;
+	cmem_find find;          /* how the server finds a moved object (--find) */
+	uint64_t max_merges;     /* the compaction's cap on merged blocks (0: none) */
 	corm_keys keys;
 	uint32_t block_size, size;
 	uint32_t objects;        /* loaded per client thread (-K, or from --live-objects) */
@@ -130,6 +139,12 @@ void corm_thread_load(corm_thread *th);       /* allocate, then free free_ratio 
  * which it corrects as it reads (table: n pointers, address 0 if freed). */
 void corm_thread_share(corm_thread *th, const corm_ptr *table, uint32_t n);
 void corm_thread_readers(corm_thread *th);    /* the measured read loop (throughput, compaction) */
+/* The read path of client thread t: --read, or with BOTH an RPC reader for
+ * even t and a DirectRead one for odd t. */
+static inline corm_read_path corm_thread_path(const corm_point *p, int t)
+{
+	return p->read != CORM_READ_BOTH ? p->read : t % 2 ? CORM_READ_DIRECT : CORM_READ_RPC;
+}
 void corm_thread_verify(corm_thread *th);     /* every survivor through its original pointer */
 void corm_thread_latency(corm_thread *th);    /* the measured latency loop */
 void corm_thread_unload(corm_thread *th);     /* free every survivor */
@@ -137,6 +152,13 @@ void corm_thread_unload(corm_thread *th);     /* free every survivor */
 /* --bench local (Fig. 11, local side), on the server: its -T threads read
  * objects of its own heap with CoRM's check, FaRM's or a plain memcpy. */
 void corm_local_bench(nm_ctx *ctx, const corm_point *p, cmem_heap *h, nm_measure *ms);
+
+/* --bench collection (Fig. 15; workloads/corm/corm_collect.c), on the
+ * server (h: rank 0's heap, its workers serving; NULL elsewhere): one
+ * object per worker, then one compaction, timed as its collection and its
+ * compaction, --iters times. Collective; fills out's metrics, checks and
+ * valid on rank 0. */
+void corm_collection_bench(nm_ctx *ctx, const corm_point *p, cmem_heap *h, json_t *out);
 
 /* --bench remap (Fig. 8; workloads/corm/corm_remap.c). Collective: the
  * server runs it when `run` (false: a skipped point; the other ranks always

@@ -10,6 +10,7 @@
 #include <errno.h>
 #include <inttypes.h>
 #include <pthread.h>
+#include <sched.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
@@ -126,6 +127,7 @@ struct corm_server {
 	uint8_t *buf;
 	uint32_t msg_bytes;
 	atomic_bool stop;
+	atomic_int entered;   /* workers serving (or gone, without a connection) */
 };
 
 /* The server's end of connection i's READ QP back to RTS; the client asks
@@ -187,9 +189,12 @@ static void *srv_main(void *arg)
 	srv_worker *w = arg;
 	corm_server *s = w->s;
 	struct ibv_wc wc[16];
-	if (!w->ncq)   /* more workers than client threads: no connection is pinned to this one */
+	if (!w->ncq) {   /* more workers than client threads: no connection is pinned to this one */
+		atomic_fetch_add(&s->entered, 1);
 		return NULL;   /* (its mailbox stays closed: its blocks are collected directly) */
+	}
 	cmem_thread_enter(s->heap, w->index);
+	atomic_fetch_add(&s->entered, 1);
 	for (int k = 0; !atomic_load_explicit(&s->stop, memory_order_relaxed); k = (k + 1) % w->ncq) {
 		cmem_serve(s->heap, w->index);
 		int n = ibv_poll_cq(w->cq[k], 16, wc);
@@ -214,12 +219,17 @@ static void *srv_main(void *arg)
 	return NULL;
 }
 
+/* Returns once every worker serves its mailbox, so the first collection
+ * reaches them all. */
 void corm_server_start(corm_server *s)
 {
 	atomic_store(&s->stop, false);
+	atomic_store(&s->entered, 0);
 	for (int i = 0; i < s->nworkers; i++)
 		if (pthread_create(&s->w[i].th, NULL, srv_main, &s->w[i]))
 			nm_fatal("corm server: pthread_create failed");
+	while (atomic_load(&s->entered) < s->nworkers)
+		sched_yield();
 }
 
 void corm_server_stop(corm_server *s)
