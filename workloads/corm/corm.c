@@ -393,16 +393,25 @@ static const char *memlock_fits(nm_ctx *ctx, const corm_point *p, const corm_srv
 	return corm_server_memlock(sv->h, sv->strat, clients * ctx->base.threads, per, p->size, err, errlen) ? err : NULL;
 }
 
-static void heap_up(nm_ctx *ctx, const corm_point *p, corm_srv *sv)
+/* The probe's verdict on the point's strategy (rank 0; NULL elsewhere):
+ * NULL, or why it cannot run here (in err). */
+static const char *heap_probe(nm_ctx *ctx, const corm_point *p, corm_srv *sv, char *err, size_t errlen)
 {
-	char err[512] = "";
-	const char *fail = probe_point(ctx, p, &sv->caps, &sv->strat, &sv->lim, err, sizeof err);
+	const char *fail = probe_point(ctx, p, &sv->caps, &sv->strat, &sv->lim, err, errlen);
 	if (!fail && p->inject == CORM_INJECT_NEW_RKEY && sv->strat == CORM_STRAT_DEFER) {
-		snprintf(err, sizeof err, "--inject new-rkey: auto resolves to defer here, which remaps nothing (%s)",
+		snprintf(err, errlen, "--inject new-rkey: auto resolves to defer here, which remaps nothing (%s)",
 			 sv->caps.auto_reason);
 		fail = err;
 	}
-	nm_boot_check(fail, NM_EXIT_USAGE);
+	return fail;
+}
+
+/* Rank 0's heap for the probed strategy, and the memlock check
+ * (collective: a failure ends the job with its line). */
+static void heap_make(nm_ctx *ctx, const corm_point *p, corm_srv *sv)
+{
+	char err[512] = "";
+	const char *fail = NULL;
 	if (ctx->rank == 0) {
 		sv->nic = (corm_nicctx){.dev = ctx->dev, .strat = sv->strat, .new_key = p->inject == CORM_INJECT_NEW_RKEY};
 		sv->h = nm_calloc(1, sizeof *sv->h);
@@ -413,6 +422,14 @@ static void heap_up(nm_ctx *ctx, const corm_point *p, corm_srv *sv)
 		fail = cmem_init(sv->h, &hc, err, sizeof err) ? err : memlock_fits(ctx, p, sv, err, sizeof err);
 	}
 	nm_boot_check(fail, NM_EXIT_USAGE);
+}
+
+/* Probe and heap: a strategy the device lacks ends the job (exit 2). */
+static void heap_up(nm_ctx *ctx, const corm_point *p, corm_srv *sv)
+{
+	char err[512] = "";
+	nm_boot_check(heap_probe(ctx, p, sv, err, sizeof err), NM_EXIT_USAGE);
+	heap_make(ctx, p, sv);
 }
 
 /* The compaction leader: the server's thread that, once the measured phase
@@ -638,8 +655,21 @@ static void remap_point(nm_ctx *ctx, const corm_point *p, json_t *out)
 static void collection_point(nm_ctx *ctx, const corm_point *p, json_t *out)
 {
 	corm_srv sv = {0};
-	heap_up(ctx, p, &sv);
-	char err[256];
+	char err[512] = "";
+	/* a strategy this device lacks is a skipped point: a sweep over
+	 * strategies (ConnectX-3 has no ODP) goes on */
+	const char *why = heap_probe(ctx, p, &sv, err, sizeof err);
+	bool skip = why != NULL;
+	nm_boot_bcast(&skip, sizeof skip, 0);
+	if (skip) {
+		if (ctx->rank == 0) {
+			json_object_set_new(out, "effective", effective_json(ctx, &sv.caps, sv.strat, &sv.lim));
+			json_object_set_new(out, "valid", json_true());
+			json_object_set_new(out, "skipped", json_string(why));
+		}
+		return;
+	}
+	heap_make(ctx, p, &sv);
 	corm_classes *cls = nm_malloc(sizeof *cls);
 	corm_classes_init(cls, p->block_size, err, sizeof err);
 	corm_server *srv = NULL;
@@ -705,6 +735,56 @@ static json_t *series_json(const corm_point *p, const nm_series *s, double secs)
 	return ts;
 }
 
+/* Fig. 16 in numbers, for one reader kind's series: its mean rate before
+ * the compaction began, while it ran and after it ended (whole intervals;
+ * one that the start or the end falls in counts as during), the ratios to
+ * before (null when a phase has no interval), and the longest run of
+ * intervals without a read once the compaction began (the paper's "700 ms
+ * of unavailability"). */
+static void phase_metrics(const corm_point *p, const nm_series *s, double secs, double start, double end,
+			  const char *who, json_t *m)
+{
+	enum { BEFORE, DURING, AFTER, NPH };
+	static const char *const ph_names[NPH] = {"before", "during", "after"};
+	double w = p->interval, sum[NPH] = {0}, rate[NPH];
+	size_t cnt[NPH] = {0}, gap = 0, longest = 0, nint = (size_t)floor(secs / w + 1e-9);
+	for (size_t k = 0; k < nint && k < CORM_SERIES_MAX; k++) {
+		double t0 = (double)k * w, t1 = t0 + w;
+		int ph = t1 <= start ? BEFORE : end >= 0 && t0 >= end ? AFTER : DURING;
+		sum[ph] += (double)s->ops[k] / w;
+		cnt[ph]++;
+		gap = ph != BEFORE && s->ops[k] == 0 ? gap + 1 : 0;
+		longest = gap > longest ? gap : longest;
+	}
+	char key[64];
+	for (int ph = 0; ph < NPH; ph++) {
+		rate[ph] = cnt[ph] ? sum[ph] / (double)cnt[ph] : 0;
+		snprintf(key, sizeof key, "%s_%s", who, ph_names[ph]);
+		json_object_set_new(m, key, cnt[ph] ? json_real(rate[ph]) : json_null());
+	}
+	for (int ph = DURING; ph < NPH; ph++) {
+		snprintf(key, sizeof key, "%s_%s_over_before", who, ph_names[ph]);
+		json_object_set_new(m, key, cnt[ph] && rate[BEFORE] > 0 ? json_real(rate[ph] / rate[BEFORE]) : json_null());
+	}
+	snprintf(key, sizeof key, "%s_longest_gap_s", who);
+	json_object_set_new(m, key, json_real((double)longest * w));
+}
+
+/* The phases of each reader kind of a compaction point. */
+static void phases(const corm_point *p, const nm_series *series, double secs, const json_t *out, json_t *m)
+{
+	const json_t *c = json_object_get(out, "compaction");
+	if (!c)
+		return;
+	double start = p->compact_at, end = json_real_value(json_object_get(c, "ended_at_s"));
+	if (p->read == CORM_READ_BOTH) {
+		phase_metrics(p, &series[SERIES_RPC], secs, start, end, "rpc", m);
+		phase_metrics(p, &series[SERIES_DIRECT], secs, start, end, "direct", m);
+	} else {
+		phase_metrics(p, &series[SERIES_ALL], secs, start, end, corm_read_names[p->read], m);
+	}
+}
+
 static void corm_metrics(const corm_point *p, const nm_measure *ms, const nm_series *series, const json_t *out,
 			 json_t *m)
 {
@@ -736,6 +816,8 @@ static void corm_metrics(const corm_point *p, const nm_measure *ms, const nm_ser
 	if (p->bench == CORM_BENCH_THROUGHPUT || p->bench == CORM_BENCH_COMPACTION)
 		for (int k = 0; k < (p->read == CORM_READ_BOTH ? SERIES_N : 1); k++)
 			json_object_set_new(m, series_names[k], series_json(p, &series[k], secs));
+	if (p->bench == CORM_BENCH_COMPACTION && secs > 0)
+		phases(p, series, secs, out, m);
 	/* also under metrics, where netmem table finds them (Figs. 15, 17) */
 	if (json_object_get(out, "memory"))
 		json_object_set(m, "memory", json_object_get(out, "memory"));
