@@ -72,6 +72,14 @@ corm|direct_reads_failed_per_op|workloads/corm/corm.c|"direct_reads_failed_per_o
 corm|mmap_us|workloads/corm/corm_remap.c|"mmap_us"
 corm|nic_step_us|workloads/corm/corm_remap.c|"nic_step_us"
 corm|first_read_penalty_us|workloads/corm/corm_remap.c|"first_read_penalty_us"
+corm|rpc_during_over_before|workloads/corm/corm.c|"%s_%s_over_before"
+corm|rpc_during_over_before|workloads/corm/corm.c|{"before", "during", "after"}
+corm|rpc_during_over_before|workloads/corm/corm.c|secs, start, end, "rpc", m)
+corm|rpc_longest_gap_s|workloads/corm/corm.c|"%s_longest_gap_s"
+corm|rpc_longest_gap_s|workloads/corm/corm.c|secs, start, end, "rpc", m)
+corm|direct_over_rpc|workloads/corm/corm.c|"direct_over_rpc"
+corm|compaction.merged_blocks|workloads/corm/corm.c|json_object_set(m, "compaction"
+corm|compaction.merged_blocks|workloads/corm/corm.c|"merged_blocks"
 corm|shared_ops|workloads/corm/corm_bench.c|{"shared_ops", NM_COUNT_METRIC}
 corm|shared_ops|harness/measure.c|& NM_COUNT_METRIC
 corm|writes|workloads/corm/corm_bench.c|{"writes", NM_COUNT_METRIC}

@@ -48,15 +48,24 @@ corm-fig14 | .params.free_ratio | [0,0.5] | Sec. 4.2.4: unfragmented, and 16,000
 corm-fig14 | .params.live_objects | 8000000 | Sec. 4.2.4: 8,000,000 live either way |
 corm-fig14 | .params.theta[-1] | 0.99 | Sec. 4.2.4: skew up to theta 0.99 |
 corm-fig14 | .params.read | "direct" | Sec. 4.2.4: throughput of DirectReads |
-corm-fig15 | .params.block_size | [4096,65536,1048576] | Sec. 4.3.1: 1 page to 1 MiB (256 pages) | decision: three sizes of the paper's range
+corm-fig15 | .params.bench | "collection" | Sec. 4.3.1: "allocating a single object of 32 bytes on each thread and then triggering the compaction process" |
+corm-fig15 | .params.block_size | [4096,16384,65536,262144,1048576] | Sec. 4.3.1: 1 page to 1 MiB (256 pages) | decision: five sizes of the paper's range, 4 KiB for the left and center panels
 corm-fig15 | .params.size | 24 | Sec. 4.3.1: objects of 32 bytes | decision: the 32-byte size class, as Fig. 12
-corm-fig15 | .params.threads | [2,4,8,16] | Sec. 4.3.1: collection from 2 to 16 threads, each with its one block | todo: the config runs 8 threads with 100,000 objects each
-corm-fig16 | .params.objects | 8000000 | Sec. 4.3.2: 8,000,000 objects |
+corm-fig15 | .params.threads | [2,4,8,16] | Sec. 4.3.1: collection from 2 to 16 threads, each with its one block |
+corm-fig15 | .params.strategy | ["rereg","odp-prefetch","defer"] | Sec. 4.3.1: ibv_rereg_mr (ConnectX-3 and -5) and ODP with prefetching (ConnectX-5) | decision: deferred reclamation added, for a device with neither (workloads/corm/README.md)
+corm-fig15 | .params.iters | 50 | Sec. 4.3.1 gives no count | decision: 50 compactions per point, as the authors' scripts repeat each run
+corm-fig16 | .params.objects * .params.threads | 8000000 | Sec. 4.3.2: 8,000,000 objects | decision: 4,000,000 per client, the RPC one and the DirectRead one
 corm-fig16 | .params.free_ratio | 0.75 | Sec. 4.3.2: 75% deallocated at random |
 corm-fig16 | .params.compact_at | 2 | Sec. 4.3.2: compaction invoked after two seconds |
-corm-fig16 | .params.threads | 1 | Sec. 4.3.2: the throughput of a single client |
-corm-fig16 | .params.read | ["direct","rpc"] | Sec. 4.3.2: an RPC client and a DirectRead client |
+corm-fig16 | .params.read | "both" | Sec. 4.3.2: "one using RPC reads, and the other using DirectReads (RDMA)", side by side |
+corm-fig16 | .params.find | "msg" | Sec. 4.3.2 (top): "CoRM is configured to use thread messaging" |
+corm-fig16 | .params.fallback | "scan" | Sec. 4.3.2 (top): "the client issues a ScanRead to back up a failed DirectRead" |
+corm-fig16 | .params.max_merges | 5794 | Sec. 4.3.2: "During the compaction, CoRM compacts 5,794 blocks" | decision: the paper's count as a cap (the authors' code stops after 6,000 merges; an uncapped compaction of this heap merges far more)
 corm-fig16 | .params.size | 24 | Sec. 4.3.2: objects of 32 bytes | decision: the 32-byte size class, as Fig. 12
+corm-fig16-scan | .params.find | "scan" | Sec. 4.3.2 (bottom): "CoRM's worker threads opt for scanning the whole block" |
+corm-fig16-scan | .params.fallback | "rpc" | Sec. 4.3.2 (bottom): "The RDMA client in this experiment uses RPC to correct pointers, instead of ScanRead" |
+corm-fig16-scan | .params.objects * .params.threads | 8000000 | Sec. 4.3.2: 8,000,000 objects | decision: 4,000,000 per client, as corm-fig16
+corm-fig16-scan | .params.max_merges | 5794 | Sec. 4.3.2: 5,794 blocks compacted | decision: as corm-fig16
 loco-fig5  | .ranks | [2,4,8,16] | Sec. 7.2: across different node counts (none named) | decision: 2 to 16 nodes, the cluster of Fig. 4b (workloads/kv/README.md)
 loco-fig5  | .params.threads | [1,2,4,8,14] | Sec. 7.2: per-node thread counts (none named) | decision: up to 14 of a 16-core node, two cores left to LOCO's polling and tracker threads
 loco-fig5  | .params.system | ["loco","sherman","scythe","redis"] | Sec. 7.2: LOCO, Sherman, Scythe's MicroDB, Redis Cluster |
