@@ -963,21 +963,23 @@ static int remap_all(cmem_heap *h, cmem_block *a, cmem_block *b, cmem_compact_st
 	return 0;
 }
 
-/* Hands the blocks the compactor kept back to their threads (empty ones
- * are released). */
+/* The blocks the compactor kept become worker 0's, whom the compactor
+ * stands in for, as the authors' leader adopts the collected blocks (empty
+ * ones are released): a moved object in one is then worker 0's to find. */
 static void give_back(cmem_heap *h, cmem_block **v, uint32_t n)
 {
 	for (uint32_t i = 0; i < n; i++) {
 		cmem_block *b = v[i];
 		if (!b)
 			continue;
-		cmem_tl *tl = &h->tl[b->home];
+		cmem_tl *tl = &h->tl[0];
 		pthread_mutex_lock(&tl->mu);
 		pthread_mutex_lock(&b->mu);
 		if (b->live == 0) {
 			block_release(h, b);
 		} else {
-			b->owner = b->home;
+			b->home = 0;
+			__atomic_store_n(&b->owner, 0, __ATOMIC_RELEASE);
 			list_add(tl, b);
 		}
 		pthread_mutex_unlock(&b->mu);

@@ -33,6 +33,8 @@
  *   as the paper's leader is one of the workers: it takes worker 0's
  *   blocks itself and messages workers 1..T-1, each of which hands over
  *   its own; a worker not serving its mailbox is collected directly.
+ *   After the compaction the collected blocks are worker 0's, as the
+ *   authors' leader adopts them.
  * - An emptied block is released at once (its physical block back to the
  *   pool, its VAs unmapped); VAs of compacted blocks are released when no
  *   object allocated through them is left (counted per VA, as the paper's

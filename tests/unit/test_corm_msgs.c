@@ -136,9 +136,10 @@ static void collection(unsigned serving, int want_msgs, const char *what)
 	cmem_destroy(&h);
 }
 
-/* Fig. 16's lookups: a fragmented class on thread 1 compacted, then every
+/* Fig. 16's lookups: a fragmented class on thread 1 compacted (its blocks
+ * are then worker 0's, as the authors' leader adopts them), then every
  * survivor read through its old pointer by this thread, which owns no
- * block: the moved ones are found by a scan, or asked of thread 1. */
+ * block: the moved ones are found by a scan, or asked of worker 0. */
 static void lookups(cmem_find find)
 {
 	enum { N = 3000 };
@@ -148,7 +149,7 @@ static void lookups(cmem_find find)
 		return;
 	}
 	server s;
-	server_start(&s, &h, 1u << 1);
+	server_start(&s, &h, 0x3);
 	corm_ptr *p = calloc(N, sizeof *p);
 	bool *live = calloc(N, sizeof *live);
 	uint8_t pay[24], out[24];

@@ -77,8 +77,8 @@ static const nm_opt corm_opts[] = {
 	 "fraction of the objects freed after the load (fragmentation; the paper's Fig. 16: 0.75)"},
 	{"read", 0, NM_OPT_ENUM, "direct", 0, 0, "direct,farm,raw,rpc,both", NM_OPT_LIST,
 	 "how reads go: CoRM's DirectRead, FaRM's read (line versions, no object ID), a raw READ (no check: the "
-	 "ideal Mesh-style system) or RPC; both (compaction): even client threads read by RPC, odd ones by "
-	 "DirectRead, side by side as Fig. 16's two clients; with --bench local: CoRM's check, FaRM's, or a "
+	 "ideal Mesh-style system) or RPC; both (compaction): even client threads read by DirectRead, odd ones by "
+	 "RPC, side by side as Fig. 16's two clients; with --bench local: CoRM's check, FaRM's, or a "
 	 "plain memcpy (raw)"},
 	{"fallback", 0, NM_OPT_ENUM, "scan", 0, 0, "scan,rpc", NM_OPT_LIST,
 	 "where a DirectRead that missed its object goes: scan (ScanRead of its block, then RPC) or rpc (an RPC "

@@ -139,11 +139,14 @@ void corm_thread_load(corm_thread *th);       /* allocate, then free free_ratio 
  * which it corrects as it reads (table: n pointers, address 0 if freed). */
 void corm_thread_share(corm_thread *th, const corm_ptr *table, uint32_t n);
 void corm_thread_readers(corm_thread *th);    /* the measured read loop (throughput, compaction) */
-/* The read path of client thread t: --read, or with BOTH an RPC reader for
- * even t and a DirectRead one for odd t. */
+/* The read path of client thread t: --read, or with BOTH a DirectRead
+ * reader for even t and an RPC one for odd t. Odd, so that the RPC reader's
+ * worker (t mod workers) is not worker 0, whom the compactor stands in for
+ * and who owns the compacted blocks: as in the paper, the RPC client's
+ * lookups of moved objects are another thread's to answer. */
 static inline corm_read_path corm_thread_path(const corm_point *p, int t)
 {
-	return p->read != CORM_READ_BOTH ? p->read : t % 2 ? CORM_READ_DIRECT : CORM_READ_RPC;
+	return p->read != CORM_READ_BOTH ? p->read : t % 2 ? CORM_READ_RPC : CORM_READ_DIRECT;
 }
 void corm_thread_verify(corm_thread *th);     /* every survivor through its original pointer */
 void corm_thread_latency(corm_thread *th);    /* the measured latency loop */
