@@ -13,6 +13,7 @@ set multiplot layout 1,3 title "CoRM Fig. 15: collection and compaction latency\
 small = system(netmem . " table " . in . " --values block_size | awk '{print $1}'")
 few = system(netmem . " table " . in . " --values threads | awk '{print $1}'")
 set yrange [0:*]
+set offsets graph 0.05, graph 0.05, 0, 0
 set key autotitle columnheader
 set ylabel "latency (us)"
 set xlabel "worker threads"

@@ -13,11 +13,16 @@
  *               (CoRM's rejection-inversion, ranks scattered over the
  *               objects by one permutation per job); DirectRead
  *               failures counted.
- *   compaction  Figs. 15, 16: load, free --free-ratio of the objects,
- *               then every client reads its objects in order while the
- *               server compacts --compact-at seconds in; reads per
- *               --interval as a time series; then every survivor is read
+ *   compaction  Fig. 16: load, free --free-ratio of the objects, then
+ *               every client reads its objects in order (--read both: a
+ *               DirectRead and an RPC reader side by side) while the
+ *               server compacts --compact-at seconds in (--max-merges);
+ *               reads per --interval as a time series, and each reader's
+ *               rate before, during and after; then every survivor is read
  *               through its pointer from before the compaction.
+ *   collection  Fig. 15: one object per server worker, then a compaction,
+ *               timed as its collection and its compaction, --iters times
+ *               (workloads/corm/corm_collect.c).
  *   remap       Fig. 8: one block remapped per strategy on the server, and
  *               the first READ after each remap, --iters or --duration
  *               (workloads/corm/corm_remap.c).
@@ -35,10 +40,12 @@
  * version and can check reads exactly); with --keys shared (Figs. 12-14)
  * every thread draws from every client's objects, their pointers exchanged
  * once after the load, and a read is checked for its object and content
- * but not its version; the server's main thread is the compaction leader
- * and collects blocks itself, under the owners' list locks, instead of
- * messaging the workers; DirectRead retries a locked or torn copy up to
- * 1000 times, then falls back to ScanRead, then to an RPC read. */
+ * but not its version; the server's main thread is the compaction leader,
+ * standing in for worker 0: it takes worker 0's blocks itself and asks the
+ * other workers for theirs through their mailboxes (corm_mbox.h), and the
+ * collected blocks are worker 0's afterwards; DirectRead retries a locked
+ * or torn copy up to 1000 times, then falls back to ScanRead (or, with
+ * --fallback rpc, straight) to an RPC read. */
 #include "corm.h"
 #include "corm_bench.h"
 #include "alloc.h"
