@@ -22,10 +22,21 @@ expect_usage "--inject new-rkey under defer, which remaps nothing" $M --bench co
 says() { pat=$1; shift; "$@" 2>&1 >/dev/null | grep -q -- "$pat"; }
 for c in "not a multiple of the 3 client threads|-T 3 --live-objects 1000" \
 	"nothing would stay live|--live-objects 1000 --free-ratio 1" \
-	"200000000 objects per client thread|--live-objects 100000000 --free-ratio 0.5"; do
+	"2000000000 objects per client thread|--live-objects 1000000000 --free-ratio 0.5"; do
 	why=${c%%|*}; args=${c#*|}
 	expect_usage "--live-objects: $why" $M --bench throughput -D 1 $args
 	check "--live-objects: the line says $why" says "$why" $M --bench throughput -D 1 $args
+done
+# A load the keys (32 bits) or the heap's VA region cannot hold stops at
+# decode, naming what to change (100,000 objects of 24 bytes: 788 blocks of
+# 127 slots; 2^30 of 2000 bytes, two to a block: 2^29 blocks, over 2^24).
+expect_usage "-K over its maximum (2^30)" $M --bench throughput -D 1 -K 1073741825
+for c in "keys are 32 bits|-K 1G -T 8" \
+	"the load takes 788 blocks (100000 objects of 24 bytes per thread, 127 to a 4096-byte block); raise --va-blocks|-K 100000 --va-blocks 16" \
+	"more than --va-blocks' maximum|-K 1G -s 2000"; do
+	why=${c%%|*}; args=${c#*|}
+	expect_usage "a load too large: ${why%%;*}" $M --bench throughput -D 1 $args
+	check "a load too large: the line says ${why%%;*}" says "$why" $M --bench throughput -D 1 $args
 done
 expect_usage "--server-threads negative" $M --bench throughput -D 1 --server-threads -1
 t_summary

@@ -66,7 +66,8 @@ static const nm_opt corm_opts[] = {
 	 "reclamation: breaks the paper's no-disruption property)"},
 	{"block-size", 'B', NM_OPT_SIZE, "4k", 1, 1ll << 30, NULL, NM_OPT_LIST, "block size (a power of two, 4k .. 64M)"},
 	{"size", 's', NM_OPT_SIZE, "24", 8, 1ll << 30, NULL, NM_OPT_LIST, "object payload bytes (>= 8)"},
-	{"objects", 'K', NM_OPT_SIZE, "2000", 1, 1ll << 26, NULL, NM_OPT_LIST, "objects allocated per client thread"},
+	{"objects", 'K', NM_OPT_SIZE, "2000", 1, CORM_MAX_OBJECTS, NULL, NM_OPT_LIST,
+	 "objects allocated per client thread"},
 	{"live-objects", 0, NM_OPT_SIZE, "0", 0, 1ll << 32, NULL, NM_OPT_LIST,
 	 "objects live in all after the load and the free, whatever the client count (the paper's object count; "
 	 "0: -K per thread): each of C client threads loads N / C / (1 - free-ratio) and frees the excess"},
@@ -111,6 +112,35 @@ static int enum_of(const char *s, const char *const *names, int n)
 	return 0;
 }
 
+/* --block-size and --size: the class the objects go to (p->slot, p->slots). */
+static int size_class(const json_t *pt, corm_point *p, char *err, size_t len)
+{
+	int64_t bs = nm_cfg_int(pt, "block_size"), size = nm_cfg_int(pt, "size");
+	corm_classes *cls = nm_malloc(sizeof *cls);
+	int rc = corm_classes_init(cls, (uint64_t)bs, err, len);
+	if (rc == 0) {
+		int c = -1;
+		for (int i = 0; i < cls->n && c < 0; i++)
+			if (corm_slot_capacity(cls->size[i]) >= size)
+				c = i;
+		if (c < 0)
+			rc = nm_errf(err, len, "--size %" PRId64 ": larger than a block of %" PRId64 " bytes holds (%u)",
+				     size, bs, corm_slot_capacity(cls->size[cls->n - 1]));
+		else {
+			p->slot = cls->size[c];
+			p->slots = cls->slots[c];
+		}
+	} else {
+		char tmp[256];
+		snprintf(tmp, sizeof tmp, "--block-size: %s", err);
+		snprintf(err, len, "%s", tmp);
+	}
+	free(cls);
+	p->block_size = (uint32_t)bs;
+	p->size = (uint32_t)size;
+	return rc;
+}
+
 static int corm_decode(const json_t *pt, const nm_base *b, void *out, char *err, size_t len)
 {
 	corm_point *p = out;
@@ -130,27 +160,8 @@ static int corm_decode(const json_t *pt, const nm_base *b, void *out, char *err,
 		.objects = (uint32_t)nm_cfg_int(pt, "objects"),
 		.inject = (corm_inject)enum_of(nm_cfg_str(pt, "inject"), corm_inject_names, CORM_NINJECT),
 	};
-	int64_t bs = nm_cfg_int(pt, "block_size"), size = nm_cfg_int(pt, "size");
-	corm_classes *cls = nm_malloc(sizeof *cls);
-	int rc = corm_classes_init(cls, (uint64_t)bs, err, len);
-	if (rc == 0) {
-		int c = -1;
-		for (int i = 0; i < cls->n && c < 0; i++)
-			if (corm_slot_capacity(cls->size[i]) >= size)
-				c = i;
-		if (c < 0)
-			rc = nm_errf(err, len, "--size %" PRId64 ": larger than a block of %" PRId64 " bytes holds (%u)",
-				     size, bs, corm_slot_capacity(cls->size[cls->n - 1]));
-	} else {
-		char tmp[256];
-		snprintf(tmp, sizeof tmp, "--block-size: %s", err);
-		snprintf(err, len, "%s", tmp);
-	}
-	free(cls);
-	if (rc)
+	if (size_class(pt, p, err, len))
 		return -1;
-	p->block_size = (uint32_t)bs;
-	p->size = (uint32_t)size;
 	if (b->nranks < 2)
 		return nm_errf(err, len, "netmem corm needs a server rank and at least one client rank (-np >= 2)");
 	if (corm_objects_of(pt, b, p, err, len))
@@ -167,8 +178,6 @@ static int corm_decode(const json_t *pt, const nm_base *b, void *out, char *err,
 		return nm_errf(err, len, "--inject new-rkey re-keys the blocks a compaction remaps: it needs --bench compaction "
 			       "and a strategy that remaps (auto, rereg, odp, odp-prefetch), not %s with %s",
 			       corm_bench_names[p->bench], corm_remap_names[p->strategy]);
-	if (p->keys == CORM_KEYS_SHARED && (uint64_t)(b->nranks - 1) * (uint64_t)b->threads * p->objects > UINT32_MAX)
-		return nm_errf(err, len, "--keys shared: more than 2^32 objects in all (-K x -T x client ranks)");
 	return 0;
 }
 
