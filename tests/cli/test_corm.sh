@@ -1,6 +1,7 @@
 #!/bin/sh
 # netmem corm's bad input on the host (decoded before any device is opened):
-# one line from rank 0, exit 2. Its runs on verbs are in the VM tests.
+# one line from rank 0, exit 2; the object counts --class-bytes derives. Its
+# runs on verbs are in the VM tests.
 cd "$(dirname "$0")/../.." || exit 1
 . tests/lib.sh
 export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
@@ -37,6 +38,24 @@ for c in "keys are 32 bits|-K 1G -T 8" \
 	why=${c%%|*}; args=${c#*|}
 	expect_usage "a load too large: ${why%%;*}" $M --bench throughput -D 1 $args
 	check "a load too large: the line says ${why%%;*}" says "$why" $M --bench throughput -D 1 $args
+done
+# --class-bytes: the objects per thread are the bytes over the size's slot
+# and the loading threads. Decoded on the host, the count shows in the line
+# of a VA region too small for it: the paper's 8 GiB at its smallest and
+# largest size (16- and 2040-byte slots), and 64 MiB over two threads.
+for c in "536870912 objects of 8 bytes|-s 8 --class-bytes 8G" "4210752 objects of 2000 bytes|-s 2000 --class-bytes 8G" \
+	"1048576 objects of 24 bytes|-s 24 --class-bytes 64M -T 2"; do
+	why="${c%%|*} per thread"; args=${c#*|}
+	expect_usage "--class-bytes: $why" $M --bench throughput -D 1 --va-blocks 16 $args
+	check "--class-bytes: the line says $why" says "$why" $M --bench throughput -D 1 --va-blocks 16 $args
+done
+for c in "-K 5000 both set the object count|--class-bytes 64M -K 5000" \
+	"--live-objects both set the object count|--class-bytes 64M --live-objects 1000" \
+	"less than one 32-byte slot|--class-bytes 16" \
+	"4294967296 objects of 8 bytes (16-byte slots) per thread, over the 2^30|--class-bytes 64G -s 8"; do
+	why=${c%%|*}; args=${c#*|}
+	expect_usage "--class-bytes: $why" $M --bench throughput -D 1 $args
+	check "--class-bytes: the line says $why" says "$why" $M --bench throughput -D 1 $args
 done
 expect_usage "--server-threads negative" $M --bench throughput -D 1 --server-threads -1
 t_summary

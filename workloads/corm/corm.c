@@ -22,7 +22,8 @@
  *               the first READ after each remap, --iters or --duration
  *               (workloads/corm/corm_remap.c).
  * Every bench loads --objects objects of --size bytes per client thread (or
- * --live-objects in all, whatever the client count) and
+ * --live-objects in all, whatever the client count, or as many as fill
+ * --class-bytes of the size's slots, Fig. 11's 8 GiB per size class) and
  * checks every read (corm_bench.c): a lost object or stale bytes make the
  * point invalid. The remap strategy (--strategy) is probed on the device and
  * recorded with what the device supports, including real READs through an
@@ -56,6 +57,10 @@
 #include <string.h>
 #include <unistd.h>
 
+/* -K's default in the table's string form */
+#define CORM_STR_(x) #x
+#define CORM_STR(x) CORM_STR_(x)
+
 static const nm_opt corm_opts[] = {
 	{"bench", 0, NM_OPT_ENUM, "compaction", 0, 0, "latency,throughput,compaction,remap,local", NM_OPT_LIST,
 	 "latency (Figs. 9/10), throughput (Figs. 11-14), compaction (Figs. 15, 16), remap (Fig. 8: one "
@@ -66,11 +71,16 @@ static const nm_opt corm_opts[] = {
 	 "reclamation: breaks the paper's no-disruption property)"},
 	{"block-size", 'B', NM_OPT_SIZE, "4k", 1, 1ll << 30, NULL, NM_OPT_LIST, "block size (a power of two, 4k .. 64M)"},
 	{"size", 's', NM_OPT_SIZE, "24", 8, 1ll << 30, NULL, NM_OPT_LIST, "object payload bytes (>= 8)"},
-	{"objects", 'K', NM_OPT_SIZE, "2000", 1, CORM_MAX_OBJECTS, NULL, NM_OPT_LIST,
+	{"objects", 'K', NM_OPT_SIZE, CORM_STR(CORM_OBJECTS_DEF), 1, CORM_MAX_OBJECTS, NULL, NM_OPT_LIST,
 	 "objects allocated per client thread"},
 	{"live-objects", 0, NM_OPT_SIZE, "0", 0, 1ll << 32, NULL, NM_OPT_LIST,
 	 "objects live in all after the load and the free, whatever the client count (the paper's object count; "
 	 "0: -K per thread): each of C client threads loads N / C / (1 - free-ratio) and frees the excess"},
+	{"class-bytes", 0, NM_OPT_SIZE, "0", 0, 1ll << 40, NULL, NM_OPT_LIST,
+	 "bytes of --size's class the load fills in all (Fig. 11: 8G per size class; 0: -K), counted in slots "
+	 "(the object's header and line versions included): each of the C loading threads (client threads; "
+	 "--bench local: the server's) loads class-bytes / slot / C objects, recorded as "
+	 "effective.objects_per_thread; excludes -K and --live-objects"},
 	{"server-threads", 0, NM_OPT_INT, "0", 0, 1024, NULL, NM_OPT_LIST,
 	 "the server's RPC worker threads (the paper: 8), apart from the clients' -T; 0: -T"},
 	{"free-ratio", 0, NM_OPT_DOUBLE, "0.8", 0, 1, NULL, NM_OPT_LIST,
@@ -448,6 +458,12 @@ static json_t *heap_effective(const nm_ctx *ctx, const corm_srv *sv, const corm_
 	int c = cmem_class(sv->h, p->size);
 	json_object_set_new(eff, "slot_size", json_integer(sv->h->cls.size[c]));
 	json_object_set_new(eff, "slots_per_block", json_integer(sv->h->cls.slots[c]));
+	/* the load as decoded: -K, or what --live-objects or --class-bytes made of it */
+	uint64_t all = corm_loaders(p, nm_boot_size(), ctx->base.threads) * p->objects;
+	json_object_set_new(eff, "objects_per_thread", json_integer(p->objects));
+	json_object_set_new(eff, "frees_per_thread", json_integer(p->frees));
+	json_object_set_new(eff, "objects_total", json_integer((json_int_t)all));
+	json_object_set_new(eff, "slot_bytes_total", json_integer((json_int_t)(all * sv->h->cls.size[c])));
 	return eff;
 }
 

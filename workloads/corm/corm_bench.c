@@ -271,6 +271,24 @@ static int from_live(int64_t live, uint64_t clients, corm_point *p, char *err, s
 	return 0;
 }
 
+/* --class-bytes B over the C loading threads: B / slot / C objects each
+ * (slots, not payloads: the decision in workloads/corm/README.md), of
+ * which --free-ratio are freed as with -K. */
+static int from_class_bytes(int64_t bytes, uint64_t loaders, corm_point *p, char *err, size_t len)
+{
+	uint64_t per = (uint64_t)bytes / p->slot / loaders;
+	if (per == 0)
+		return nm_errf(err, len, "--class-bytes %" PRId64 ": less than one %u-byte slot (--size %u) for each loading "
+			       "thread (%" PRIu64 " of them)", bytes, p->slot, p->size, loaders);
+	if (per > CORM_MAX_OBJECTS)
+		return nm_errf(err, len, "--class-bytes %" PRId64 ": %" PRIu64 " objects of %u bytes (%u-byte slots) per "
+			       "thread, over the 2^30 one thread loads: lower --class-bytes or add threads", bytes, per,
+			       p->size, p->slot);
+	p->objects = (uint32_t)per;
+	p->frees = (uint32_t)llround(p->objects * p->free_ratio);
+	return 0;
+}
+
 /* The VA blocks the load fills: each heap thread fills its own blocks
  * (the server's worker w serves client thread t of every client rank when
  * t mod W = w; --bench local: one heap thread per loading thread), and
@@ -296,7 +314,7 @@ static int load_fits(const corm_point *p, const nm_base *b, char *err, size_t le
 	uint64_t loaders = corm_loaders(p, b->nranks, b->threads), all = loaders * p->objects;
 	if (all > UINT32_MAX)
 		return nm_errf(err, len, "%" PRIu64 " objects in all (%u per thread x %" PRIu64 " threads): keys are 32 "
-			       "bits; lower -K or --live-objects, or the threads", all, p->objects, loaders);
+			       "bits; lower -K, --live-objects or --class-bytes, or the threads", all, p->objects, loaders);
 	uint64_t blocks = load_blocks(p, b);
 	if (blocks > p->va_blocks)
 		return nm_errf(err, len, "--va-blocks %u: the load takes %" PRIu64 " blocks (%u objects of %u bytes per "
@@ -306,16 +324,23 @@ static int load_fits(const corm_point *p, const nm_base *b, char *err, size_t le
 	return 0;
 }
 
-/* The objects each client thread loads and frees: -K and --free-ratio, or
- * --live-objects; the server's workers. */
+/* The objects each client thread loads and frees: -K and --free-ratio,
+ * --live-objects or --class-bytes (which excludes the other two); the
+ * server's workers. */
 int corm_objects_of(const json_t *pt, const nm_base *b, corm_point *p, char *err, size_t len)
 {
-	int64_t live = nm_cfg_int(pt, "live_objects");
+	int64_t live = nm_cfg_int(pt, "live_objects"), bytes = nm_cfg_int(pt, "class_bytes");
 	int64_t st = nm_cfg_int(pt, "server_threads");
 	p->server_threads = (uint32_t)(st ? st : b->threads);
 	p->frees = (uint32_t)llround(p->objects * p->free_ratio);
+	if (bytes && live)
+		return nm_errf(err, len, "--class-bytes and --live-objects both set the object count: give one of them");
+	if (bytes && p->objects != CORM_OBJECTS_DEF)
+		return nm_errf(err, len, "--class-bytes and -K %u both set the object count: give one of them", p->objects);
 	int rc = 0;
-	if (live)
+	if (bytes)
+		rc = from_class_bytes(bytes, corm_loaders(p, b->nranks, b->threads), p, err, len);
+	else if (live)
 		rc = from_live(live, (uint64_t)(b->nranks - 1) * (uint64_t)b->threads, p, err, len);
 	return rc ? rc : load_fits(p, b, err, len);
 }
