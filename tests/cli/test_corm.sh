@@ -57,5 +57,15 @@ for c in "-K 5000 both set the object count|--class-bytes 64M -K 5000" \
 	expect_usage "--class-bytes: $why" $M --bench throughput -D 1 $args
 	check "--class-bytes: the line says $why" says "$why" $M --bench throughput -D 1 $args
 done
+# The paper's Fig. 11 config: every size's load fits its va_blocks (the
+# blocks each takes, from the line of a VA region of 16).
+cfg=configs/paper/corm-fig11.json
+va=$(jq '.params.va_blocks' $cfg); cb=$(jq '.params.class_bytes' $cfg); T=$(jq '.params.threads' $cfg)
+for s in $(jq -r '.params.size[]' $cfg); do
+	need=$($M --bench throughput -D 1 --va-blocks 16 --class-bytes "$cb" -T "$T" -s "$s" 2>&1 >/dev/null |
+		sed -n 's/.*the load takes \([0-9]*\) blocks.*/\1/p')
+	if [ -n "$need" ] && [ "$need" -le "$va" ]; then ok "$cfg: $s-byte objects take $need of its $va blocks"
+	else notok "$cfg: $s-byte objects take ${need:-an unknown number of} blocks, over its $va"; fi
+done
 expect_usage "--server-threads negative" $M --bench throughput -D 1 --server-threads -1
 t_summary
