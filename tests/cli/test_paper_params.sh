@@ -24,7 +24,7 @@ corm-fig9  | .params.threads | 1 | Sec. 4.1: latency observed by one client, one
 corm-fig11 | .params.read | ["direct","farm","raw","rpc"] | Sec. 4.2: CoRM, FaRM (emulated) and raw RDMA | decision: RPC reads added as a fourth line (the path Figs. 12 and 16 compare with)
 corm-fig11 | .params.dist | "uniform" | Sec. 4.2.1: objects accessed uniformly |
 corm-fig11 | .params.threads | 1 | Sec. 4.2.1: at most one outstanding request per client |
-corm-fig11 | .params.objects | "8 GiB per size class" | Sec. 4.2.1: 8 GiB of data for each size class | todo: a count per size (4M objects of 2000 bytes to 1G of 8 bytes), where the config loads one count for every size
+corm-fig11 | .params.class_bytes | 8589934592 | Sec. 4.2.1: 8 GiB of data for each size class | decision: counted in slot bytes, 536,870,912 objects of 8 bytes to 4,210,752 of 2000 (workloads/corm/README.md)
 corm-fig11-local | .params.objects | 2000000 | Sec. 4.2.1: 8 GiB per size class, read from DRAM | decision: 2,000,000 per size (64 MB to 4 GB), far beyond the last-level cache as the paper's DRAM reads need (the config's description)
 corm-fig11-local | .params.read | ["direct","farm","raw"] | Sec. 4.2.1: CoRM, FaRM and memcpy for local reads |
 corm-fig12 | .params.live_objects | 8000000 | Sec. 4.2.2: 8,000,000 objects |

@@ -27,7 +27,8 @@
  *               the first READ after each remap, --iters or --duration
  *               (workloads/corm/corm_remap.c).
  * Every bench loads --objects objects of --size bytes per client thread (or
- * --live-objects in all, whatever the client count) and
+ * --live-objects in all, whatever the client count, or as many as fill
+ * --class-bytes of the size's slots, Fig. 11's 8 GiB per size class) and
  * checks every read (corm_bench.c): a lost object or stale bytes make the
  * point invalid. The remap strategy (--strategy) is probed on the device and
  * recorded with what the device supports, including real READs through an
@@ -63,6 +64,10 @@
 #include <string.h>
 #include <unistd.h>
 
+/* -K's default in the table's string form */
+#define CORM_STR_(x) #x
+#define CORM_STR(x) CORM_STR_(x)
+
 static const nm_opt corm_opts[] = {
 	{"bench", 0, NM_OPT_ENUM, "compaction", 0, 0, "latency,throughput,compaction,remap,local,collection", NM_OPT_LIST,
 	 "latency (Figs. 9/10), throughput (Figs. 11-14), compaction (Fig. 16: reads before, during and after "
@@ -74,10 +79,16 @@ static const nm_opt corm_opts[] = {
 	 "reclamation: breaks the paper's no-disruption property)"},
 	{"block-size", 'B', NM_OPT_SIZE, "4k", 1, 1ll << 30, NULL, NM_OPT_LIST, "block size (a power of two, 4k .. 64M)"},
 	{"size", 's', NM_OPT_SIZE, "24", 8, 1ll << 30, NULL, NM_OPT_LIST, "object payload bytes (>= 8)"},
-	{"objects", 'K', NM_OPT_SIZE, "2000", 1, 1ll << 26, NULL, NM_OPT_LIST, "objects allocated per client thread"},
+	{"objects", 'K', NM_OPT_SIZE, CORM_STR(CORM_OBJECTS_DEF), 1, CORM_MAX_OBJECTS, NULL, NM_OPT_LIST,
+	 "objects allocated per client thread"},
 	{"live-objects", 0, NM_OPT_SIZE, "0", 0, 1ll << 32, NULL, NM_OPT_LIST,
 	 "objects live in all after the load and the free, whatever the client count (the paper's object count; "
 	 "0: -K per thread): each of C client threads loads N / C / (1 - free-ratio) and frees the excess"},
+	{"class-bytes", 0, NM_OPT_SIZE, "0", 0, 1ll << 40, NULL, NM_OPT_LIST,
+	 "bytes of --size's class the load fills in all (Fig. 11: 8G per size class; 0: -K), counted in slots "
+	 "(the object's header and line versions included): each of the C loading threads (client threads; "
+	 "--bench local: the server's) loads class-bytes / slot / C objects, recorded as "
+	 "effective.objects_per_thread; excludes -K and --live-objects"},
 	{"server-threads", 0, NM_OPT_INT, "0", 0, 1024, NULL, NM_OPT_LIST,
 	 "the server's RPC worker threads (the paper: 8), apart from the clients' -T; 0: -T"},
 	{"free-ratio", 0, NM_OPT_DOUBLE, "0.8", 0, 1, NULL, NM_OPT_LIST,
@@ -130,6 +141,35 @@ static int enum_of(const char *s, const char *const *names, int n)
 	return 0;
 }
 
+/* --block-size and --size: the class the objects go to (p->slot, p->slots). */
+static int size_class(const json_t *pt, corm_point *p, char *err, size_t len)
+{
+	int64_t bs = nm_cfg_int(pt, "block_size"), size = nm_cfg_int(pt, "size");
+	corm_classes *cls = nm_malloc(sizeof *cls);
+	int rc = corm_classes_init(cls, (uint64_t)bs, err, len);
+	if (rc == 0) {
+		int c = -1;
+		for (int i = 0; i < cls->n && c < 0; i++)
+			if (corm_slot_capacity(cls->size[i]) >= size)
+				c = i;
+		if (c < 0)
+			rc = nm_errf(err, len, "--size %" PRId64 ": larger than a block of %" PRId64 " bytes holds (%u)",
+				     size, bs, corm_slot_capacity(cls->size[cls->n - 1]));
+		else {
+			p->slot = cls->size[c];
+			p->slots = cls->slots[c];
+		}
+	} else {
+		char tmp[256];
+		snprintf(tmp, sizeof tmp, "--block-size: %s", err);
+		snprintf(err, len, "%s", tmp);
+	}
+	free(cls);
+	p->block_size = (uint32_t)bs;
+	p->size = (uint32_t)size;
+	return rc;
+}
+
 static int corm_decode(const json_t *pt, const nm_base *b, void *out, char *err, size_t len)
 {
 	corm_point *p = out;
@@ -152,27 +192,8 @@ static int corm_decode(const json_t *pt, const nm_base *b, void *out, char *err,
 		.objects = (uint32_t)nm_cfg_int(pt, "objects"),
 		.inject = (corm_inject)enum_of(nm_cfg_str(pt, "inject"), corm_inject_names, CORM_NINJECT),
 	};
-	int64_t bs = nm_cfg_int(pt, "block_size"), size = nm_cfg_int(pt, "size");
-	corm_classes *cls = nm_malloc(sizeof *cls);
-	int rc = corm_classes_init(cls, (uint64_t)bs, err, len);
-	if (rc == 0) {
-		int c = -1;
-		for (int i = 0; i < cls->n && c < 0; i++)
-			if (corm_slot_capacity(cls->size[i]) >= size)
-				c = i;
-		if (c < 0)
-			rc = nm_errf(err, len, "--size %" PRId64 ": larger than a block of %" PRId64 " bytes holds (%u)",
-				     size, bs, corm_slot_capacity(cls->size[cls->n - 1]));
-	} else {
-		char tmp[256];
-		snprintf(tmp, sizeof tmp, "--block-size: %s", err);
-		snprintf(err, len, "%s", tmp);
-	}
-	free(cls);
-	if (rc)
+	if (size_class(pt, p, err, len))
 		return -1;
-	p->block_size = (uint32_t)bs;
-	p->size = (uint32_t)size;
 	if (b->nranks < 2)
 		return nm_errf(err, len, "netmem corm needs a server rank and at least one client rank (-np >= 2)");
 	if (corm_objects_of(pt, b, p, err, len))
@@ -198,8 +219,6 @@ static int corm_decode(const json_t *pt, const nm_base *b, void *out, char *err,
 		return nm_errf(err, len, "--inject new-rkey re-keys the blocks a compaction remaps: it needs --bench compaction "
 			       "and a strategy that remaps (auto, rereg, odp, odp-prefetch), not %s with %s",
 			       corm_bench_names[p->bench], corm_remap_names[p->strategy]);
-	if (p->keys == CORM_KEYS_SHARED && (uint64_t)(b->nranks - 1) * (uint64_t)b->threads * p->objects > UINT32_MAX)
-		return nm_errf(err, len, "--keys shared: more than 2^32 objects in all (-K x -T x client ranks)");
 	return 0;
 }
 
@@ -511,6 +530,12 @@ static json_t *heap_effective(const nm_ctx *ctx, const corm_srv *sv, const corm_
 	int c = cmem_class(sv->h, p->size);
 	json_object_set_new(eff, "slot_size", json_integer(sv->h->cls.size[c]));
 	json_object_set_new(eff, "slots_per_block", json_integer(sv->h->cls.slots[c]));
+	/* the load as decoded: -K, or what --live-objects or --class-bytes made of it */
+	uint64_t all = corm_loaders(p, nm_boot_size(), ctx->base.threads) * p->objects;
+	json_object_set_new(eff, "objects_per_thread", json_integer(p->objects));
+	json_object_set_new(eff, "frees_per_thread", json_integer(p->frees));
+	json_object_set_new(eff, "objects_total", json_integer((json_int_t)all));
+	json_object_set_new(eff, "slot_bytes_total", json_integer((json_int_t)(all * sv->h->cls.size[c])));
 	return eff;
 }
 

@@ -255,30 +255,96 @@ static corm_got read_obj(corm_thread *th, corm_want w, corm_ptr *p, uint8_t *buf
 	}
 }
 
-/* The objects each client thread loads and frees: -K and --free-ratio, or
- * --live-objects N in all over the C = client ranks x -T threads (N / C live
- * per thread, N / C / (1 - free-ratio) loaded); the server's workers. */
-int corm_objects_of(const json_t *pt, const nm_base *b, corm_point *p, char *err, size_t len)
+/* --live-objects N in all over the C = client ranks x -T threads: N / C
+ * live per thread, N / C / (1 - free-ratio) loaded. */
+static int from_live(int64_t live, uint64_t clients, corm_point *p, char *err, size_t len)
 {
-	int64_t live = nm_cfg_int(pt, "live_objects");
-	uint64_t clients = (uint64_t)(b->nranks - 1) * (uint64_t)b->threads;
-	int64_t st = nm_cfg_int(pt, "server_threads");
-	p->server_threads = (uint32_t)(st ? st : b->threads);
-	p->frees = (uint32_t)llround(p->objects * p->free_ratio);
-	if (!live)
-		return 0;
 	if ((uint64_t)live % clients)
 		return nm_errf(err, len, "--live-objects %" PRId64 ": not a multiple of the %" PRIu64 " client threads", live,
 			       clients);
 	if (p->free_ratio >= 1)
 		return nm_errf(err, len, "--live-objects with --free-ratio 1: nothing would stay live");
 	double per = (double)((uint64_t)live / clients), loaded = llround(per / (1 - p->free_ratio));
-	if (loaded > (double)(1ll << 26))
-		return nm_errf(err, len, "--live-objects %" PRId64 ": %.0f objects per client thread (at most 2^26)", live,
+	if (loaded > (double)CORM_MAX_OBJECTS)
+		return nm_errf(err, len, "--live-objects %" PRId64 ": %.0f objects per client thread (at most 2^30)", live,
 			       loaded);
 	p->objects = (uint32_t)loaded;
 	p->frees = (uint32_t)(loaded - per);
 	return 0;
+}
+
+/* --class-bytes B over the C loading threads: B / slot / C objects each
+ * (slots, not payloads: the decision in workloads/corm/README.md), of
+ * which --free-ratio are freed as with -K. */
+static int from_class_bytes(int64_t bytes, uint64_t loaders, corm_point *p, char *err, size_t len)
+{
+	uint64_t per = (uint64_t)bytes / p->slot / loaders;
+	if (per == 0)
+		return nm_errf(err, len, "--class-bytes %" PRId64 ": less than one %u-byte slot (--size %u) for each loading "
+			       "thread (%" PRIu64 " of them)", bytes, p->slot, p->size, loaders);
+	if (per > CORM_MAX_OBJECTS)
+		return nm_errf(err, len, "--class-bytes %" PRId64 ": %" PRIu64 " objects of %u bytes (%u-byte slots) per "
+			       "thread, over the 2^30 one thread loads: lower --class-bytes or add threads", bytes, per,
+			       p->size, p->slot);
+	p->objects = (uint32_t)per;
+	p->frees = (uint32_t)llround(p->objects * p->free_ratio);
+	return 0;
+}
+
+/* The VA blocks the load fills: each heap thread fills its own blocks
+ * (the server's worker w serves client thread t of every client rank when
+ * t mod W = w; --bench local: one heap thread per loading thread), and
+ * the latency bench allocates one more object per thread while it times
+ * Alloc. */
+static uint64_t load_blocks(const corm_point *p, const nm_base *b)
+{
+	uint64_t n = p->objects + (p->bench == CORM_BENCH_LATENCY), slots = p->slots;
+	if (p->bench == CORM_BENCH_LOCAL)
+		return (uint64_t)b->threads * ((n + slots - 1) / slots);
+	uint64_t W = p->server_threads, T = (uint64_t)b->threads, R = (uint64_t)(b->nranks - 1);
+	uint64_t q = T / W, r = T % W, big = (q + 1) * R * n, small = q * R * n;
+	return r * ((big + slots - 1) / slots) + (W - r) * ((small + slots - 1) / slots);
+}
+
+/* What every load must fit: keys of 32 bits over all loading threads, and
+ * the heap's VA region (--va-blocks) for its blocks, else a line naming
+ * what to change rather than failed allocations mid-run. */
+static int load_fits(const corm_point *p, const nm_base *b, char *err, size_t len)
+{
+	if (p->bench == CORM_BENCH_REMAP)   /* loads nothing */
+		return 0;
+	uint64_t loaders = corm_loaders(p, b->nranks, b->threads), all = loaders * p->objects;
+	if (all > UINT32_MAX)
+		return nm_errf(err, len, "%" PRIu64 " objects in all (%u per thread x %" PRIu64 " threads): keys are 32 "
+			       "bits; lower -K, --live-objects or --class-bytes, or the threads", all, p->objects, loaders);
+	uint64_t blocks = load_blocks(p, b);
+	if (blocks > p->va_blocks)
+		return nm_errf(err, len, "--va-blocks %u: the load takes %" PRIu64 " blocks (%u objects of %u bytes per "
+			       "thread, %u to a %u-byte block); %s", p->va_blocks, blocks, p->objects, p->size, p->slots,
+			       p->block_size, blocks > (1u << 24) ? "more than --va-blocks' maximum (2^24): load fewer "
+			       "objects or raise --block-size" : "raise --va-blocks to that or more");
+	return 0;
+}
+
+/* The objects each client thread loads and frees: -K and --free-ratio,
+ * --live-objects or --class-bytes (which excludes the other two); the
+ * server's workers. */
+int corm_objects_of(const json_t *pt, const nm_base *b, corm_point *p, char *err, size_t len)
+{
+	int64_t live = nm_cfg_int(pt, "live_objects"), bytes = nm_cfg_int(pt, "class_bytes");
+	int64_t st = nm_cfg_int(pt, "server_threads");
+	p->server_threads = (uint32_t)(st ? st : b->threads);
+	p->frees = (uint32_t)llround(p->objects * p->free_ratio);
+	if (bytes && live)
+		return nm_errf(err, len, "--class-bytes and --live-objects both set the object count: give one of them");
+	if (bytes && p->objects != CORM_OBJECTS_DEF)
+		return nm_errf(err, len, "--class-bytes and -K %u both set the object count: give one of them", p->objects);
+	int rc = 0;
+	if (bytes)
+		rc = from_class_bytes(bytes, corm_loaders(p, b->nranks, b->threads), p, err, len);
+	else if (live)
+		rc = from_live(live, (uint64_t)(b->nranks - 1) * (uint64_t)b->threads, p, err, len);
+	return rc ? rc : load_fits(p, b, err, len);
 }
 
 /* Frees exactly p->frees of the thread's objects, chosen at random (a

@@ -39,6 +39,13 @@ typedef enum { CORM_INJECT_NONE, CORM_INJECT_NO_ID_CHECK, CORM_INJECT_READ_REFUS
 extern const char *const corm_inject_names[CORM_NINJECT];
 #define CORM_REFUSE_EVERY 50
 
+/* -K's default: with --class-bytes, -K at it counts as not given. */
+#define CORM_OBJECTS_DEF 2000
+/* Objects one thread loads at most (-K and the count derived from
+ * --live-objects or --class-bytes): the largest CoRM's Fig. 11 could ask,
+ * 8 GiB of 8-byte payloads (2^30). */
+#define CORM_MAX_OBJECTS (1u << 30)
+
 typedef struct corm_point {
 	corm_bench bench;
 	corm_remap strategy;
@@ -48,7 +55,8 @@ typedef struct corm_point {
 	uint64_t max_merges;     /* the compaction's cap on merged blocks (0: none) */
 	corm_keys keys;
 	uint32_t block_size, size;
-	uint32_t objects;        /* loaded per client thread (-K, or from --live-objects) */
+	uint32_t slot, slots;    /* --size's class: slot bytes, slots per block */
+	uint32_t objects;        /* loaded per thread (-K, or from --live-objects or --class-bytes) */
 	uint32_t frees;          /* of those, freed at random after the load */
 	uint32_t server_threads; /* the server's RPC workers (--server-threads, or -T) */
 	double free_ratio, write_ratio, theta, compact_at, occupancy, interval;
@@ -130,9 +138,18 @@ typedef struct corm_thread {
 
 static inline void corm_count(corm_thread *th, corm_counter k) { th->m->c[k]++; }
 
+/* The threads that load objects: every client rank's -T threads, or with
+ * --bench local the server's own -T. */
+static inline uint64_t corm_loaders(const corm_point *p, int nranks, int threads)
+{
+	return p->bench == CORM_BENCH_LOCAL ? (uint64_t)threads : (uint64_t)(nranks - 1) * (uint64_t)threads;
+}
+
 /* Decode: the objects each client thread loads (p->objects) and frees
- * (p->frees) from -K and --free-ratio, or from --live-objects over all client
- * threads; the server's workers (p->server_threads). -1 with err on bad input. */
+ * (p->frees) from -K and --free-ratio, from --live-objects over all client
+ * threads, or from --class-bytes over the loading threads (p->slot set); the
+ * server's workers (p->server_threads). The load must fit the keys (32 bits)
+ * and the heap's VA region (--va-blocks). -1 with err on bad input. */
 int corm_objects_of(const json_t *pt, const nm_base *b, corm_point *p, char *err, size_t len);
 void corm_thread_load(corm_thread *th);       /* allocate, then free free_ratio of them */
 /* --keys shared: the client's own copy of every client's pointers, by key,
