@@ -68,4 +68,11 @@ for s in $(jq -r '.params.size[]' $cfg); do
 	else notok "$cfg: $s-byte objects take ${need:-an unknown number of} blocks, over its $va"; fi
 done
 expect_usage "--server-threads negative" $M --bench throughput -D 1 --server-threads -1
+# Figs. 15 and 16
+expect_usage "--read both outside the compaction bench" $M --bench throughput -D 1 -T 2 --read both
+expect_usage "--read both with one client thread" $M --bench compaction -D 1 -T 1 --read both
+expect_usage "--bench collection: a worker without a client thread's connection" $M --bench collection -T 2 \
+	--server-threads 3
+expect_usage "--find with an unknown value" $M --bench compaction -D 1 --find ask
+expect_usage "--fallback with an unknown value" $M --bench compaction -D 1 --fallback none
 t_summary
