@@ -11,8 +11,9 @@
 #          --new (a fresh run directory even when the last one was interrupted),
 #          --only NAME[,NAME...] (these configs only, e.g. ops-lat or numa-fig4,numa-vc),
 #          --mpirun-args "..." (extra mpirun flags, e.g. "-x NETMEM_DEV" or "--mca btl self,tcp"),
-#          --class CLASS[,CLASS...] (these kinds of jobs only: plain, numa and odp
-#            configs, sim for CoRM's simulator; default all),
+#          --class CLASS[,CLASS...] (these kinds of jobs only: plain, numa, odp and
+#            cluster configs, sim for CoRM's simulator; default all; cluster:
+#            configs with "hosts", two guests without a hostfile),
 #          --here (run the configs where this runs, which has verbs already, e.g.
 #            inside tests/vm/softroce-run, not through softroce-run; no build),
 #          --no-report (run the jobs only: no figures, no report, the run stays
@@ -29,7 +30,7 @@
 set -u
 cd "$(dirname "$0")" || exit 1
 
-hostfile="" scale="" np=2 out="" only="" extra="" new=0 classes="plain,numa,odp,sim" here=0 report=1 preflight=""
+hostfile="" scale="" np=2 out="" only="" extra="" new=0 classes="plain,numa,odp,cluster,sim" here=0 report=1 preflight=""
 while [ $# -gt 0 ]; do
 	case "$1" in
 	--hostfile) hostfile=$2; shift 2 ;;
@@ -54,7 +55,7 @@ case "$scale" in quick|paper|check) ;; *) echo "run_all.sh: --scale must be quic
 # fit before it starts, not when it does.
 [ -n "$preflight" ] || { [ "$scale" = paper ] && preflight=1 || preflight=0; }
 for c in ${classes//,/ }; do
-	case "$c" in plain|numa|odp|sim) ;; *) echo "run_all.sh: --class takes plain, numa, odp or sim, not '$c'" >&2; exit 2 ;; esac
+	case "$c" in plain|numa|odp|cluster|sim) ;; *) echo "run_all.sh: --class takes plain, numa, odp, cluster or sim, not '$c'" >&2; exit 2 ;; esac
 done
 # has_class CLASS: the run includes this kind of job
 has_class() { case ",$classes," in *",$1,"*) true ;; *) false ;; esac; }
@@ -93,33 +94,39 @@ done
 
 # What run_all.sh reads from a config (README.md, "Configs, results, figures"):
 # "ranks" (else --np; a list: one job per count, each into NAME.nR.json, e.g.
-# a node sweep), params.ranks_per_node (placement on a cluster), "numa"
-# (needs two NUMA nodes), "odp" (needs on-demand paging: on Soft-RoCE a VM
-# with a newer kernel) and "plots" (its figures).
-declare -A ranks rpn npoints swept
-jobs="" plain="" numa="" odp=""
+# a node sweep), params.ranks_per_node (placement on a cluster), "hosts"
+# (the ranks of each host, in rank order: a cluster config, on two guests
+# without a hostfile), "numa" (needs two NUMA nodes), "odp" (needs
+# on-demand paging: on Soft-RoCE a VM with a newer kernel) and "plots" (its
+# figures).
+declare -A ranks rpn npoints swept placed
+jobs="" plain="" numa="" odp="" cluster=""
 # One jq over every config (a jq start costs about a second in an emulated
-# guest): NAME RANKS RANKS_PER_NODE NUMA ODP POINTS, where RANKS is a number
-# or a list ([2,3]) and POINTS is the product of its sweep axes times its
-# repetitions, per job (for the progress line).
+# guest): NAME RANKS RANKS_PER_NODE HOSTS NUMA ODP POINTS, where RANKS is a
+# number or a list ([2,3]), HOSTS the "hosts" list joined by commas and
+# POINTS is the product of its sweep axes times its repetitions, per job
+# (for the progress line).
 info=$(jq -r '[(input_filename | sub(".*/"; "") | sub("\\.json$"; "")), .ranks // "-", .params.ranks_per_node // "-",
-	.numa // false, .odp // false,
+	(.hosts // "-" | if type == "array" then map(tostring) | join(",") else . end), .numa // false, .odp // false,
 	(((.params.reps // 1) | if type == "number" then . else 1 end) as $r | [.params[] | arrays | length] | reduce .[] as $n ($r; . * $n))]
 	| map(tostring) | join(" ")' configs/"$scale"/*.json) ||
 	{ echo "run_all.sh: cannot read configs/$scale (see jq's message above)" >&2; exit 2; }
 total_points=0 total_configs=0
-while read -r name r p n o pts; do
+while read -r name r p hl n o pts; do
 	[ -z "$only" ] || case ",$only," in *",$name,"*) ;; *) continue ;; esac
-	if [ "$n" = true ]; then class=numa; elif [ "$o" = true ]; then class=odp; else class=plain; fi
+	if [ "$hl" != - ]; then class=cluster; elif [ "$n" = true ]; then class=numa; elif [ "$o" = true ]; then class=odp; else class=plain; fi
 	has_class "$class" || continue
 	ranks[$name]=$([ "$r" = - ] && echo "$np" || echo "$r" | tr -d '[]' | tr , ' ')
+	placed[$name]=$hl
+	[ "$hl" = - ] || ranks[$name]=$(($(tr , + <<<"$hl")))
 	case $r in "["*) swept[$name]=1 ;; *) swept[$name]=0 ;; esac
 	rpn[$name]=$p
 	npoints[$name]=$pts
 	read -ra counts <<<"${ranks[$name]}"
 	total_points=$((total_points + pts * ${#counts[@]})); total_configs=$((total_configs + 1))
 	jobs="$jobs $name"
-	case $class in numa) numa="$numa $name" ;; odp) odp="$odp $name" ;; *) plain="$plain $name" ;; esac
+	case $class in numa) numa="$numa $name" ;; odp) odp="$odp $name" ;; cluster) cluster="$cluster $name" ;;
+	*) plain="$plain $name" ;; esac
 done <<<"$info"
 [ -n "$jobs$tools" ] || { echo "run_all.sh: no config matches" >&2; exit 2; }
 
@@ -132,6 +139,11 @@ check_hostfile() {
 	[ -n "$hosts" ] || { echo "run_all.sh: hostfile '$hostfile' names no host" >&2; exit 2; }
 	for name in $jobs; do
 		p=${rpn[$name]}; r=$(tr ' ' '\n' <<<"${ranks[$name]}" | sort -n | tail -1)
+		need=$(tr , '\n' <<<"${placed[$name]}" | grep -c .)
+		[ "${placed[$name]}" = - ] || [ "$(wc -l <<<"$hosts")" -ge "$need" ] || {
+			echo "run_all.sh: configs/$scale/$name.json places its ranks on $need hosts (\"hosts\": [${placed[$name]}]) but '$hostfile' lists $(wc -l <<<"$hosts"): add hosts to it, or leave this config out (--only)" >&2
+			exit 2
+		}
 		[ "$p" != - ] || continue
 		while read -r h slots; do
 			[ "$slots" = - ] || [ "$slots" -ge "$p" ] || {
@@ -187,6 +199,9 @@ script() {
 	f=$1; lane=$2; shift 2
 	{
 		echo "set -u; status=0; start=\$SECONDS"
+		# the cluster lane's hosts: the hostfile, else the cluster of guests it runs in
+		[ "$lane" != cluster ] || echo "hf='$hostfile'; [ -n \"\$hf\" ] || hf=\${NETMEM_HOSTFILE:-}"
+		[ "$lane" != cluster ] || placed_lines
 		[ "$preflight" = 0 ] || [ $# = 0 ] || preflight_lines "$lane" "$@"
 		echo "read -r cdone pdone elapsed 2>/dev/null < '$out/.progress' || { cdone=0; pdone=0; elapsed=0; }"
 		echo "progress() { cdone=\$((cdone + \${2:-1})); pdone=\$((pdone + \$1)); now=\$((elapsed + SECONDS - start))"
@@ -201,7 +216,9 @@ script() {
 			for r in "${counts[@]}"; do
 				doc=$name
 				[ "${swept[$name]}" = 0 ] || doc=$name.n$r
-				if [ -n "$hostfile" ]; then
+				if [ "${placed[$name]}" != - ]; then
+					echo "placed '$name' '${placed[$name]}' && $mpi --hostfile '$out/.hosts-$name' --map-by slot -np $r $extra bin/netmem run $cfg --output '$out/$doc.json' --resume || status=1"
+				elif [ -n "$hostfile" ]; then
 					map="--map-by node"
 					[ "${rpn[$name]}" = - ] || map="--map-by ppr:${rpn[$name]}:node"
 					echo "$mpi --hostfile '$hostfile' $map -np $r $extra bin/netmem run $cfg --output '$out/$doc.json' --resume || status=1"
@@ -216,6 +233,15 @@ script() {
 		echo 'exit $status'
 	} >"$f"
 }
+# placed_lines: `placed NAME COUNTS`, which writes $out/.hosts-NAME from the
+# lane's hostfile ($hf): its first hosts in order, each with the slots of
+# its count in the config's "hosts", so that mpirun's by-slot mapping puts
+# each rank where the config says (Clover's memory node alone on its host).
+placed_lines() {
+	echo "placed() { [ -n \"\$hf\" ] || { echo \"run_all.sh: \$1 places its ranks on hosts (\\\"hosts\\\": [\$2]): give --hostfile, or run it in the cluster of guests (tests/vm/netmem-cluster)\" >&2; return 1; }"
+	echo "  awk -v c=\"\$2\" 'BEGIN { n = split(c, k, \",\") } { sub(/#.*/, \"\") } NF && i < n { print \$1, \"slots=\" k[++i] } END { exit i < n }' \"\$hf\" >'$out/.hosts-'\"\$1\" ||"
+	echo "  { echo \"run_all.sh: \$1 places its ranks on \$(echo \"\$2\" | tr , '\\n' | grep -c .) hosts but \$hf lists fewer\" >&2; return 1; }; }"
+}
 # preflight_lines LANE NAMES...: one `netmem preflight` job over the lane's
 # configs, on the hosts its jobs will use (one rank per host on a cluster),
 # into $out/preflight-LANE.json (the report lists what it refused), and
@@ -226,7 +252,9 @@ preflight_lines() {
 	local lane=$1 cfgs="" name pf="$out/preflight-$1.json" launch
 	shift
 	for name in "$@"; do cfgs="$cfgs configs/$scale/$name.json"; done
-	if [ -n "$hostfile" ]; then
+	if [ "$lane" = cluster ]; then
+		launch="$mpi --hostfile \"\$hf\" --map-by node -np \$(awk '{ sub(/#.*/, \"\") } NF' \"\$hf\" | wc -l)"
+	elif [ -n "$hostfile" ]; then
 		launch="$mpi --hostfile '$hostfile' --map-by node -np $(awk '{ sub(/#.*/, "") } NF' "$hostfile" | wc -l)"
 	else
 		launch="$mpi --oversubscribe -np 2"
@@ -236,13 +264,15 @@ preflight_lines() {
 	echo "refused() { why=\$(jq -r --arg c \"\$1\" '.configs[] | select(.config == \$c and .verdict == \"does_not_fit\") | .reason' '$pf' 2>/dev/null)"
 	echo "  [ -n \"\$why\" ] || return 1; echo \"run_all.sh: skipping \$1 (preflight: \$why)\" >&2; }"
 }
-s1=$(mktemp); s2=$(mktemp); s3=$(mktemp); trap 'rm -f "$s1" "$s2" "$s3"' EXIT
+s1=$(mktemp); s2=$(mktemp); s3=$(mktemp); s4=$(mktemp); trap 'rm -f "$s1" "$s2" "$s3" "$s4"' EXIT
 # shellcheck disable=SC2086
 script "$s1" plain $plain
 # shellcheck disable=SC2086
 script "$s2" numa $numa
 # shellcheck disable=SC2086
 script "$s3" odp $odp
+# shellcheck disable=SC2086
+script "$s4" cluster $cluster
 
 status=0
 rm -f "$out/.progress"
@@ -259,6 +289,7 @@ elif [ -n "$hostfile" ] || [ "$here" = 1 ]; then
 	[ -z "$plain" ] || bash "$s1" || status=1
 	[ -z "$numa" ] || bash "$s2" || status=1
 	[ -z "$odp" ] || bash "$s3" || status=1
+	[ -z "$cluster" ] || bash "$s4" || status=1
 else
 	echo "run_all.sh: no hostfile: running the $scale configs on Soft-RoCE (emulated; timings are not hardware numbers)" >&2
 	# softroce-run's default limit (20 min) is for tests: the whole quick scale
@@ -271,6 +302,8 @@ else
 	# ODP (CoRM's remap): Debian 12's rxe has none, a newer Debian kernel's has
 	# (fetched into the VM cache on first use; tests/vm/README.md)
 	[ -z "$odp" ] || tests/vm/softroce-run --timeout "$vmt" --kernel trixie-backports -- bash "$s3" || status=1
+	# "hosts": two guests joined by a link, each its own Soft-RoCE host
+	[ -z "$cluster" ] || tests/vm/netmem-cluster --timeout "$vmt" -- bash "$s4" || status=1
 fi
 
 # --no-report: the jobs were one part of a run split over environments (make

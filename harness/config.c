@@ -10,7 +10,7 @@
 #include <string.h>
 #include <unistd.h>
 
-static const char *const top_keys[] = {"experiment", "params", "description", "ranks", "numa", "odp", "plots"};
+static const char *const top_keys[] = {"experiment", "params", "description", "ranks", "hosts", "numa", "odp", "plots"};
 static const char *const plot_keys[] = {"script", "figure", "inputs"};
 
 typedef struct sink {
@@ -123,14 +123,36 @@ static void check_plot(sink *s, const json_t *pl, bool files)
 	check_inputs(s, json_object_get(pl, "inputs"), files);
 }
 
+/* "hosts": the ranks each host runs, in rank order ([3, 1]: ranks 0-2 on
+ * the first host, rank 3 alone on the second), for a job whose placement is
+ * part of the experiment (Clover's memory node alone on its host). Two
+ * hosts or more; "ranks", if given, is their sum. */
+static void check_hosts(sink *s, const json_t *cfg)
+{
+	const json_t *hosts = json_object_get(cfg, "hosts"), *ranks = json_object_get(cfg, "ranks"), *h;
+	if (!hosts)
+		return;
+	size_t i;
+	json_int_t sum = 0;
+	bool ok = json_is_array(hosts) && json_array_size(hosts) >= 2;
+	json_array_foreach(hosts, i, h) {
+		ok &= json_is_integer(h) && json_integer_value(h) >= 1;
+		sum += json_integer_value(h);
+	}
+	if (!ok)
+		problem(s, "\"hosts\" must be a list of two or more positive rank counts, one per host in rank order");
+	else if (ranks && !(json_is_integer(ranks) && json_integer_value(ranks) == sum))
+		problem(s, "\"ranks\" must be the sum of \"hosts\" (%lld), or left out", (long long)sum);
+}
+
 static void check_top(sink *s, const json_t *cfg)
 {
 	const char *key;
 	json_t *v;
 	json_object_foreach((json_t *)cfg, key, v)
 		if (!known(key, top_keys, sizeof top_keys / sizeof *top_keys))
-			problem(s, "unknown top-level key '%s' (expected experiment, params, description, ranks, numa, "
-				   "odp, plots)",
+			problem(s, "unknown top-level key '%s' (expected experiment, params, description, ranks, hosts, "
+				   "numa, odp, plots)",
 				key);
 	static const char *const lanes[] = {"numa", "odp"};
 	for (size_t k = 0; k < sizeof lanes / sizeof *lanes; k++) {
@@ -152,6 +174,7 @@ static void check_top(sink *s, const json_t *cfg)
 		}
 	if (!ranks_ok)
 		problem(s, "\"ranks\" must be a positive integer or a list of distinct ones");
+	check_hosts(s, cfg);
 	const json_t *params = json_object_get(cfg, "params");
 	if (params && !json_is_object(params))
 		problem(s, "\"params\" must be an object");

@@ -4,12 +4,13 @@
  * without starting a job, which is what tests/cli/test_configs.sh calls.
  *
  *   {"experiment": "ops", "description": "...", "ranks": 2, "numa": false,
- *    "odp": false, "params": {...},
+ *    "odp": false, "hosts": [1, 1], "params": {...},
  *    "plots": [{"script": "ops_latency", "figure": "ops-lat",
  *               "inputs": {"base": "other-config", "in": ["a", "b-*"]}}]}
  *
- * "ranks", "numa", "odp" and "plots" are for run_all.sh (how many ranks, which
- * guest, which figures); a job checks them and ignores them. */
+ * "ranks", "hosts", "numa", "odp" and "plots" are for run_all.sh (how many
+ * ranks, on which hosts, which guests, which figures); a job checks them and
+ * ignores them. */
 #ifndef NM_CONFIG_H
 #define NM_CONFIG_H
 #include <jansson.h>

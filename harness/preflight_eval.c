@@ -127,6 +127,29 @@ static json_t *peak_json(const pf_eval *ev)
 			 (json_int_t)p->cqe, "atomics", p->atomics, "odp", p->odp, "numa_nodes", p->numa_nodes);
 }
 
+/* A config's "hosts" (config.h): its ranks in all, and the host of rank r. */
+static int placed_ranks(const json_t *placed)
+{
+	size_t i;
+	json_t *n;
+	int sum = 0;
+	json_array_foreach(placed, i, n)
+		sum += (int)json_integer_value(n);
+	return sum;
+}
+
+static int host_placed(const json_t *placed, int r)
+{
+	size_t i;
+	json_t *n;
+	json_array_foreach(placed, i, n) {
+		r -= (int)json_integer_value(n);
+		if (r < 0)
+			return (int)i;
+	}
+	return 0;
+}
+
 json_t *nm_preflight_config(const char *path, const json_t *cfg, int np, const nm_pf_hosts *h,
 			    nm_pf_verdict *v)
 {
@@ -148,13 +171,20 @@ json_t *nm_preflight_config(const char *path, const json_t *cfg, int np, const n
 	json_t *spec = nm_opt_parse(tables, copy, where, 0, NULL, err, sizeof err), *points = NULL;
 	json_decref(copy);
 	ev.spec = spec;
+	const json_t *placed = json_object_get(cfg, "hosts");
+	if (json_is_array(placed))
+		ev.C = placed_ranks(placed);
 	ev.hosts = nm_calloc((size_t)(ev.C > 0 ? ev.C : 1), sizeof *ev.hosts);
 	for (int r = 0; r < ev.C; r++)
-		ev.hosts[r] = (uint64_t)nm_needs_host_of(r, h->n, ev.rpn) + 1;
+		ev.hosts[r] = (uint64_t)(json_is_array(placed) ? host_placed(placed, r) : nm_needs_host_of(r, h->n, ev.rpn)) + 1;
 	int reps = spec ? (int)nm_cfg_int(spec, "reps") : 1;
-	if (!spec)
+	if (!spec) {
 		refuse(&ev, NULL, err);
-	else if (ev.C < ev.e->min_ranks) {
+	} else if (json_is_array(placed) && json_array_size(placed) > (size_t)h->n) {
+		snprintf(err, sizeof err, "its \"hosts\" places ranks on %zu hosts, this job has %d: add hosts to the "
+			 "hostfile", json_array_size(placed), h->n);
+		refuse(&ev, NULL, err);
+	} else if (ev.C < ev.e->min_ranks) {
 		snprintf(err, sizeof err, "%s needs at least %d ranks, the config's job has %d", name,
 			 ev.e->min_ranks, ev.C);
 		refuse(&ev, NULL, err);

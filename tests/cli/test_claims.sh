@@ -30,16 +30,11 @@ tmp=$(mktemp -d); trap 'rm -rf "$tmp"' EXIT
 N=bin/netmem
 C=plots/claims.json
 
-# Figures no single host can run (the memory node alone on its host, the
-# packet path between two guests): not in run_all.sh's quick or check scale.
-two_host="clover-fig2 clover-fig4"
 # The documents of CoRM's simulator, which run_all.sh runs (no config).
 tools="corm-fig7 corm-fig17 corm-fig18 corm-fig19"
 in_list() { case " $2 " in *" $1 "*) true ;; *) false ;; esac; }
 # scales DOC: the config directories a claim on DOC must find it in
-scales() {
-	if in_list "$1" "$two_host"; then echo configs/paper; else echo configs/quick configs/check configs/paper; fi
-}
+scales() { echo configs/quick configs/check configs/paper; }
 
 # Claims the smaller scales cannot compute (a value their configs never run),
 # ID SCALE: each is reported skipped, and must still be a gap.
@@ -204,7 +199,7 @@ def problems:
 			 else "FAIL\t\($docs) (\($sc)) has no metric \($c.metric) (its metrics: \($d.metrics | join(", ")))" end)
 		end
 	else
-		(if $two_host | index([$docs]) then ["paper"] else ["quick", "check", "paper"] end)[] as $sc |
+		("quick", "check", "paper") as $sc |
 		[$cfgs | keys[] | select(startswith("configs/\($sc)/") and (ltrimstr("configs/\($sc)/") | rtrimstr(".json") | named($docs)))] as $files |
 		if ($files | length) == 0 then "FAIL\tno config \($docs) in configs/\($sc)"
 		else $files[] as $f |
@@ -246,9 +241,9 @@ fi
 # run_checks CLAIMS_FILE OUT: the check's lines for every claim of CLAIMS_FILE
 run_checks() {
 	jq -r --slurpfile metrics "$tmp/metrics.json" --slurpfile cfgs "$tmp/cfgs.json" --slurpfile sims "$tmp/sims.json" \
-		--arg two_host "$two_host" --arg tools "$tools" \
+		--arg tools "$tools" \
 		'($metrics[0]) as $metrics | ($cfgs[0]) as $cfgs | ($sims[0]) as $sims |
-		 ($two_host | split(" ")) as $two_host | ($tools | split(" ")) as $tools | '"$(cat "$tmp/check.jq")" "$1" >"$2" 2>&1 ||
+		 ($tools | split(" ")) as $tools | '"$(cat "$tmp/check.jq")" "$1" >"$2" 2>&1 ||
 		echo "?	FAIL	jq: $(cat "$2")" >>"$2"
 }
 run_checks "$C" "$tmp/out"

@@ -77,7 +77,7 @@ expect_usage "a tool command in a config" $N run "$tmp/tool.json"
 printf '{"experiment": "ops", "parms": {}}' > "$tmp/top.json"
 expect_usage "unknown top-level config key" $N run "$tmp/top.json"
 check "unknown top-level config key lists the accepted ones" sh -c \
-	"$N run $tmp/top.json 2>&1 | grep -q 'expected experiment, params, description, ranks, numa, odp, plots'"
+	"$N run $tmp/top.json 2>&1 | grep -q 'expected experiment, params, description, ranks, hosts, numa, odp, plots'"
 printf '{"experiment": "ops", "numa": "yes", "params": {}}' > "$tmp/numa.json"
 expect_usage "config \"numa\" not a boolean" $N run "$tmp/numa.json"
 printf '{"experiment": "ops", "odp": 1, "params": {}}' > "$tmp/odp.json"

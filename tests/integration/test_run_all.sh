@@ -1,7 +1,7 @@
 #!/bin/sh
 # run_all.sh end to end at check scale (configs/check), the part that needs
-# verbs: one class of configs (NETMEM_CHECK_CLASS: plain, the default, numa
-# or odp), run by run_all.sh itself with --here --no-report into
+# verbs: one class of configs (NETMEM_CHECK_CLASS: plain, the default, numa,
+# odp, or cluster in the cluster of guests), run by run_all.sh itself with --here --no-report into
 # NETMEM_CHECK_RUN (a directory shared by the lanes of make check, whose last
 # step, tests/run-all-check.sh, draws the figures, writes the
 # report and checks the whole run directory; without it, a directory of its
@@ -18,10 +18,11 @@ fi
 mkdir -p "$out"
 log=$out/run_all-$class.log
 
-# The configs of this class, by run_all.sh's rule ("numa" first, then
-# "odp"); one jq for all (a jq start costs about a second in the guest).
-names=$(jq -r --arg class "$class" 'select((if .numa == true then "numa" elif .odp == true then "odp" else "plain" end) ==
-	$class) | input_filename | sub(".*/"; "") | sub("\\.json$"; "")' configs/check/*.json)
+# The configs of this class, by run_all.sh's rule ("hosts" first, then
+# "numa", then "odp"); one jq for all (a jq start costs about a second in the guest).
+names=$(jq -r --arg class "$class" 'select((if .hosts != null then "cluster" elif .numa == true then "numa"
+	elif .odp == true then "odp" else "plain" end) == $class) | input_filename | sub(".*/"; "") | sub("\\.json$"; "")' \
+	configs/check/*.json)
 [ -n "$names" ] || notok "configs/check has no $class config"
 
 # --preflight: one netmem preflight job over the class's configs first, in

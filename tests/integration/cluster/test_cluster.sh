@@ -4,7 +4,8 @@
 # ranks on netmem-a and netmem-b each open their own rxe0, and RoCEv2 packets cross the link
 # between the two kernels. Checked: netmem info on each host; READ/WRITE/CAS/FAA rank 0 -> rank
 # 1 across hosts; the lock table and the barrier with ranks on both hosts; txn with nodes that
-# are the hostfile's hosts; run_all.sh --hostfile for two configs; that every result names both
+# are the hostfile's hosts; run_all.sh --hostfile for two configs, and its cluster configs
+# (Clover's Figs. 2 and 4) as make check's run_all part; that every result names both
 # hosts and each host's own device and GID; the Redis baseline across hosts, which answers only on
 # the link and only with the point's secret; and the first errors a cluster user meets.
 # Timings are Soft-RoCE between two emulated machines: correctness only, never hardware numbers.
@@ -124,6 +125,21 @@ done
 check "run_all.sh ops-atomic-lat: one rank per host" meta_ok ra-ops-atomic-lat $A $B
 check "run_all.sh alock-fig4: its 3 ranks over both hosts" meta_ok ra-alock-fig4 $A $B $A
 check "run_all.sh: both figures drawn" sh -c "[ -s $tmp/ra/ops-atomic-lat.png ] && [ -s $tmp/ra/alock-fig4.png ]"
+
+# 6a. run_all.sh's cluster configs at check scale (Clover's Figs. 2 and 4, the memory node alone
+#     on netmem-b), preflight first, into the run make check finishes on the host
+#     (tests/run-all-check.sh); their documents are what 6b checks the path on.
+section "6a. run_all.sh's cluster configs (preflight, Clover Figs. 2 and 4)"
+NETMEM_CHECK_RUN=${NETMEM_CHECK_RUN:-$tmp/check-run}
+export NETMEM_CHECK_RUN
+NETMEM_CHECK_CLASS=cluster sh tests/integration/test_run_all.sh >"$tmp/ra-cluster.tap" 2>&1
+while IFS= read -r line; do
+	case $line in
+	"ok "*) ok "cluster configs: ${line#ok * - }" ;;
+	"not ok "*) notok "cluster configs: ${line#not ok * - }" ;;
+	"# "*) echo "$line" ;;
+	esac
+done <"$tmp/ra-cluster.tap"
 
 # 6b. Clover's contention resolution, in the packet path between the hosts
 . tests/integration/cluster/clover_path.sh
