@@ -221,6 +221,13 @@ static inline bool nm_loop_next(nm_loop *l)
 /* The operation of this iteration completed: t0 and t1 in ticks. Returns
  * whether it was measured (warm-up and completions past the deadline are not). */
 static inline bool nm_loop_done(nm_loop *l, uint64_t t0, uint64_t t1) { return nm_meter_op(l->m, t0, t1); }
+/* The loop ends early (a failed step left nothing to go on from): the
+ * interval, if it had begun, ends now; the caller breaks out. */
+static inline void nm_loop_stop(nm_loop *l)
+{
+	if (l->m->measuring)
+		nm_meter_end(l->m, nm_ticks());
+}
 /* Whether the current iteration is measured (not warm-up). */
 static inline bool nm_loop_measured(const nm_loop *l) { return l->m->measuring; }
 #endif

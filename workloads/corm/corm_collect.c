@@ -122,8 +122,7 @@ static void coll_body(nm_worker *w)
 		if (ok && rc)
 			nm_error_note(&m->err, "collection %" PRIu64 ": the compaction failed: %s", lp.i, err);
 		if (rc) {   /* the heap is in no state to go on from */
-			if (m->measuring)
-				nm_meter_end(m, nm_ticks());
+			nm_loop_stop(&lp);
 			break;
 		}
 		count_stats(m, &st);

@@ -193,8 +193,7 @@ static void remap_body(nm_worker *w)
 		if (rc < 0 || !read_check(r, m, f, RL_FIRST, lp.i, &ns[RL_FIRST]) ||
 		    !read_check(r, m, f, RL_STEADY, lp.i, &ns[RL_STEADY])) {
 			/* the block or the QP is in no known state: the loop ends here */
-			if (m->measuring)
-				nm_meter_end(m, nm_ticks());
+			nm_loop_stop(&lp);
 			break;
 		}
 		m->c[RC_KEYS_CHANGED] += (uint64_t)rc;
