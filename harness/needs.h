@@ -97,7 +97,8 @@ typedef struct nm_time_model {
 	"start + sum over points of reps * (point + qps * qp + pinned_gib * reg_per_gib + run); "   \
 	"run = duration + warmup * op with --duration, else (iters + warmup) * op"
 
-extern const nm_time_model nm_time_hardware, nm_time_emulated;
+/* Hardware; Soft-RoCE on one host; Soft-RoCE over several hosts. */
+extern const nm_time_model nm_time_hardware, nm_time_emulated, nm_time_emulated_hosts;
 
 typedef struct nm_point_time {
 	uint64_t iters, warmup;  /* per thread */

@@ -319,7 +319,8 @@ static int report(const pf_opts *o, const json_t *cfgs, const nm_limits *all, in
 	bool emulated = false;
 	for (int i = 0; i < H; i++)
 		emulated |= hosts[i].emulated;
-	nm_pf_hosts h = {.n = H, .lim = hosts, .model = emulated ? &nm_time_emulated : &nm_time_hardware};
+	const nm_time_model *model = !emulated ? &nm_time_hardware : H > 1 ? &nm_time_emulated_hosts : &nm_time_emulated;
+	nm_pf_hosts h = {.n = H, .lim = hosts, .model = model};
 	bool agree = print_hosts(all, R, hosts, H);
 	json_t *verdicts = json_array();
 	int count[3] = {0};

@@ -38,7 +38,7 @@ fi
 pf=$out/preflight-$class.json
 if jq -e 'all(.configs[]; .verdict != "does_not_fit") and (.configs | length) > 0' "$pf" >/dev/null 2>&1; then
 	ok "preflight: no $class config refused in this guest ($(jq -r '[.configs[] | .verdict] | group_by(.) | map("\(length) \(.[0])") | join(", ")' "$pf"))"
-	echo "# preflight expected $(jq -r '.expected_seconds | floor' "$pf") s for the $class configs; the lane took $took s (preflight and build check included)"
+	echo "# preflight expected $(jq -r '.expected_seconds | floor' "$pf") s for the $class configs (the lane, preflight and build check included: $took s)"
 	# The lock table records the QPs its mesh made per NIC: preflight's
 	# prediction (the same nm_mesh_plan) must be that number.
 	compared=0

@@ -136,6 +136,9 @@ static void time_estimate(void)
 	CHECK(nm_point_seconds(&zero, &m) > 0.5, "reps 0 counts as one");
 	CHECK(nm_time_emulated.op_ns > nm_time_hardware.op_ns && nm_time_emulated.start_s >= nm_time_hardware.start_s,
 	      "Soft-RoCE's model is slower than hardware's");
+	CHECK(nm_time_emulated_hosts.op_ns > nm_time_emulated.op_ns &&
+		      nm_time_emulated_hosts.start_s > nm_time_emulated.start_s,
+	      "Soft-RoCE across hosts is slower than in one guest");
 }
 
 int main(void)
