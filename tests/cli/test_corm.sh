@@ -75,4 +75,8 @@ expect_usage "--bench collection: a worker without a client thread's connection"
 	--server-threads 3
 expect_usage "--find with an unknown value" $M --bench compaction -D 1 --find ask
 expect_usage "--fallback with an unknown value" $M --bench compaction -D 1 --fallback none
+# the collection bench loads one object per worker, whatever -K says: no load
+# to refuse at decode (here the job goes on to find no device)
+check "--bench collection: -K does not count as a load" sh -c \
+	"! $M --bench collection -T 2 -K 1073741824 --va-blocks 16 2>&1 | grep -q 'the load takes'"
 t_summary

@@ -298,6 +298,8 @@ static int from_class_bytes(int64_t bytes, uint64_t loaders, corm_point *p, char
  * Alloc. */
 static uint64_t load_blocks(const corm_point *p, const nm_base *b)
 {
+	if (p->bench == CORM_BENCH_COLLECTION)   /* one object, so one block, per worker */
+		return p->server_threads;
 	uint64_t n = p->objects + (p->bench == CORM_BENCH_LATENCY), slots = p->slots;
 	if (p->bench == CORM_BENCH_LOCAL)
 		return (uint64_t)b->threads * ((n + slots - 1) / slots);
@@ -313,8 +315,9 @@ static int load_fits(const corm_point *p, const nm_base *b, char *err, size_t le
 {
 	if (p->bench == CORM_BENCH_REMAP)   /* loads nothing */
 		return 0;
+	/* the collection bench loads no client's objects: -K does not count */
 	uint64_t loaders = corm_loaders(p, b->nranks, b->threads), all = loaders * p->objects;
-	if (all > UINT32_MAX)
+	if (all > UINT32_MAX && p->bench != CORM_BENCH_COLLECTION)
 		return nm_errf(err, len, "%" PRIu64 " objects in all (%u per thread x %" PRIu64 " threads): keys are 32 "
 			       "bits; lower -K, --live-objects or --class-bytes, or the threads", all, p->objects, loaders);
 	uint64_t blocks = load_blocks(p, b);
