@@ -83,6 +83,13 @@ typedef struct nm_experiment {
 	 * starting at the command name and exits with its return value; the
 	 * fields above other than name and summary are unused. */
 	int (*tool_main)(int argc, char **argv);
+	/* Optional: whether rank `rank` of the job runs without an RDMA device
+	 * (a host that only routes the others' packets, such as the forwarding
+	 * host of netmem clover --path forward). The harness opens none there:
+	 * ctx->dev->ctx is NULL, the rank's metadata has no NIC, and it may
+	 * join collectives (nm_mesh_create with no QP of its own, no MR) but
+	 * create no verbs object. Decided from the whole spec, before any point. */
+	bool (*without_device)(const json_t *spec, int rank, int nranks);
 } nm_experiment;
 
 void nm_experiment_register(const nm_experiment *e);

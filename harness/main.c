@@ -368,8 +368,12 @@ static void fold_on_exit(void)
 static void job_open(job *j, const char *outpath, bool resume, int full_argc, char **full_argv)
 {
 	char err[1024] = "", def[4096];
-	int failed = nm_dev_open(&j->dev, nm_cfg_str(j->spec, "ib_dev"), (int)nm_cfg_int(j->spec, "ib_port"),
-				 (int)nm_cfg_int(j->spec, "gid_index"), err, sizeof err);
+	int failed = 0;
+	if (j->e->without_device && j->e->without_device(j->spec, j->rank, j->nranks))
+		j->dev = (nm_dev){.name = "none", .gid_index = -1};
+	else
+		failed = nm_dev_open(&j->dev, nm_cfg_str(j->spec, "ib_dev"), (int)nm_cfg_int(j->spec, "ib_port"),
+				     (int)nm_cfg_int(j->spec, "gid_index"), err, sizeof err);
 	bad_input(failed ? err : NULL);
 	nm_topo_init();
 	if (!*outpath)
@@ -411,7 +415,7 @@ static void job_open(job *j, const char *outpath, bool resume, int full_argc, ch
 		nm_note("%s is Soft-RoCE (emulated): timings are for correctness and side-by-side "
 			"ratios, not hardware numbers", j->dev.name);
 	nm_nic_counters_dir(j->dev.name, j->dev.port, j->nic_dir, sizeof j->nic_dir);
-	j->nic_reader = true;
+	j->nic_reader = j->dev.ctx != NULL;
 	for (int r = 0; r < j->rank; r++)
 		if (nm_boot_hosts()[r] == nm_boot_hosts()[j->rank])
 			j->nic_reader = false;
@@ -465,6 +469,8 @@ static void job_record(job *j, const json_t *pt, int rep, const char *key, const
 static bool mtu_unsupported(job *j, size_t i, json_t *out)
 {
 	int mtu = j->bases[i].qp.mtu, active = nm_mtu_to_bytes(j->dev.port_attr.active_mtu);
+	if (!j->dev.ctx)
+		mtu = 0;   /* a rank without a device sends nothing of its own */
 	/* the lowest rank that cannot says why (the maximum of nranks - rank) */
 	uint64_t lowest = nm_boot_max_u64(mtu > active ? (uint64_t)(j->nranks - j->rank) : 0);
 	if (!lowest)

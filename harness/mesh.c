@@ -85,6 +85,13 @@ static const char *make_cqs(nm_mesh *m, nm_dev *d, const nm_mesh_cfg *c, char *e
 	int T = m->nthreads;
 	nm_mesh_size s;
 	nm_mesh_plan(c, m->rank, m->nranks, &s);
+	if (!d->ctx) {   /* a rank without a device (nm_experiment.without_device) */
+		if (s.active + s.passive == 0)
+			return NULL;
+		snprintf(err, errlen, "rank %d has no RDMA device but the mesh gives it %d QP(s)", m->rank,
+			 s.active + s.passive);
+		return err;
+	}
 	int cqe = s.cqe > d->attr.max_cqe ? d->attr.max_cqe : s.cqe;
 	int pcqe = s.pcqe > d->attr.max_cqe ? d->attr.max_cqe : s.pcqe;
 	for (int t = 0; t < T; t++) {

@@ -86,6 +86,8 @@ int nm_fit_rank(const nm_needs *n, const nm_limits *l, char *why, size_t len)
 {
 	char a[32], b[32];
 	const char *h = l->host;
+	if (!l->device[0])
+		return nm_errf(why, len, "host %s: no RDMA device could be opened there (netmem preflight says why)", h);
 	if (n->pinned_bytes > l->memlock)
 		return nm_errf(why, len, "host %s: pins %s of registered memory, above RLIMIT_MEMLOCK %s (raise "
 			  "`ulimit -l` to %" PRIu64 " KiB or unlimited, or run with CAP_IPC_LOCK)", h,

@@ -191,6 +191,20 @@ static void read_limits(const nm_dev *d, const char *results, nm_limits *l)
 	l->disk_free = disk_free(results);
 }
 
+/* A host where no device opens: what it is without one, and why, once. */
+static void no_device(nm_limits *l, const char *results, const char *why)
+{
+	memset(l, 0, sizeof *l);
+	l->rank = nm_boot_rank();
+	if (gethostname(l->host, sizeof l->host - 1) != 0)
+		snprintf(l->host, sizeof l->host, "rank%d", l->rank);
+	l->memlock = nm_memlock_limit(&l->ipc_lock);
+	l->numa_nodes = nm_topo_numa_nodes();
+	l->nic_node = -1;
+	l->disk_free = disk_free(results);
+	fprintf(stderr, "netmem preflight: host %s (rank %d) has no RDMA device: %s\n", l->host, l->rank, why);
+}
+
 static double wall_s(void)
 {
 	struct timespec ts;
@@ -294,6 +308,11 @@ static bool print_hosts(const nm_limits *all, int R, const nm_limits *hosts, int
 			snprintf(ml, sizeof ml, "unlimited%s", l->ipc_lock ? " (CAP_IPC_LOCK)" : "");
 		else
 			snprintf(ml, sizeof ml, "%" PRIu64 " KiB", l->memlock >> 10);
+		if (!l->device[0]) {
+			printf("host %s: no RDMA device (a rank that opens none may run there); memlock %s, %d NUMA "
+			       "node(s)\n", l->host, ml, l->numa_nodes);
+			continue;
+		}
 		printf("host %s: %s%s, max_qp %" PRIu64 ", max_cq %" PRIu64 ", max_mr %" PRIu64 ", max_qp_wr %" PRIu64
 		       ", ODP %s, MTU %d; memlock %s, huge pages free %" PRIu64 " MiB, %d NUMA node(s), NIC on "
 		       "node %d\n", l->host, l->device, l->emulated ? " (Soft-RoCE)" : "", l->max_qp, l->max_cq,
@@ -372,12 +391,16 @@ int nm_preflight_main(int argc, char **argv)
 	nm_boot_check(parse_opts(argc, argv, &o, err, sizeof err) ? err : NULL, NM_EXIT_USAGE);
 	json_t *cfgs = rank == 0 ? load_configs(&o, err, sizeof err) : NULL;
 	nm_boot_check(rank == 0 && !cfgs ? err : NULL, NM_EXIT_USAGE);
-	nm_dev d;
-	int failed = nm_dev_open(&d, o.dev, o.port, o.gid, err, sizeof err);
-	nm_boot_check(failed ? err : NULL, NM_EXIT_USAGE);
+	/* A host without a usable device (a forwarding host whose NIC has RoCE
+	 * off) can still hold a rank that opens none: it is reported, and only
+	 * a config that needs a device there is refused. */
+	nm_dev d = {0};
 	nm_topo_init();
 	nm_limits mine, *all = nm_calloc((size_t)R, sizeof *all);
-	read_limits(&d, o.results, &mine);
+	if (nm_dev_open(&d, o.dev, o.port, o.gid, err, sizeof err) == 0)
+		read_limits(&d, o.results, &mine);
+	else
+		no_device(&mine, o.results, err);
 	mine.clock_offset_s = clock_offset();
 	nm_boot_allgather(&mine, all, sizeof mine);
 	int rc = rank == 0 ? report(&o, cfgs, all, R) : 0;

@@ -60,6 +60,10 @@ static void point_fit(pf_eval *ev, const json_t *pt, const nm_base *b, const voi
 	char why[768], line[900];
 	for (int r = 0; r < ev->C; r++) {
 		nm_needs n = {0};
+		if (ev->e->without_device && ev->e->without_device(ev->spec, r, ev->C)) {
+			hranks[nm_needs_host_of(r, h->n, ev->rpn)]++;   /* routes packets, opens no device */
+			continue;
+		}
 		if (ev->e->needs)
 			ev->e->needs(decoded, b, r, ev->C, &n);
 		harness_needs(ev, b, &n);
