@@ -19,6 +19,7 @@
 #include "clover.h"
 #include "clover_path.h"
 #include "clover_ms.h"
+#include "clover_route.h"
 #include "clover_pool.h"
 #include "boot.h"
 #include "log.h"
@@ -68,6 +69,10 @@ static const nm_opt cl_opts[] = {
 	{"track", 0, NM_OPT_SIZE, "0", 0, 1ll << 24, NULL, NM_OPT_LIST,
 	 "keys the path tracks and resolves, the hottest first (0: every key)"},
 	{"queue", 0, NM_OPT_INT, "4791", 0, 65535, NULL, 0, "the path's NFQUEUE number"},
+	{"path", 0, NM_OPT_ENUM, "local", 0, 0, "local,forward", 0,
+	 "where the packets meet the path: local (the memory node's host, Soft-RoCE only) or forward (the last "
+	 "rank's host, alone there and without an RDMA device, routes between all the others' hosts and runs "
+	 "the path; needs root)"},
 	{"trace", 0, NM_OPT_STR, NULL, 0, 0, NULL, 0,
 	 "replay this trace instead of --workload (ycsb.h's format, Clover's numeric ops included: 0 read, "
 	 "else write; keys below --keys); each thread starts at its own offset and wraps"},
@@ -111,14 +116,29 @@ static cl_resolve resolve_of(const char *s)
 	return CL_RESOLVE_NONE;   /* the option table admits nothing else */
 }
 
-/* The packet path runs on the memory node's host and sees only what crosses
- * that host's IP stack: rxe hands traffic between its own GIDs over an
- * internal loopback, so a client on the memory node's host would bypass it. */
+/* --path forward: the last rank is the forwarding host's, alone there (its
+ * host routes the others' packets and opens no device). */
+static bool cl_without_device(const json_t *spec, int rank, int nranks)
+{
+	return !strcmp(nm_cfg_str(spec, "path"), "forward") && rank == nranks - 1;
+}
+
+/* The packet path sees only what crosses its host's IP stack: on the memory
+ * node's host (local), rxe hands traffic between its own GIDs over an
+ * internal loopback, so a client there would bypass it; a forwarding host
+ * sees what crosses between hosts, so a client on the memory node's host
+ * would bypass that too. */
 static int cl_decode_path(const json_t *pt, cl_point *c, const nm_base *b, char *err, size_t len)
 {
 	c->resolve = resolve_of(nm_cfg_str(pt, "resolve"));
 	c->track = (uint64_t)nm_cfg_int(pt, "track");
 	c->queue = (int)nm_cfg_int(pt, "queue");
+	const uint64_t *host = b->hosts;
+	int fwd = b->nranks - 1, mem = b->nranks - 1 - c->forward;
+	for (int r = 0; c->forward && r < fwd; r++)
+		if (host[r] == host[fwd])
+			return cl_fail(err, len, "--path forward: rank %d shares the forwarding host of rank %d (the last); "
+				       "that host must hold its rank alone (slots=1, listed last in the hostfile)", r, fwd);
 	if (c->resolve == CL_RESOLVE_NONE)
 		return 0;
 	if (c->track == 0 || c->track > c->load.keys)
@@ -126,8 +146,6 @@ static int cl_decode_path(const json_t *pt, cl_point *c, const nm_base *b, char 
 	if (c->mem_nodes != 1)
 		return cl_fail(err, len, "--resolve %s runs one packet path, for one memory node (the paper's set-up); "
 			       "use --memory-nodes 1", cl_resolve_names[c->resolve]);
-	const uint64_t *host = b->hosts;
-	int mem = b->nranks - 1;
 	for (int r = 1; r < mem; r++)
 		if (host[r] == host[mem])
 			return cl_fail(err, len, "--resolve %s: client rank %d shares the memory node's host (rank %d); "
@@ -173,17 +191,18 @@ static int cl_decode(const json_t *pt, const nm_base *b, void *out, char *err, s
 	/* versions are each writer's own sequence: a key's are compared per writer */
 	*c = (cl_point){.load = {.theta = nm_cfg_double(pt, "theta"), .keys = (uint64_t)nm_cfg_int(pt, "keys"),
 				 .value_size = (uint32_t)nm_cfg_int(pt, "value_size"), .global_versions = false},
-			.mem_nodes = (int)m, .slots = (uint64_t)nm_cfg_int(pt, "slots")};
+			.mem_nodes = (int)m, .slots = (uint64_t)nm_cfg_int(pt, "slots"),
+			.forward = !strcmp(nm_cfg_str(pt, "path"), "forward")};
 	if (cl_decode_mix(pt, c, err, len))
 		return -1;
 	if (p->keys == 0)
 		return cl_fail(err, len, "--keys 0: the store needs at least one key");
 	if (m < 1)
 		return cl_fail(err, len, "--memory-nodes %" PRId64 ": at least one memory-node rank is needed", m);
-	if (b->nranks < 2 + m)
+	if (b->nranks < 2 + m + c->forward)
 		return cl_fail(err, len, "%d ranks: no room for the metadata server (rank 0), %" PRId64
-			       " memory node(s) (the last ranks) and a client rank; run at least %" PRId64 " ranks",
-			       b->nranks, m, 2 + m);
+			       " memory node(s) (the last ranks%s) and a client rank; run at least %" PRId64 " ranks",
+			       b->nranks, m, c->forward ? " but the forwarding host's" : "", 2 + m + c->forward);
 	if (p->value_size % 8)
 		return cl_fail(err, len, "--value-size %u is not a multiple of 8", p->value_size);
 	p->value_words = p->value_size / 8;
@@ -202,19 +221,19 @@ static void cl_ms_up(cl_job *j, cl_ms *ms)
 {
 	uint64_t *lo = nm_calloc((size_t)j->M, sizeof *lo), *hi = nm_calloc((size_t)j->M, sizeof *hi);
 	for (int m = 0; m < j->M; m++) {
-		const nm_rmr *r = &j->mesh.rmr[j->N - j->M + m];
+		const nm_rmr *r = &j->mesh.rmr[first_mem(j) + m];
 		lo[m] = r->addr + part_off(j, m, 0);
 		hi[m] = r->addr + part_off(j, m, (uint64_t)j->clients * (uint64_t)j->T);
 	}
 	cl_ms_cfg c = {.mesh = &j->mesh, .first_client = 1, .clients = j->clients, .threads = j->T,
-		       .first_mem = j->N - j->M, .mem_nodes = j->M, .pool_lo = lo, .pool_hi = hi,
+		       .first_mem = first_mem(j), .mem_nodes = j->M, .pool_lo = lo, .pool_hi = hi,
 		       .slot_bytes = j->slot_bytes, .buf = j->mr.buf, .lkey = j->mr.mr->lkey};
 	cl_ms_start(ms, &c);
 	free(lo);   /* cl_ms_start copied what it needs */
 	free(hi);
 }
 
-/* ---- the packet path (the memory node starts and stops it) --------------------------- */
+/* ---- the packet path (the memory node's host starts and stops it, or the forwarder's) ---- */
 
 static size_t path_conns(const cl_job *j) { return (size_t)j->clients * (size_t)j->T + 16; }
 
@@ -224,18 +243,20 @@ static void cl_path_up(cl_job *j, cl_path *path, const nm_dev *dev)
 {
 	const cl_point *cp = j->cp;
 	char err[700] = "";
-	if (is_mem(j, j->rank) && !dev->emulated)
+	bool runs_path = cp->forward ? is_fwd(j, j->rank) : is_mem(j, j->rank);
+	if (!cp->forward && is_mem(j, j->rank) && !dev->emulated)
 		snprintf(err, sizeof err, "clover: --resolve %s puts the packet path on the memory node's host, which "
-			 "sees RoCE packets only with Soft-RoCE (a NIC bypasses its host's kernel): on hardware, run "
-			 "netmem clover-path --hook forward on a host that routes between clients and memory node "
-			 "(README, netmem clover)", cl_resolve_names[cp->resolve]);
-	else if (is_mem(j, j->rank)) {
+			 "sees RoCE packets only with Soft-RoCE (a NIC bypasses its host's kernel): on hardware, add a "
+			 "host that routes between the others as the last rank and run --path forward (README, netmem "
+			 "clover)", cl_resolve_names[cp->resolve]);
+	else if (runs_path) {
 		uint64_t n = cp->track, *keys = nm_malloc(n * sizeof *keys), *tails = nm_malloc(n * sizeof *tails);
 		for (uint64_t r = 0; r < n; r++) {
 			keys[r] = kv_key(r);
 			tails[r] = cl_head_va(j, r);
 		}
-		cl_path_cfg pc = {.queue = cp->queue, .rewrite = cp->resolve == CL_RESOLVE_ON, .conns = path_conns(j),
+		cl_path_cfg pc = {.queue = cp->queue, .rewrite = cp->resolve == CL_RESOLVE_ON, .forward = cp->forward,
+				  .conns = path_conns(j),
 				  .ntrack = n, .keys = keys, .tails = tails, .timeout = j->timeout};
 		cl_path_start(path, &pc, err, sizeof err);
 		free(keys);
@@ -344,9 +365,17 @@ static json_t *cl_effective(const cl_job *j, const nm_ctx *ctx)
 	json_object_set_new(o, "resolve", json_string(cl_resolve_names[j->cp->resolve]));
 	if (j->cp->resolve != CL_RESOLVE_NONE) {
 		json_object_set_new(o, "keys_tracked", json_integer((json_int_t)j->cp->track));
-		json_object_set_new(o, "path", json_string("NFQUEUE on the memory node's host (netmem clover-path, "
+		json_object_set_new(o, "path", json_string(j->F ? "NFQUEUE on the forwarding host (netmem clover-path, "
+							    "hook forward), rules and process started and stopped per point"
+							  : "NFQUEUE on the memory node's host (netmem clover-path, "
 							    "hook local), rules and process started and stopped per point"));
 	}
+	if (j->F)
+		json_object_set_new(o, "forwarding", json_pack("{s:i, s:s}", "rank", j->N - 1, "routes",
+							       "per point: a /32 route on every other host to each other host's "
+							       "RDMA address via the forwarder; on the forwarder, IPv4 "
+							       "forwarding on and ICMP redirects off; undone at the point's end "
+							       "or the rank's death"));
 	json_object_set_new(o, "allocation", json_string("batches of 16 free version slots from the metadata server "
 							 "(rank 0) by RPC over SEND/RECV, as Clover's clients get them"));
 	json_object_set_new(o, "shortcut", json_string("per key, READ with each get's first READ and jumped to once; "
@@ -431,7 +460,7 @@ static void cl_result(cl_job *j, nm_measure *ms, const cl_path_stats *pst, uint6
 static cl_job cl_job_of(const cl_point *cp, const nm_base *b, int rank, int N)
 {
 	return (cl_job){.cp = cp, .p = &cp->load, .rank = rank, .N = N, .T = b->threads, .M = cp->mem_nodes,
-			.clients = N - 1 - cp->mem_nodes, .timeout = b->timeout};
+			.F = cp->forward, .clients = N - 1 - cp->mem_nodes - cp->forward, .timeout = b->timeout};
 }
 
 /* netmem preflight: the store of the point's first run (a run whose pool
@@ -459,6 +488,9 @@ static uint64_t cl_run_once(nm_ctx *ctx, const cl_point *cp, cl_pool_note *note,
 	j.rtt = nm_calloc((size_t)T, sizeof(nm_hist));
 	for (int t = 0; t < T; t++)
 		nm_hist_init(&j.rtt[t]);
+	cl_fwd fwd = {.undo_fd = -1};
+	if (cp->forward)   /* before the QPs: a NIC resolves their next hop when they connect */
+		cl_fwd_up(&fwd, ctx->dev, ctx->nranks - 1);
 	cl_setup(&j, ctx);
 	cl_path path = {0};
 	uint64_t served = 0;   /* the metadata server's ALLOC requests (rank 0) */
@@ -476,7 +508,7 @@ static uint64_t cl_run_once(nm_ctx *ctx, const cl_point *cp, cl_pool_note *note,
 		cl_ms_join(&srv);
 		served = srv.rpcs;
 	} else {
-		nm_workers_sit_out(ms);   /* memory nodes: passive */
+		nm_workers_sit_out(ms);   /* memory nodes: passive; the forwarding host: its path */
 	}
 	if (cp->resolve != CL_RESOLVE_NONE)
 		cl_path_down(&j, &path, ms, &pst);
@@ -495,6 +527,8 @@ static uint64_t cl_run_once(nm_ctx *ctx, const cl_point *cp, cl_pool_note *note,
 	nm_boot_barrier();
 	nm_mesh_destroy(&j.mesh);
 	nm_mr_free(&j.mr);
+	if (cp->forward)
+		cl_fwd_down(&fwd);
 	for (int t = 0; client && t < T; t++)
 		kv_thread_free(&j.th[t]);
 	free(j.th);
@@ -546,7 +580,7 @@ static const nm_experiment cl_experiment = {
 	.min_ranks = 1,
 	.point_size = sizeof(cl_point),
 	.point_free = cl_point_free,
-	.decode = cl_decode, .needs = cl_needs_hook,
+	.decode = cl_decode, .needs = cl_needs_hook, .without_device = cl_without_device,
 	.run = cl_run_point,
 	.report = cl_report,
 };

@@ -39,6 +39,7 @@ typedef struct cl_point {
 	cl_resolve resolve;
 	uint64_t track;       /* keys the path tracks: the hottest (ranks 0..track-1) */
 	int queue;            /* the path's NFQUEUE */
+	bool forward;         /* --path forward: the last rank is a forwarding host's, the path runs there */
 	ycsb_req *trace;      /* --trace: the requests every thread replays, or NULL */
 	size_t trace_n;
 } cl_point;
@@ -52,6 +53,7 @@ typedef struct cl_job {
 	const kv_load *p;
 	kv_thread *th;                /* [T]: kv's client threads */
 	int rank, N, T, M, clients;   /* clients: client ranks */
+	int F;                        /* 1: the last rank is the forwarding host's (--path forward) */
 	double timeout;
 	nm_mr mr;
 	nm_mesh mesh;
@@ -59,11 +61,15 @@ typedef struct cl_job {
 	nm_hist *rtt;                 /* [T]: round trips per measured operation */
 } cl_job;
 
-static inline bool is_mem(const cl_job *j, int rank) { return rank >= j->N - j->M; }
+/* Ranks: 0 the metadata server, then the clients, then the memory nodes,
+ * then (--path forward) the forwarding host's. */
+static inline int first_mem(const cl_job *j) { return j->N - j->F - j->M; }
+static inline bool is_fwd(const cl_job *j, int rank) { return j->F && rank == j->N - 1; }
+static inline bool is_mem(const cl_job *j, int rank) { return rank >= first_mem(j) && !is_fwd(j, rank); }
 /* A memory node's index among the memory nodes (0 .. M-1), from its rank. */
-static inline int mem_index(const cl_job *j, int rank) { return rank - (j->N - j->M); }
-static inline bool is_client(const cl_job *j, int rank) { return rank > 0 && !is_mem(j, rank); }
-static inline int key_node(const cl_job *j, uint64_t r) { return j->N - j->M + (int)(r % (uint64_t)j->M); }
+static inline int mem_index(const cl_job *j, int rank) { return rank - first_mem(j); }
+static inline bool is_client(const cl_job *j, int rank) { return rank > 0 && rank < first_mem(j); }
+static inline int key_node(const cl_job *j, uint64_t r) { return first_mem(j) + (int)(r % (uint64_t)j->M); }
 static inline uint64_t keys_on(const cl_job *j, int m)
 {
 	return j->p->keys / (uint64_t)j->M + ((uint64_t)m < j->p->keys % (uint64_t)j->M);

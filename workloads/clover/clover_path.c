@@ -388,7 +388,8 @@ int cl_path_start(cl_path *p, const cl_path_cfg *cfg, char *err, size_t errlen)
 	snprintf(q, sizeof q, "%d", cfg->queue);
 	snprintf(conns, sizeof conns, "%zu", cfg->conns);
 	snprintf(topmax, sizeof topmax, "%zu", cfg->ntrack ? cfg->ntrack : 1);
-	char *const argv[] = {self, "clover-path", "--queue", q, cfg->rewrite ? "--rewrite=1" : "--rewrite=0", "--track",
+	char *const argv[] = {self, "clover-path", "--queue", q, cfg->rewrite ? "--rewrite=1" : "--rewrite=0", "--hook",
+			      cfg->forward ? "forward" : "local", "--track",
 			      track, "--top-max", topmax, "--conns", conns, "--counters", p->counters, NULL};
 	char name[64];
 	snprintf(name, sizeof name, "clover-path queue %d", cfg->queue);

@@ -18,6 +18,7 @@
 typedef struct cl_path_cfg {
 	int queue;                 /* NFQUEUE number (the netfilter table is named after it) */
 	bool rewrite;              /* off: observe and count only */
+	bool forward;              /* hook forward (a routing host) rather than local (the memory node's host) */
 	size_t conns;              /* client connections tracked at most */
 	size_t ntrack;             /* keys tracked (the hottest), with their first tails: */
 	const uint64_t *keys, *tails;

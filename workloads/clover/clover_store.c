@@ -456,9 +456,9 @@ void cl_scan(cl_job *j, nm_measure *ms)
  * zeroed): cl_connect's mesh, and cl_needs's. */
 static nm_mesh_cfg cl_mesh_cfg(const cl_job *j, const nm_base *b, uint8_t *pairs)
 {
-	for (int c = 1; c < j->N - j->M; c++) {
+	for (int c = 1; c < first_mem(j); c++) {
 		pairs[c * j->N] = 1;   /* clients to the metadata server, for its RPCs */
-		for (int m = j->N - j->M; m < j->N; m++)
+		for (int m = first_mem(j); m < first_mem(j) + j->M; m++)
 			pairs[c * j->N + m] = 1;   /* and to the memory nodes */
 	}
 	/* the metadata server keeps a RECV and a reply posted per client QP */
@@ -477,6 +477,8 @@ static void cl_connect(cl_job *j, nm_ctx *ctx)
 
 void cl_needs(cl_job *j, const nm_base *b, nm_needs *n)
 {
+	if (is_fwd(j, j->rank))
+		return;   /* routes packets, opens no device */
 	nm_mr_needs(n, cl_layout(j), b->hugepages, false);
 	uint8_t *pairs = nm_calloc((size_t)j->N * (size_t)j->N, 1);
 	nm_mesh_cfg mc = cl_mesh_cfg(j, b, pairs);
@@ -488,6 +490,14 @@ void cl_needs(cl_job *j, const nm_base *b, nm_needs *n)
 void cl_setup(cl_job *j, nm_ctx *ctx)
 {
 	char err[512] = "";
+	if (is_fwd(j, j->rank)) {   /* no device: in the mesh's exchange, with no QP and no memory */
+		cl_layout(j);           /* the slot size, for the tails the path starts with */
+		uint8_t *pairs = nm_calloc((size_t)j->N * (size_t)j->N, 1);
+		nm_mesh_cfg mc = cl_mesh_cfg(j, &ctx->base, pairs);
+		nm_mesh_create(&j->mesh, ctx->dev, &mc, NULL);
+		free(pairs);
+		return;
+	}
 	size_t bytes = cl_layout(j);
 	int failed = nm_mr_alloc(ctx->dev, &j->mr, bytes, ctx->base.hugepages, ctx->base.mem_node, err, sizeof err);
 	nm_boot_check(failed ? err : NULL, NM_EXIT_FAIL);
