@@ -120,7 +120,7 @@ static FILE *rules_install(int queue, path_hook hook)
 	if (!nft)
 		return NULL;
 	fprintf(nft, "add table inet %s { flags owner; }\n", t);
-	static const char *const chains[][2] = {{"in", "input"}, {"out", "output"}, {"fwd", "forward"}};
+	static const char *const chains[][2] = {{"in", "input"}, {"out", "output"}, {"through", "forward"}};
 	for (size_t i = 0; i < 3; i++) {
 		if ((hook == HOOK_FORWARD) != (i == 2))
 			continue;

@@ -471,7 +471,7 @@ static void cl_connect(cl_job *j, nm_ctx *ctx)
 {
 	uint8_t *pairs = nm_calloc((size_t)j->N * (size_t)j->N, 1);
 	nm_mesh_cfg mc = cl_mesh_cfg(j, &ctx->base, pairs);
-	nm_mesh_create(&j->mesh, ctx->dev, &mc, &j->mr);
+	nm_mesh_create(&j->mesh, ctx->dev, &mc, is_fwd(j, j->rank) ? NULL : &j->mr);
 	free(pairs);
 }
 
@@ -490,18 +490,13 @@ void cl_needs(cl_job *j, const nm_base *b, nm_needs *n)
 void cl_setup(cl_job *j, nm_ctx *ctx)
 {
 	char err[512] = "";
-	if (is_fwd(j, j->rank)) {   /* no device: in the mesh's exchange, with no QP and no memory */
-		cl_layout(j);           /* the slot size, for the tails the path starts with */
-		uint8_t *pairs = nm_calloc((size_t)j->N * (size_t)j->N, 1);
-		nm_mesh_cfg mc = cl_mesh_cfg(j, &ctx->base, pairs);
-		nm_mesh_create(&j->mesh, ctx->dev, &mc, NULL);
-		free(pairs);
-		return;
-	}
 	size_t bytes = cl_layout(j);
-	int failed = nm_mr_alloc(ctx->dev, &j->mr, bytes, ctx->base.hugepages, ctx->base.mem_node, err, sizeof err);
+	/* the forwarding host's rank has no device: no memory, no QP, the same collectives */
+	int failed = !is_fwd(j, j->rank) &&
+		     nm_mr_alloc(ctx->dev, &j->mr, bytes, ctx->base.hugepages, ctx->base.mem_node, err, sizeof err);
 	nm_boot_check(failed ? err : NULL, NM_EXIT_FAIL);
-	memset(j->mr.buf, 0, bytes);
+	if (!is_fwd(j, j->rank))
+		memset(j->mr.buf, 0, bytes);
 	if (is_mem(j, j->rank))
 		cl_prefill(j);
 	cl_connect(j, ctx);
