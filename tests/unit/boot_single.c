@@ -4,6 +4,7 @@
 #include "boot.h"
 #include "log.h"
 #include "stats.h"
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -30,3 +31,11 @@ uint64_t nm_boot_max_u64(uint64_t v) { return v; }
 void nm_boot_sum_u64_array(uint64_t *v, size_t n) { (void)v, (void)n; }
 void nm_boot_hist_merge(struct nm_hist *h) { (void)h; }
 int nm_boot_fatal_pending(void) { return 0; }
+/* One rank's verdict is the job's: a failure ends it, as nm_boot_check's. */
+void nm_boot_check(const char *msg, int code)
+{
+	if (msg) {
+		fprintf(stderr, "netmem: %s\n", msg);
+		exit(code);
+	}
+}

@@ -489,8 +489,12 @@ static uint64_t cl_run_once(nm_ctx *ctx, const cl_point *cp, cl_pool_note *note,
 	for (int t = 0; t < T; t++)
 		nm_hist_init(&j.rtt[t]);
 	cl_fwd fwd = {.undo_fd = -1};
-	if (cp->forward)   /* before the QPs: a NIC resolves their next hop when they connect */
-		cl_fwd_up(&fwd, ctx->dev, ctx->nranks - 1);
+	if (cp->forward) {   /* before the QPs: a NIC resolves their next hop when they connect */
+		char rdma[64] = "";
+		if (ctx->dev->ctx)
+			nm_dev_ipv4(ctx->dev, rdma, sizeof rdma);
+		cl_fwd_up(&fwd, rdma, ctx->dev->name, ctx->nranks - 1);
+	}
 	cl_setup(&j, ctx);
 	cl_path path = {0};
 	uint64_t served = 0;   /* the metadata server's ALLOC requests (rank 0) */

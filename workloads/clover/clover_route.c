@@ -20,22 +20,13 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#define CL_FWD_ADDRS 16
-
-/* What a rank brings to the plan: its host's RDMA address and the netdev
- * and prefix it sits on (every rank but the forwarder's), or the forwarder's
- * IPv4 addresses. Addresses and masks in network order. */
-typedef struct fwd_addrs {
-	uint32_t n, addr[CL_FWD_ADDRS], mask[CL_FWD_ADDRS];
-	char dev[CL_FWD_ADDRS][IF_NAMESIZE];
-} fwd_addrs;
-
 /* The janitor: collects undo commands until its stdin closes, then runs
- * them newest first; its exit status counts those that failed. */
+ * them newest first, each in a subshell (one that exits ends only itself);
+ * its exit status counts those that failed. */
 static const char janitor_sh[] =
 	"u=; while IFS= read -r l; do u=\"$l\n$u\"; done\n"
 	"f=0\n"
-	"while IFS= read -r l; do [ -z \"$l\" ] || eval \"$l\" || f=$((f + 1)); done <<EOF\n$u\nEOF\n"
+	"while IFS= read -r l; do [ -z \"$l\" ] || (eval \"$l\") || f=$((f + 1)); done <<EOF\n$u\nEOF\n"
 	"exit $f\n";
 
 static void ip_str(uint32_t a, char *out) { inet_ntop(AF_INET, &a, out, INET_ADDRSTRLEN); }
@@ -44,7 +35,7 @@ static int prefix_len(uint32_t mask) { return __builtin_popcount(mask); }
 
 /* The IPv4 addresses of this host (loopback aside): all of them, or only
  * the one equal to `only` (when non-zero). */
-static void host_addrs(fwd_addrs *a, uint32_t only)
+static void host_addrs(cl_fwd_addrs *a, uint32_t only)
 {
 	struct ifaddrs *ifs, *i;
 	memset(a, 0, sizeof *a);
@@ -113,7 +104,7 @@ static int janitor_start(cl_fwd *f)
 /* Hands the janitor a change's undo before the change is made: a change
  * the rank dies in the middle of is undone too (an undo of nothing fails
  * harmlessly). */
-static int undo_first(cl_fwd *f, const char *undo)
+int cl_fwd_undo_first(cl_fwd *f, const char *undo)
 {
 	if (!f->janitor && janitor_start(f) != 0)
 		return -1;
@@ -138,7 +129,7 @@ static int proc_write(cl_fwd *f, const char *path, const char *val, char *err, s
 	if (!strcmp(old, val))
 		return 0;
 	snprintf(undo, sizeof undo, "echo %s > %s", old, path);
-	if (undo_first(f, undo) != 0)
+	if (cl_fwd_undo_first(f, undo) != 0)
 		return nm_errf(err, len, "forwarding host %s: cannot start the janitor that undoes changes: %s", host,
 			       strerror(errno));
 	FILE *w = fopen(path, "w");
@@ -149,7 +140,7 @@ static int proc_write(cl_fwd *f, const char *path, const char *val, char *err, s
 }
 
 /* The forwarder: IPv4 forwarding on, ICMP redirects off everywhere. */
-static int forwarder_up(cl_fwd *f, const fwd_addrs *mine, const char *host, char *err, size_t len)
+static int forwarder_up(cl_fwd *f, const cl_fwd_addrs *mine, const char *host, char *err, size_t len)
 {
 	char path[128];
 	if (proc_write(f, "/proc/sys/net/ipv4/ip_forward", "1", err, len, host) ||
@@ -163,64 +154,86 @@ static int forwarder_up(cl_fwd *f, const fwd_addrs *mine, const char *host, char
 	return 0;
 }
 
-/* A host's lowest rank: a /32 route to every other host's RDMA address via
- * the forwarder's address on its RDMA link. */
-static int endpoint_up(cl_fwd *f, const fwd_addrs *all, int fwd, const char *host, char *err, size_t len)
+int cl_fwd_plan(const cl_fwd_addrs *all, const uint64_t *hosts, int R, int fwd, int me, cl_route *out, int max,
+		char *err, size_t len)
 {
-	int me = nm_boot_rank(), R = nm_boot_size();
-	const uint64_t *hosts = nm_boot_hosts();
-	const fwd_addrs *a = &all[me], *fa = &all[fwd];
-	char mine[INET_ADDRSTRLEN], gw[INET_ADDRSTRLEN], dst[INET_ADDRSTRLEN], cmd[512], out[256];
-	ip_str(a->addr[0], mine);
-	if (strchr(a->dev[0], '\''))
-		return nm_errf(err, len, "rank %d (host %s): netdev name %s cannot be quoted", me, host, a->dev[0]);
+	for (int r = 0; r < me; r++)
+		if (r != fwd && hosts[r] == hosts[me])
+			return 0;   /* the host's lowest rank routes for it */
+	if (me == fwd)
+		return 0;
+	const cl_fwd_addrs *a = &all[me], *fa = &all[fwd];
 	uint32_t via = 0;
 	for (uint32_t i = 0; i < fa->n && !via; i++)
 		if ((fa->addr[i] & a->mask[0]) == (a->addr[0] & a->mask[0]))
 			via = fa->addr[i];
-	if (!via)
-		return nm_errf(err, len, "rank %d (host %s): the forwarding host (rank %d) has no address on the link of "
-			       "this host's RDMA address %s/%d (%s): give it one there", me, host, fwd, mine,
-			       prefix_len(a->mask[0]), a->dev[0]);
-	ip_str(via, gw);
-	for (int y = 0; y < R; y++) {
-		bool dup = false;
-		for (int z = 0; z < y; z++)
-			dup |= z != fwd && hosts[z] == hosts[y];
-		if (y == fwd || hosts[y] == hosts[me] || dup)
-			continue;
-		ip_str(all[y].addr[0], dst);
-		snprintf(cmd, sizeof cmd, "ip -4 route del %s/32 via %s dev '%s'", dst, gw, a->dev[0]);
-		if (undo_first(f, cmd) != 0)
-			return nm_errf(err, len, "rank %d (host %s): cannot start the janitor that undoes changes: %s", me,
-				       host, strerror(errno));
-		snprintf(cmd, sizeof cmd, "ip -4 route add %s/32 via %s dev '%s'", dst, gw, a->dev[0]);
-		if (sh(cmd, out, sizeof out) != 0)
-			return nm_errf(err, len, "rank %d (host %s): `%s` failed: %s%s", me, host, cmd, out,
-				       strstr(out, "File exists") ? " (a route to that address is already there: remove it)"
-				       : strstr(out, "not permitted") ? " (the forwarder layout needs root)" : "");
+	if (!via) {
+		char mine[INET_ADDRSTRLEN];
+		ip_str(a->addr[0], mine);
+		return nm_errf(err, len, "rank %d: the forwarding host (rank %d) has no address on the link of this host's "
+			       "RDMA address %s/%d (%s): give it one there", me, fwd, mine, prefix_len(a->mask[0]),
+			       a->dev[0]);
 	}
-	return 0;
+	int n = 0;
+	for (int y = 0; y < R; y++) {
+		bool seen = y == fwd || hosts[y] == hosts[me];
+		for (int z = 0; z < y && !seen; z++)
+			seen = z != fwd && hosts[z] == hosts[y];
+		if (seen)
+			continue;
+		if (n == max)
+			return nm_errf(err, len, "rank %d: more than %d hosts to route to", me, max);
+		out[n] = (cl_route){.dst = all[y].addr[0], .via = via};
+		snprintf(out[n].dev, sizeof out[n].dev, "%s", a->dev[0]);
+		n++;
+	}
+	return n;
 }
 
-void cl_fwd_up(cl_fwd *f, const nm_dev *dev, int fwd)
+/* A host's lowest rank: its planned routes, each undo handed over first. */
+static int endpoint_up(cl_fwd *f, const cl_fwd_addrs *all, int fwd, const char *host, char *err, size_t len)
+{
+	int me = nm_boot_rank(), R = nm_boot_size();
+	cl_route *rt = nm_calloc((size_t)R, sizeof *rt);
+	char gw[INET_ADDRSTRLEN], dst[INET_ADDRSTRLEN], cmd[512], out[256];
+	char perr[512] = "";
+	int n = cl_fwd_plan(all, nm_boot_hosts(), R, fwd, me, rt, R, perr, sizeof perr), rc = 0;
+	if (n < 0)
+		rc = nm_errf(err, len, "%s (host %s)", perr, host);
+	if (n > 0 && strchr(rt[0].dev, '\''))
+		n = rc = nm_errf(err, len, "rank %d (host %s): netdev name %s cannot be quoted", me, host, rt[0].dev);
+	for (int i = 0; i < n && !rc; i++) {
+		ip_str(rt[i].dst, dst);
+		ip_str(rt[i].via, gw);
+		snprintf(cmd, sizeof cmd, "ip -4 route del %s/32 via %s dev '%s'", dst, gw, rt[i].dev);
+		if (cl_fwd_undo_first(f, cmd) != 0) {
+			rc = nm_errf(err, len, "rank %d (host %s): cannot start the janitor that undoes changes: %s", me,
+				     host, strerror(errno));
+			break;
+		}
+		snprintf(cmd, sizeof cmd, "ip -4 route add %s/32 via %s dev '%s'", dst, gw, rt[i].dev);
+		if (sh(cmd, out, sizeof out) != 0)
+			rc = nm_errf(err, len, "rank %d (host %s): `%s` failed: %s%s", me, host, cmd, out,
+				     strstr(out, "File exists") ? " (a route to that address is already there: remove it)"
+				     : strstr(out, "not permitted") ? " (the forwarder layout needs root)" : "");
+	}
+	free(rt);
+	return rc;
+}
+
+void cl_fwd_up(cl_fwd *f, const char *rdma, const char *devname, int fwd)
 {
 	int me = nm_boot_rank(), R = nm_boot_size();
 	const uint64_t *hosts = nm_boot_hosts();
-	char err[768] = "", host[64] = "?", rdma[INET_ADDRSTRLEN] = "";
+	char err[768] = "", host[64] = "?";
 	gethostname(host, sizeof host - 1);
 	*f = (cl_fwd){.undo_fd = -1};
 	signal(SIGPIPE, SIG_IGN);   /* a janitor gone early is an error to report, not a death */
-	fwd_addrs mine, *all = nm_calloc((size_t)R, sizeof *all);
-	if (me == fwd)
-		host_addrs(&mine, 0);
-	else if (nm_dev_ipv4(dev, rdma, sizeof rdma) != 0)
-		memset(&mine, 0, sizeof mine);
-	else
-		host_addrs(&mine, inet_addr(rdma));
-	if (me != fwd && mine.n == 0)
+	cl_fwd_addrs mine, *all = nm_calloc((size_t)R, sizeof *all);
+	host_addrs(&mine, me == fwd ? 0 : inet_addr(rdma));
+	if (me != fwd && (!*rdma || mine.n == 0))
 		nm_errf(err, sizeof err, "rank %d (host %s): %s has no IPv4 address to route (the forwarder layout is "
-			"RoCEv2 over IPv4)", me, host, dev->name);
+			"RoCEv2 over IPv4)", me, host, devname);
 	nm_boot_allgather(&mine, all, sizeof mine);
 	bool lead = me != fwd;
 	for (int r = 0; r < me; r++)
@@ -233,18 +246,24 @@ void cl_fwd_up(cl_fwd *f, const nm_dev *dev, int fwd)
 	nm_boot_check(err[0] ? err : NULL, NM_EXIT_FAIL);
 }
 
+int cl_fwd_undo_all(cl_fwd *f)
+{
+	if (!f->janitor)
+		return 0;
+	close(f->undo_fd);
+	int st = 0;
+	while (waitpid(f->janitor, &st, 0) < 0 && errno == EINTR)
+		;
+	*f = (cl_fwd){.undo_fd = -1};
+	return WIFEXITED(st) ? WEXITSTATUS(st) : -1;
+}
+
 void cl_fwd_down(cl_fwd *f)
 {
-	if (f->janitor) {
-		close(f->undo_fd);
-		int st = 0;
-		while (waitpid(f->janitor, &st, 0) < 0 && errno == EINTR)
-			;
-		if (!WIFEXITED(st) || WEXITSTATUS(st) != 0)
-			nm_warn("clover: rank %d: %d of its %d route and forwarding change(s) could not be undone; "
-				"check `ip route` and /proc/sys/net/ipv4 on this host", nm_boot_rank(),
-				WIFEXITED(st) ? WEXITSTATUS(st) : f->changes, f->changes);
-	}
-	*f = (cl_fwd){.undo_fd = -1};
+	int changes = f->changes, failed = cl_fwd_undo_all(f);
+	if (failed)
+		nm_warn("clover: rank %d: %d of its %d route and forwarding change(s) could not be undone; "
+			"check `ip route` and /proc/sys/net/ipv4 on this host", nm_boot_rank(),
+			failed < 0 ? changes : failed, changes);
 	nm_boot_barrier();
 }
