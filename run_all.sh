@@ -302,8 +302,14 @@ else
 	# ODP (CoRM's remap): Debian 12's rxe has none, a newer Debian kernel's has
 	# (fetched into the VM cache on first use; tests/vm/README.md)
 	[ -z "$odp" ] || tests/vm/softroce-run --timeout "$vmt" --kernel trixie-backports -- bash "$s3" || status=1
-	# "hosts": two guests joined by a link, each its own Soft-RoCE host
-	[ -z "$cluster" ] || tests/vm/netmem-cluster --timeout "$vmt" -- bash "$s4" || status=1
+	# "hosts": two guests joined by a link, each its own Soft-RoCE host; a
+	# config on three hosts (Clover's paper scale: the third forwards between
+	# the others) gets the third guest between them, last in the hostfile
+	fwdr=""
+	for name in $cluster; do
+		[ "$(tr , '\n' <<<"${placed[$name]}" | grep -c .)" -lt 3 ] || fwdr=--forwarder
+	done
+	[ -z "$cluster" ] || tests/vm/netmem-cluster $fwdr --timeout "$vmt" -- bash "$s4" || status=1
 fi
 
 # --no-report: the jobs were one part of a run split over environments (make

@@ -22,7 +22,8 @@
 # boot in about 2 minutes; the whole script takes about 10 (not in make check:
 # the lanes' budget).
 #
-# Output: DIR/clover-forwarder-<UTC stamp>/ with the documents and table.txt.
+# Output: DIR/clover-forwarder-<UTC stamp>/ with the documents, table.txt and
+# the two figures (plots/clover_fig2.gp, clover_fig4.gp).
 # Exit status: 0 when every check passed.
 set -u
 cd "$(dirname "$0")/../.." || exit 1
@@ -32,7 +33,7 @@ while [ $# -gt 0 ]; do
 	--out) out=$2; shift 2 ;;
 	--iters) iters=$2; shift 2 ;;
 	--timeout) timeout=$2; shift 2 ;;
-	-h|--help) sed -n '2,29p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+	-h|--help) sed -n '2,27p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
 	*) echo "clover-forwarder.sh: unknown option '$1' (see --help)" >&2; exit 2 ;;
 	esac
 done
@@ -121,3 +122,11 @@ echo "clover-forwarder: $fails check(s) failed (Soft-RoCE, emulated: ratios only
 exit $((fails > 0))
 INNER
 tests/vm/netmem-cluster --forwarder --timeout "$timeout" -- bash "$inner"
+rc=$?
+# The figures, from the documents the forwarder layout produced.
+for f in fig2 fig4; do
+	[ -s "$dir/$f.json" ] || continue
+	gnuplot -e "in='$dir/$f.json'; out='$dir/clover-$f.png'; netmem='bin/netmem'" "plots/clover_$f.gp" \
+		2>"$dir/clover-$f.gp.err" || { echo "clover-forwarder.sh: plots/clover_$f.gp failed" >&2; rc=1; }
+done
+exit $rc

@@ -44,6 +44,9 @@ expect_usage "clover: a trace with a scan" $MPI -np 4 $N clover $Q -n 10 --trace
 expect_usage "clover: no room for a memory node" $MPI -np 2 $N clover $Q -n 10
 expect_usage "clover: zero keys" $MPI -np 4 $N clover $Q -K 0 -n 10
 expect_usage "clover: theta out of range" $MPI -np 4 $N clover $Q --theta 0 -n 10
+expect_usage "clover: --path forward with the forwarder's host shared" $MPI -np 5 $N clover $Q --path forward -n 10
+expect_usage "clover: --path forward without room for the forwarder" $MPI -np 3 $N clover $Q --path forward -n 10
+expect_usage "clover: an unknown --path" $MPI -np 4 $N clover $Q --path sideways -n 10
 # netmem kv-check (no MPI, no device): a missing or malformed history
 expect_usage "kv-check: no file named" $N kv-check
 expect_usage "kv-check: a file that is not there" $N kv-check "$tmp/none.jsonl"
