@@ -102,7 +102,8 @@ for i in $(seq 1 180); do
 done
 sleep 5
 during=$(state | tr '\n' ' ')
-for h in netmem-a netmem-b netmem-fwd; do
+pkill -KILL -f 'netmem clover ' || true   # netmem-a runs the head, without sshd
+for h in netmem-b netmem-fwd; do
 	$NETMEM_SSH "$h" pkill -KILL -f "'netmem clover '" || true
 done
 wait "$jobpid" 2>/dev/null
