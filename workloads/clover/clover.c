@@ -577,7 +577,9 @@ static const nm_experiment cl_experiment = {
 		"Free version slots come from the metadata server in batches, by RPC over\n"
 		"SEND/RECV. --resolve off|on sends the clients' packets through\n"
 		"netmem clover-path on the memory node's host (Soft-RoCE, clients on\n"
-		"other hosts), which redirects losing CASes to the tail when on.\n\n"
+		"other hosts), or with --path forward on the last rank's host, which\n"
+		"routes between the others (hardware: the paper's switch); the path\n"
+		"redirects losing CASes to the tail when on.\n\n"
 		"Example:\n"
 		"  mpirun -np 4 netmem clover -T 2 -w a,b,c --dist zipfian --theta 0.75 -K 1024 -D 10",
 	.opts = cl_opts,

@@ -13,7 +13,8 @@
  *   internal loopback that bypasses netfilter.
  * - Hardware RoCE: the NIC bypasses its host's kernel, so the process runs
  *   on a Linux host that routes between the clients and the memory nodes,
- *   hook `forward`.
+ *   hook `forward` (netmem clover --path forward makes that host a rank of
+ *   the job and sets its routes: clover_route.h).
  *
  * Its rules cannot outlive it: they are one nftables table with the `owner`
  * flag, created through an `nft -i` child that reads its commands from a
@@ -266,7 +267,8 @@ static int path_main(int argc, char **argv)
 		nm_opt_usage(stdout, "netmem clover-path",
 			     "Clover's contention resolution in the packet path (NFQUEUE; needs root).", path_tables);
 		printf("\nRuns until SIGTERM or SIGINT. netmem clover --resolve off|on starts one per point\n"
-		       "on the memory node's host; run it by hand on a routing host (--hook forward).\n");
+		       "on the memory node's host (--hook local), or with --path forward on the forwarding\n"
+		       "host that routes between the others (--hook forward).\n");
 		return 0;
 	}
 	char err[512];
