@@ -117,6 +117,20 @@ else
 	notok "table output: $out"
 fi
 
+# preflight where no device opens (-d names none; a forwarding host's rank
+# opens none): the host said once, each config refused there naming it, exit 2
+if command -v mpirun >/dev/null; then
+	mpirun -np 2 $N preflight -d $NODEV configs/check/clover-skew.json >"$tmp/pf.out" 2>"$tmp/pf.err"
+	rc=$?
+	if [ $rc -eq 2 ] && [ "$(grep -c 'has no RDMA device' "$tmp/pf.err")" -eq 1 ] &&
+		grep -q '^host .*: no RDMA device' "$tmp/pf.out" &&
+		grep -q 'clover-skew.json: DOES NOT FIT.*no RDMA device could be opened there' "$tmp/pf.out"; then
+		ok "preflight on a host without a device: said once, the config refused for it, exit 2"
+	else
+		notok "preflight without a device: exit $rc: $(cat "$tmp/pf.err" "$tmp/pf.out" | head -c 600 | tr '\n' '|')"
+	fi
+fi
+
 # table: a speedup over a baseline, averaged over a parameter (ALock Fig. 4)
 cat > "$tmp/f4.json" <<'JSON'
 {"schema": "netmem-result/1", "experiment": "lock", "points": [],
