@@ -13,7 +13,8 @@
 #          --mpirun-args "..." (extra mpirun flags, e.g. "-x NETMEM_DEV" or "--mca btl self,tcp"),
 #          --class CLASS[,CLASS...] (these kinds of jobs only: plain, numa, odp and
 #            cluster configs, sim for CoRM's simulator; default all; cluster:
-#            configs with "hosts", two guests without a hostfile),
+#            configs with "hosts", two guests without a hostfile, three when
+#            a config needs a third host to forward between the others),
 #          --here (run the configs where this runs, which has verbs already, e.g.
 #            inside tests/vm/softroce-run, not through softroce-run; no build),
 #          --no-report (run the jobs only: no figures, no report, the run stays
