@@ -493,7 +493,8 @@ static uint64_t cl_run_once(nm_ctx *ctx, const cl_point *cp, cl_pool_note *note,
 		char rdma[64] = "";
 		if (ctx->dev->ctx)
 			nm_dev_ipv4(ctx->dev, rdma, sizeof rdma);
-		cl_fwd_up(&fwd, rdma, ctx->dev->name, ctx->nranks - 1);
+		bool ib = ctx->dev->ctx && !ctx->dev->ethernet;   /* LID-routed: no IP hop to redirect */
+		cl_fwd_up(&fwd, ib ? NULL : rdma, ctx->dev->name, ctx->nranks - 1);
 	}
 	cl_setup(&j, ctx);
 	cl_path path = {0};

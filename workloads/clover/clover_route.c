@@ -230,8 +230,11 @@ void cl_fwd_up(cl_fwd *f, const char *rdma, const char *devname, int fwd)
 	*f = (cl_fwd){.undo_fd = -1};
 	signal(SIGPIPE, SIG_IGN);   /* a janitor gone early is an error to report, not a death */
 	cl_fwd_addrs mine, *all = nm_calloc((size_t)R, sizeof *all);
-	host_addrs(&mine, me == fwd ? 0 : inet_addr(rdma));
-	if (me != fwd && (!*rdma || mine.n == 0))
+	host_addrs(&mine, me == fwd ? 0 : rdma ? inet_addr(rdma) : INADDR_NONE);
+	if (me != fwd && !rdma)
+		nm_errf(err, sizeof err, "rank %d (host %s): %s is InfiniBand: --path forward routes RoCEv2's IP packets "
+			"through the forwarding host, and InfiniBand's never cross a host's IP stack", me, host, devname);
+	else if (me != fwd && (!*rdma || mine.n == 0))
 		nm_errf(err, sizeof err, "rank %d (host %s): %s has no IPv4 address to route (the forwarder layout is "
 			"RoCEv2 over IPv4)", me, host, devname);
 	nm_boot_allgather(&mine, all, sizeof mine);

@@ -50,7 +50,8 @@ int cl_fwd_plan(const cl_fwd_addrs *all, const uint64_t *hosts, int R, int fwd, 
 		char *err, size_t len);
 
 /* Collective. Rank `fwd` is the forwarding host's (it opened no device);
- * `rdma` is this rank's RDMA IPv4 address ("" on the forwarder, or none).
+ * `rdma` is this rank's RDMA IPv4 address ("" on the forwarder, or none;
+ * NULL: the device is InfiniBand, whose packets no IP route can redirect).
  * Ends the job with one line naming the rank, host and change when one
  * cannot be made (not root, a route already there, a forwarder with no
  * address on a host's link). */
