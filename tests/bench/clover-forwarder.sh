@@ -16,6 +16,8 @@
 #              its path check ok and the CASes it counted > 0
 #   fig4       -T 2 --resolve on --track 1,8,64 and off: the same
 #   after      no route, forwarding, redirect setting or nftables table left
+#   preflight  the paper's Figs. 2 and 4 on the three guests: fits, or refused
+#              for a reason that is not the forwarder's host
 #   sigkill    a -D 120 point whose ranks are killed (SIGKILL) once its routes
 #              are in: the same, nothing left, on every host
 # and the ops/s of off and on per point (emulated: ratios only). Three guests
@@ -33,7 +35,7 @@ while [ $# -gt 0 ]; do
 	--out) out=$2; shift 2 ;;
 	--iters) iters=$2; shift 2 ;;
 	--timeout) timeout=$2; shift 2 ;;
-	-h|--help) sed -n '2,27p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+	-h|--help) sed -n '2,29p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
 	*) echo "clover-forwarder.sh: unknown option '$1' (see --help)" >&2; exit 2 ;;
 	esac
 done
@@ -76,6 +78,16 @@ points_ok() {
 s=$(state)
 [ "$s" = "$clean" ] && ! ip -4 route get 10.77.2.1 >/dev/null 2>&1
 verdict before $? "(a reaches no 10.77.2.1 by itself: $(ip -4 route get 10.77.2.1 2>&1 | head -1))"
+
+# Preflight on the three hosts, one rank each: the paper's configs (the
+# forwarder's rank is left out of the fit) and a check-scale one whose ranks
+# all need a device (fits: netmem-fwd has rxe0 here).
+printf 'netmem-a slots=1\nnetmem-b slots=1\nnetmem-fwd slots=1\n' >/tmp/fwd-pf-hosts
+mpirun --hostfile /tmp/fwd-pf-hosts --bind-to none -np 3 bin/netmem preflight --json "$dir/preflight.json" \
+	configs/paper/clover-fig2.json configs/paper/clover-fig4.json >"$dir/preflight.out" 2>&1
+jq -e '[.configs[] | .verdict == "fits" or (.reason | test("netmem-fwd") | not)] | all and length == 2' \
+	"$dir/preflight.json" >/dev/null
+verdict preflight $? "($(grep -E 'clover-fig[24].json' "$dir/preflight.out" | tr '\n' ' '))"
 
 job fig2 -T 1,2 -n "$iters" --resolve off,on
 rc=$?
