@@ -358,6 +358,14 @@ void nm_boot_init(int *argc, char ***argv)
 
 const uint64_t *nm_boot_hosts(void) { return b_hosts; }
 
+bool nm_boot_first_on_host(void)
+{
+	for (int r = 0; r < b_rank; r++)
+		if (b_hosts[r] == b_hosts[b_rank])
+			return false;
+	return true;
+}
+
 /* Ends MPI cleanly: a last collective in which every rank says how many
  * state messages it sent to each other one; each takes in all of its own,
  * then withdraws its posted receives. */

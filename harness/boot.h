@@ -15,6 +15,7 @@
 #ifndef NM_BOOT_H
 #define NM_BOOT_H
 #include <jansson.h>
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -36,6 +37,9 @@ int nm_boot_rank(void);
 int nm_boot_size(void);
 /* Host identity (nm_host_id) of every rank, by rank. */
 const uint64_t *nm_boot_hosts(void);
+/* Whether this rank is the lowest of those on its host (one per host does
+ * a host's work: reading its NIC's counters, saying what it lacks). */
+bool nm_boot_first_on_host(void);
 /* Barrier: a short spin (ranks leave at nearly the same time), then naps. */
 void nm_boot_barrier(void);
 /* Barrier that sleeps between checks instead of spinning in MPI. */

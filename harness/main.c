@@ -415,10 +415,7 @@ static void job_open(job *j, const char *outpath, bool resume, int full_argc, ch
 		nm_note("%s is Soft-RoCE (emulated): timings are for correctness and side-by-side "
 			"ratios, not hardware numbers", j->dev.name);
 	nm_nic_counters_dir(j->dev.name, j->dev.port, j->nic_dir, sizeof j->nic_dir);
-	j->nic_reader = j->dev.ctx != NULL;
-	for (int r = 0; r < j->rank; r++)
-		if (nm_boot_hosts()[r] == nm_boot_hosts()[j->rank])
-			j->nic_reader = false;
+	j->nic_reader = j->dev.ctx != NULL && nm_boot_first_on_host();
 }
 
 /* Rank 0: a finished point's record, its row in the table, and the

@@ -202,11 +202,7 @@ static void no_device(nm_limits *l, const char *results, const char *why)
 	l->numa_nodes = nm_topo_numa_nodes();
 	l->nic_node = -1;
 	l->disk_free = disk_free(results);
-	const uint64_t *hosts = nm_boot_hosts();
-	bool first = true;   /* one line per host, from its lowest rank */
-	for (int r = 0; r < l->rank; r++)
-		first &= hosts[r] != hosts[l->rank];
-	if (first)
+	if (nm_boot_first_on_host())   /* one line per host */
 		fprintf(stderr, "netmem preflight: host %s (rank %d) has no RDMA device: %s\n", l->host, l->rank, why);
 }
 

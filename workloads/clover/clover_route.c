@@ -224,7 +224,6 @@ static int endpoint_up(cl_fwd *f, const cl_fwd_addrs *all, int fwd, const char *
 void cl_fwd_up(cl_fwd *f, const char *rdma, const char *devname, int fwd)
 {
 	int me = nm_boot_rank(), R = nm_boot_size();
-	const uint64_t *hosts = nm_boot_hosts();
 	char err[768] = "", host[64] = "?";
 	gethostname(host, sizeof host - 1);
 	*f = (cl_fwd){.undo_fd = -1};
@@ -238,12 +237,9 @@ void cl_fwd_up(cl_fwd *f, const char *rdma, const char *devname, int fwd)
 		nm_errf(err, sizeof err, "rank %d (host %s): %s has no IPv4 address to route (the forwarder layout is "
 			"RoCEv2 over IPv4)", me, host, devname);
 	nm_boot_allgather(&mine, all, sizeof mine);
-	bool lead = me != fwd;
-	for (int r = 0; r < me; r++)
-		lead &= r == fwd || hosts[r] != hosts[me];
 	if (!err[0] && me == fwd)
 		forwarder_up(f, &mine, host, err, sizeof err);
-	else if (!err[0] && lead)
+	else if (!err[0])   /* the plan routes on a host's lowest rank only */
 		endpoint_up(f, all, fwd, host, err, sizeof err);
 	free(all);
 	nm_boot_check(err[0] ? err : NULL, NM_EXIT_FAIL);
