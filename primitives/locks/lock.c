@@ -284,6 +284,8 @@ static void lock_dump(nm_lock_thread *t, int key, bool remote, char *dump, size_
 void nm_lock_pause(nm_lock_thread *t, nm_lock_wait *w, const char *type, int key, int peer, const char *word,
 		   uint64_t value, const char *what)
 {
+	if (w->n == 0)
+		nm_lock_waiting(t, key);
 	nm_cpu_relax();
 	if ((++w->n & 255) != 0)
 		return;

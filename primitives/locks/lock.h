@@ -39,6 +39,7 @@
 typedef enum { NM_LOCK_QPS_PER_RANK, NM_LOCK_QPS_THREAD_PAIR } nm_lock_qp_layout;
 
 /* Per rank, shared by its threads, for one lock table. */
+struct nm_lock_thread;
 typedef struct nm_lock_env {
 	nm_mesh *mesh;
 	nm_mr *mr;
@@ -65,6 +66,13 @@ typedef struct nm_lock_env {
 	 * mpi_win_len) of the registered buffer; mpi_win_len 0: every window
 	 * exposes the whole buffer. */
 	uint64_t mpi_win_off, mpi_win_stride, mpi_win_len;
+	/* Testing only (netmem lock --contend): called by a thread as it starts
+	 * to wait inside acquire for a lock someone else holds (the first pause
+	 * of a wait, or the ticket lock's first READ that is not its turn), so a
+	 * scripted holder can keep the lock until the waiter has arrived. NULL
+	 * on every measured run. */
+	void (*on_wait)(struct nm_lock_thread *t, int key);
+	void *on_wait_arg;
 } nm_lock_env;
 
 static inline int nm_lock_world(const nm_lock_env *e, int p)
@@ -224,6 +232,13 @@ typedef struct nm_lock_wait {
 } nm_lock_wait;
 void nm_lock_pause(nm_lock_thread *t, nm_lock_wait *w, const char *type, int key, int peer, const char *word,
 		   uint64_t value, const char *what);
+/* The env's on_wait hook, if set: for waits that do not go through
+ * nm_lock_pause (nm_lock_pause calls it on a wait's first pause). */
+static inline void nm_lock_waiting(nm_lock_thread *t, int key)
+{
+	if (t->env->on_wait)
+		t->env->on_wait(t, key);
+}
 
 /* Mail: a word one thread writes into another's memory by RDMA WRITE and
  * the owner polls with CPU loads (a queue successor's id, a budget passed on).

@@ -167,6 +167,8 @@ static void ticket_acquire(nm_lock_thread *t, int key)
 		uint64_t s = nm_lock_read64(t, home, serving_addr);
 		if (s == tk)
 			break;
+		if (seen == UINT64_MAX)
+			nm_lock_waiting(t, key);
 		/* Each rank holds at most one ticket of a lock, so ours is
 		 * fewer than nranks ahead of now_serving. Further ahead, the
 		 * home's NIC ran a retried FETCH_AND_ADD twice: the ticket

@@ -72,8 +72,13 @@ static const nm_opt lock_opts[] = {
 	NM_OPT_DURATION,
 	NM_OPT_WARMUP("operations"),
 	NM_OPT_INJECT("none,race",
-	 "testing the check: race lets rank 0 thread 0 skip the lock in both phases (the point must "
-	 "come out invalid)"),
+	 "testing the check: race lets rank 0 thread 0 skip the lock in both phases, and before the "
+	 "validation phase overlaps it with a holder of lock 0 by a handshake (the point must come out "
+	 "invalid)"),
+	{"contend", 0, NM_OPT_STR, "none", 0, 0, NULL, 0,
+	 "testing the lock's contended path: HR.HT-WR.WT, before the validation phase rank HR's "
+	 "thread HT holds lock 0 until rank WR's thread WT has started to wait for it; the step's "
+	 "lock statistics go into checks.contention"},
 	NM_OPT_END,
 };
 
@@ -89,7 +94,24 @@ typedef struct lock_point {
 	lock_cs cs;
 	lock_inject inject;
 	nm_lock_qp_layout qp_layout;
+	/* The scripted step before the validation phase (lock_step): who holds
+	 * lock 0 and who waits for it (--contend), or who holds it while the
+	 * cheater overlaps (--inject race); rank -1: no step. */
+	struct { int rank, thread; } holder, waiter;
 } lock_point;
+
+/* --contend: "none" or "HR.HT-WR.WT". */
+static int parse_contend(const char *s, lock_point *p)
+{
+	char end;
+	if (!strcmp(s, "none"))
+		return 0;
+	if (sscanf(s, "%d.%d-%d.%d%c", &p->holder.rank, &p->holder.thread, &p->waiter.rank, &p->waiter.thread,
+		   &end) != 4 || p->holder.rank < 0 || p->holder.thread < 0 || p->waiter.rank < 0 ||
+	    p->waiter.thread < 0)
+		return -1;
+	return 0;
+}
 
 static int lock_decode(const json_t *pt, const nm_base *b, void *out, char *err, size_t len)
 {
@@ -110,7 +132,15 @@ static int lock_decode(const json_t *pt, const nm_base *b, void *out, char *err,
 		.inject = !strcmp(nm_cfg_str(pt, "inject"), "race") ? INJECT_RACE : INJECT_NONE,
 		.qp_layout = !strcmp(nm_cfg_str(pt, "qp_layout"), "thread-pair") ? NM_LOCK_QPS_THREAD_PAIR
 										  : NM_LOCK_QPS_PER_RANK,
+		.holder = {-1, -1},
+		.waiter = {-1, -1},
 	};
+	const char *contend = nm_cfg_str(pt, "contend");
+	if (parse_contend(contend, p) < 0) {
+		snprintf(err, len, "--contend '%s': give none or HR.HT-WR.WT (holder's rank.thread, then "
+			 "waiter's), e.g. 0.0-1.0", contend);
+		return -1;
+	}
 	if (!p->type) {
 		snprintf(err, len, "lock '%s' is not built into this netmem (available: %s)", name,
 			 nm_lock_names());
@@ -130,6 +160,42 @@ static int lock_decode(const json_t *pt, const nm_base *b, void *out, char *err,
 		snprintf(err, len, "the mpi lock runs one thread per rank (MPI is not thread-safe "
 			 "here): use -T 1 and more ranks");
 		return -1;
+	}
+	if (p->inject == INJECT_RACE && p->holder.rank >= 0) {
+		snprintf(err, len, "--inject race scripts its own step before the validation phase: "
+			 "leave out --contend");
+		return -1;
+	}
+	if (p->inject == INJECT_RACE) {
+		/* The cheater is rank 0 thread 0; the honest holder a thread of
+		 * its own rank where there is one, else rank 1's first. */
+		p->holder.rank = b->threads > 1 ? 0 : 1;
+		p->holder.thread = b->threads > 1 ? 1 : 0;
+		p->waiter.rank = p->waiter.thread = 0;
+		if (p->holder.rank >= p->nodes) {
+			snprintf(err, len, "--inject race needs a thread to race with: -T 2 or more, or "
+				 "two ranks taking part");
+			return -1;
+		}
+	}
+	if (p->holder.rank >= 0) {
+		const char *what = p->inject == INJECT_RACE ? "--inject race" : "--contend";
+		if (p->type->uses_mpi) {
+			snprintf(err, len, "%s with --lock mpi: the MPI lock waits inside MPI, where no "
+				 "step can be scripted; use another lock type", what);
+			return -1;
+		}
+		if (p->holder.rank >= p->nodes || p->waiter.rank >= p->nodes || p->holder.thread >= b->threads ||
+		    p->waiter.thread >= b->threads) {
+			snprintf(err, len, "--contend %s names a thread the point does not run (%d ranks taking "
+				 "part x %d threads)", contend, p->nodes, b->threads);
+			return -1;
+		}
+		if (p->holder.rank == p->waiter.rank && p->holder.thread == p->waiter.thread) {
+			snprintf(err, len, "--contend %s: the holder and the waiter must be two threads",
+				 contend);
+			return -1;
+		}
 	}
 	return 0;
 }
@@ -158,6 +224,8 @@ struct lock_job {
 	nm_mesh mesh;
 	nm_mr mr;
 	uint64_t ctr_off;
+	uint64_t step_off;        /* the scripted step's flags (lock_step), one line */
+	_Atomic bool step_arrived; /* the waiter's on_wait hook fired */
 	int qps_per_nic;
 	lock_thr *th;
 	int key_lo, key_hi;
@@ -185,37 +253,51 @@ static void spin_ticks(uint64_t ticks)
 		;
 }
 
+/* The two halves of the counter section for verbs lock types: the read of
+ * the lock's counter at its home, and the write of the incremented value
+ * (lock_step's cheater runs between them). */
+static uint64_t cs_read(lock_job *j, lock_thr *t, int key)
+{
+	nm_lock_env *e = &j->env;
+	int home = nm_lock_home(e, key);
+	uint64_t off = j->ctr_off + (uint64_t)nm_lock_slot(e, key) * 64;
+	if (home == e->rank && j->p->type->cpu_local)
+		return *(volatile uint64_t *)((uint8_t *)j->mr.buf + off);
+	return nm_lock_read64(&t->lt, home, e->mesh->rmr[nm_lock_world(e, home)].addr + off);
+}
+
+static void cs_write(lock_job *j, lock_thr *t, int key, uint64_t v)
+{
+	nm_lock_env *e = &j->env;
+	int home = nm_lock_home(e, key);
+	uint64_t off = j->ctr_off + (uint64_t)nm_lock_slot(e, key) * 64;
+	if (home == e->rank && j->p->type->cpu_local) {
+		*(volatile uint64_t *)((uint8_t *)j->mr.buf + off) = v;
+		atomic_thread_fence(memory_order_seq_cst);
+		return;
+	}
+	uint64_t addr = e->mesh->rmr[nm_lock_world(e, home)].addr + off;
+	nm_lock_write64(&t->lt, home, addr, v);
+	/* The write must be placed before the release becomes visible, which
+	 * may travel on another QP (a queue lock's hand-off). */
+	nm_lock_fence(&t->lt, home, addr);
+}
+
 /* Non-atomic increment of the lock's counter at its home. */
 static void critical_section(lock_job *j, lock_thr *t, int key)
 {
-	nm_lock_env *e = &j->env;
 	const nm_lock_type *lt = j->p->type;
-	int home = nm_lock_home(e, key);
-	uint64_t off = j->ctr_off + (uint64_t)nm_lock_slot(e, key) * 64;
 	if (lt->cs_get) {
-		uint64_t v;
+		uint64_t v, off = j->ctr_off + (uint64_t)nm_lock_slot(&j->env, key) * 64;
 		lt->cs_get(&t->lt, key, off, &v);
 		lt->cs_wait(&t->lt, key);
 		lt->cs_put(&t->lt, key, off, v + 1);
 		return;
 	}
-	if (home == e->rank && lt->cpu_local) {
-		volatile uint64_t *c = (volatile uint64_t *)((uint8_t *)j->mr.buf + off);
-		uint64_t v = *c;
-		if (j->cs_ticks)
-			spin_ticks(j->cs_ticks);
-		*c = v + 1;
-		atomic_thread_fence(memory_order_seq_cst);
-		return;
-	}
-	uint64_t addr = e->mesh->rmr[home].addr + off;
-	uint64_t v = nm_lock_read64(&t->lt, home, addr);
+	uint64_t v = cs_read(j, t, key);
 	if (j->cs_ticks)
 		spin_ticks(j->cs_ticks);
-	nm_lock_write64(&t->lt, home, addr, v + 1);
-	/* The write must be placed before the release becomes visible, which
-	 * may travel on another QP (a queue lock's hand-off). */
-	nm_lock_fence(&t->lt, home, addr);
+	cs_write(j, t, key, v + 1);
 }
 
 static void thr_setup(nm_worker *w)
@@ -285,6 +367,124 @@ static void thr_validate(nm_worker *w)
 		lt->thread_fini(&t->lt);
 }
 
+/* ---- the scripted step (--contend, --inject race) ----
+ *
+ * A check that a concurrent event happened must not depend on the schedule:
+ * one thread (the holder) takes lock 0 and keeps it until the other (the
+ * waiter, or the cheater) has arrived where the check needs it, each party
+ * held by a flag in the holder's rank's step line:
+ *   word 0: the holder has the lock (and, for a race, has read the counter);
+ *   word 1: the other party has arrived (the waiter started to wait inside
+ *           acquire; the cheater has written its increment).
+ * --contend: the waiter then gets the lock and releases it, so the step runs
+ * the lock's contended path (a queue hand-off, Peterson, a failed CAS...)
+ * for sure; its statistics are reported as checks.contention.
+ * --inject race: the cheater reads and writes the counter between the
+ * holder's read and write, so one increment is lost for sure and the
+ * counter check must fail. The step runs after the measured round, outside
+ * it. */
+enum { STEP_HELD, STEP_ARRIVED };
+
+static uint64_t *step_word(lock_job *j, int word)
+{
+	return (uint64_t *)((uint8_t *)j->mr.buf + j->step_off) + word;
+}
+
+static void step_signal(lock_job *j, lock_thr *t, int word)
+{
+	nm_lock_env *e = &j->env;
+	int r = j->p->holder.rank;
+	if (r == e->rank) {
+		__atomic_store_n(step_word(j, word), 1, __ATOMIC_SEQ_CST);
+		return;
+	}
+	nm_lock_write64(&t->lt, r, e->mesh->rmr[nm_lock_world(e, r)].addr + j->step_off + 8 * (uint64_t)word, 1);
+}
+
+static void step_wait(lock_job *j, lock_thr *t, int word, const char *what)
+{
+	nm_lock_env *e = &j->env;
+	int r = j->p->holder.rank;
+	uint64_t addr = e->mesh->rmr[nm_lock_world(e, r)].addr + j->step_off + 8 * (uint64_t)word;
+	nm_lock_wait w = {.n = 1};  /* not a wait for the lock: no on_wait */
+	for (;;) {
+		uint64_t v = r == e->rank ? __atomic_load_n(step_word(j, word), __ATOMIC_SEQ_CST)
+					  : nm_lock_read64(&t->lt, r, addr);
+		if (v)
+			return;
+		nm_lock_pause(&t->lt, &w, "scripted step on", 0, r, "the step's flag", v, what);
+	}
+}
+
+static void step_on_wait(nm_lock_thread *lt, int key)
+{
+	lock_job *j = lt->env->on_wait_arg;
+	const lock_point *p = j->p;
+	if (key != 0 || lt->env->rank != p->waiter.rank || lt->thread != p->waiter.thread ||
+	    atomic_exchange(&j->step_arrived, true))
+		return;
+	step_signal(j, (lock_thr *)lt, STEP_ARRIVED);
+}
+
+static void thr_step(nm_worker *w)
+{
+	lock_job *j = w->arg;
+	const lock_point *p = j->p;
+	lock_thr *t = &j->th[w->index];
+	const nm_lock_type *lt = p->type;
+	int r = j->env.rank, i = w->index;
+	bool holder = r == p->holder.rank && i == p->holder.thread, other = r == p->waiter.rank && i == p->waiter.thread;
+	if (p->inject == INJECT_RACE) {
+		if (holder) {
+			lt->acquire(&t->lt, 0);
+			uint64_t v = cs_read(j, t, 0);
+			step_signal(j, t, STEP_HELD);
+			step_wait(j, t, STEP_ARRIVED, "for the cheater to write the counter");
+			cs_write(j, t, 0, v + 1);
+			lt->release(&t->lt, 0);
+			t->count[0]++;
+		} else if (other) {
+			step_wait(j, t, STEP_HELD, "for the holder to read the counter");
+			cs_write(j, t, 0, cs_read(j, t, 0) + 1);
+			step_signal(j, t, STEP_ARRIVED);
+			t->count[0]++;
+		}
+	} else if (holder) {
+		lt->acquire(&t->lt, 0);
+		step_signal(j, t, STEP_HELD);
+		step_wait(j, t, STEP_ARRIVED, "for the waiter to start waiting for lock 0");
+		lt->release(&t->lt, 0);
+	} else if (other) {
+		step_wait(j, t, STEP_HELD, "for the holder to take lock 0");
+		lt->acquire(&t->lt, 0);
+		lt->release(&t->lt, 0);
+	}
+}
+
+/* Runs the step; every rank returns the step's lock statistics summed over
+ * the job, and whether the waiter arrived. */
+static bool lock_step(lock_job *j, int T, int numa_node, uint64_t stats[NM_LOCK_STATS])
+{
+	nm_lock_env *e = &j->env;
+	uint64_t before[NM_LOCK_STATS] = {0};
+	for (int t = 0; e->rank >= 0 && t < T; t++)
+		for (int s = 0; s < NM_LOCK_STATS; s++)
+			before[s] += j->th[t].lt.stat[s];
+	e->on_wait = j->p->inject == INJECT_RACE ? NULL : step_on_wait;
+	e->on_wait_arg = j;
+	nm_round st = {.workers = T, .numa_node = numa_node, .setup = thr_nosetup, .body = thr_step, .arg = j};
+	nm_lock_run(e, j->p->type, &st);
+	e->on_wait = NULL;
+	for (int s = 0; s < NM_LOCK_STATS; s++) {
+		uint64_t after = 0;
+		for (int t = 0; e->rank >= 0 && t < T; t++)
+			after += j->th[t].lt.stat[s];
+		stats[s] = after - before[s];
+	}
+	nm_boot_sum_u64_array(stats, NM_LOCK_STATS);
+	return nm_boot_sum_u64(atomic_load(&j->step_arrived)) > 0;
+}
+
 /* The lock table's memory: lock objects, counters, descriptors, scratch;
  * and this rank's key range. */
 static size_t lock_layout(lock_job *j, int rank, int T)
@@ -294,7 +494,8 @@ static size_t lock_layout(lock_job *j, int rank, int T)
 	int slots = nm_lock_slots(e);
 	e->table_off = 0;
 	j->ctr_off = nm_align64((size_t)slots * p->type->lock_bytes);
-	e->desc_off = j->ctr_off + (size_t)slots * 64;
+	j->step_off = j->ctr_off + (size_t)slots * 64;
+	e->desc_off = j->step_off + 64;
 	e->scratch_off = nm_align64(e->desc_off + (size_t)T * p->type->desc_bytes);
 	if (rank >= 0) {
 		int per = p->locks / p->nodes;
@@ -391,6 +592,29 @@ static void lock_result(const lock_job *j, const nm_measure *ms, uint64_t acquis
 	json_object_set_new(out, "effective", eff);
 }
 
+/* checks.contention (--contend) or checks.race (--inject race): who held,
+ * who came, and (contention) the lock statistics of the step alone. A
+ * contention step whose waiter never arrived cannot end here (the holder
+ * waits for it until --timeout), but the record says so either way. */
+static void step_result(const lock_job *j, bool arrived, const uint64_t *stats, json_t *out)
+{
+	const lock_point *p = j->p;
+	char holder[32], other[32];
+	snprintf(holder, sizeof holder, "%d.%d", p->holder.rank, p->holder.thread);
+	snprintf(other, sizeof other, "%d.%d", p->waiter.rank, p->waiter.thread);
+	json_t *checks = json_object_get(out, "checks");
+	if (p->inject == INJECT_RACE) {
+		json_object_set_new(checks, "race", json_pack("{s:s, s:s, s:i, s:s}", "holder", holder, "cheater",
+								  other, "lock", 0, "overlap",
+								  "the cheater read and wrote the counter between "
+								  "the holder's read and write"));
+		return;
+	}
+	json_object_set_new(checks, "contention",
+			    json_pack("{s:s, s:s, s:i, s:b, s:o}", "holder", holder, "waiter", other, "lock", 0,
+				      "waiter_arrived", arrived, "stats", nm_lock_stats_json(p->type, stats)));
+}
+
 static void lock_run(nm_ctx *ctx, const void *point, json_t *out)
 {
 	const lock_point *p = point;
@@ -413,6 +637,8 @@ static void lock_run(nm_ctx *ctx, const void *point, json_t *out)
 	nm_round r = {.workers = T, .numa_node = b->mem_node, .setup = thr_setup, .body = thr_body, .arg = &j,
 		      .measure = ms};
 	nm_lock_run(e, p->type, &r);
+	uint64_t step_stats[NM_LOCK_STATS] = {0};
+	bool arrived = p->holder.rank >= 0 && lock_step(&j, T, b->mem_node, step_stats);
 	/* Unmeasured: no meters, so the interval measured above is untouched. */
 	nm_round v = {.workers = T, .numa_node = b->mem_node, .setup = thr_nosetup, .body = thr_validate,
 		      .arg = &j};
@@ -421,8 +647,11 @@ static void lock_run(nm_ctx *ctx, const void *point, json_t *out)
 	uint64_t acquisitions, validated;
 	check_counters(&j, ms, in ? T : 0, &acquisitions, &validated);
 	nm_measure_gather(ms);
-	if (ctx->rank == 0)
+	if (ctx->rank == 0) {
 		lock_result(&j, ms, acquisitions, validated, out);
+		if (p->holder.rank >= 0)
+			step_result(&j, arrived, step_stats, out);
+	}
 	nm_measure_free(ms);
 	if (p->type->env_fini)
 		p->type->env_fini(e);
