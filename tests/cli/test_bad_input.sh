@@ -18,6 +18,13 @@ expect_usage "lock: budget below 1" $MPI -np 2 $N lock $Q --local-budget 0
 expect_usage "lock: unknown lock name" $MPI -np 2 $N lock $Q --lock bakery
 expect_usage "lock: empty section without validation" $MPI -np 2 $N lock $Q --validate 0
 expect_usage "lock: mpi lock with -T 2" $MPI -np 2 $N lock $Q --lock mpi -T 2 -n 10
+expect_usage "lock: --contend not HR.HT-WR.WT" $MPI -np 2 $N lock $Q --contend 0.0
+expect_usage "lock: --contend one thread as holder and waiter" $MPI -np 2 $N lock $Q --contend 1.0-1.0
+expect_usage "lock: --contend naming a rank the point does not run" $MPI -np 2 $N lock $Q --contend 0.0-2.0
+expect_usage "lock: --contend naming a thread the point does not run" $MPI -np 2 $N lock $Q -T 2 --contend 0.0-0.2
+expect_usage "lock: --contend with the mpi lock" $MPI -np 2 $N lock $Q --lock mpi --contend 0.0-1.0
+expect_usage "lock: --inject race and --contend together" $MPI -np 2 $N lock $Q --inject race --contend 0.0-1.0
+expect_usage "lock: --inject race with no thread to race with" $MPI -np 1 $N lock $Q -T 1 --inject race
 
 # NUMA placement (ops)
 expect_usage "ops: --buf-node with a word that is no placement" $MPI -np 2 $N ops $Q --buf-node nicc

@@ -187,8 +187,8 @@ static int lock_decode(const json_t *pt, const nm_base *b, void *out, char *err,
 		}
 		if (p->holder.rank >= p->nodes || p->waiter.rank >= p->nodes || p->holder.thread >= b->threads ||
 		    p->waiter.thread >= b->threads) {
-			snprintf(err, len, "--contend %s names a thread the point does not run (%d ranks taking "
-				 "part x %d threads)", contend, p->nodes, b->threads);
+			snprintf(err, len, "--contend %s names a thread the point does not run (%d ranks take "
+				 "part, %d threads each)", contend, p->nodes, b->threads);
 			return -1;
 		}
 		if (p->holder.rank == p->waiter.rank && p->holder.thread == p->waiter.thread) {
