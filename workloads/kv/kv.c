@@ -245,7 +245,10 @@ static size_t kv_history_header(const kv_run *r, char *buf, size_t cap)
 				KV_PREFILL_WRITER);
 }
 
-static void kv_history_write(kv_run *r, int nthreads)
+/* Writes the point's history and, on rank 0, checks it as netmem kv-check
+ * would: returns kv_history_check's verdict there (0 elsewhere), so that
+ * the point's own verdict never misses what kv-check finds. */
+static int kv_history_write(kv_run *r, int nthreads, char *why, size_t whylen)
 {
 	size_t cap = 1 << 16, used = 0;
 	char *buf = nm_malloc(cap);
@@ -269,7 +272,7 @@ static void kv_history_write(kv_run *r, int nthreads)
 	char **all = nm_boot_gather_str(buf, 0);
 	free(buf);
 	if (!all)
-		return;
+		return 0;
 	/* the job's first point starts the file, the others follow it */
 	static bool started;
 	FILE *f = fopen(r->p->history, started ? "a" : "w");
@@ -282,9 +285,11 @@ static void kv_history_write(kv_run *r, int nthreads)
 		if (fclose(f))
 			nm_warn("--history %s: %s", r->p->history, strerror(errno));
 	}
+	int rc = kv_history_check(all, r->ctx->nranks, why, whylen);
 	for (int i = 0; i < r->ctx->nranks; i++)
 		free(all[i]);
 	free(all);
+	return rc;
 }
 
 /* ---- one point ------------------------------------------------------------ */
@@ -300,11 +305,19 @@ static void kv_run_point(nm_ctx *ctx, const void *point, json_t *out)
 		    .th = nm_calloc((size_t)T, sizeof(kv_thread))};
 	json_t *eff_sys = sys->run(&r);
 	nm_measure_gather(r.ms);
-	if (p->history[0])
-		kv_history_write(&r, T);
+	char why[400] = "";
+	int lin = p->history[0] ? kv_history_write(&r, T, why, sizeof why) : 0;
 	if (ctx->rank == 0) {
 		bool valid;
 		json_t *checks = kv_checks(r.ms, &valid);
+		if (p->history[0]) {
+			static const char *const verdicts[] = {"linearizable", "not linearizable", "undecided"};
+			json_t *h = json_pack("{s:b, s:s}", "ok", lin != 1, "verdict", verdicts[lin]);
+			if (why[0])
+				json_object_set_new(h, "why", json_string(why));
+			json_object_set_new(checks, "history", h);
+			valid = valid && lin != 1;
+		}
 		json_t *metrics = nm_measure_metrics(r.ms);
 		const uint64_t *c = r.ms->total_c;
 		json_object_set_new(metrics, "retries_per_get",

@@ -36,6 +36,7 @@ typedef struct history {
 	hrec *r;
 	size_t n, cap;
 	size_t ops, keys, points;  /* checked so far */
+	char why[400];             /* the verdict's line when not linearizable or undecided */
 } history;
 
 static bool hex_word(const json_t *v, uint64_t *out)
@@ -170,7 +171,7 @@ static void describe(char *s, size_t len, const hrec *r)
 }
 
 /* One key's operations r[0 .. n): 0 linearizable, 1 not (printed). */
-static int check_key(const history *h, hrec *r, size_t n, bool prefill)
+static int check_key(history *h, hrec *r, size_t n, bool prefill)
 {
 	uint64_t key = r[0].key;
 	kv_lin_state init = {prefill, prefill ? kv_word(key, KV_PREFILL_WRITER, 0) : 0};
@@ -183,16 +184,17 @@ static int check_key(const history *h, hrec *r, size_t n, bool prefill)
 	kv_lin_verdict v = kv_lin_check(ops, n, init, h->max_states, &rep);
 	int rc = 0;
 	if (v == KV_LIN_UNDECIDED) {
-		fprintf(stderr, "netmem: kv-check: %s:%zu: key 0x%016" PRIx64 ": undecided after %" PRIu64
-			" search states (--max-states)\n", h->path, h->header_line, key, rep.states_seen);
+		snprintf(h->why, sizeof h->why, "kv-check: %s:%zu: key 0x%016" PRIx64 ": undecided after %" PRIu64
+			 " search states (--max-states)", h->path, h->header_line, key, rep.states_seen);
 		rc = 2;
 	} else if (v == KV_LIN_VIOLATION) {
 		char stuck[160];
 		describe(stuck, sizeof stuck, &r[ops[rep.stuck].id]);
-		printf("kv-check: %s (point of line %zu, %s): key 0x%016" PRIx64 " is not linearizable: at best %zu "
-		       "of its %zu operations take effect in order, the register then %s 0x%016" PRIx64
-		       ", and %s cannot come next\n", h->path, h->header_line, h->system, key, rep.linearized, n,
-		       rep.state.present ? "holding" : "empty", rep.state.value, stuck);
+		snprintf(h->why, sizeof h->why,
+			 "kv-check: %s (point of line %zu, %s): key 0x%016" PRIx64 " is not linearizable: at best %zu "
+			 "of its %zu operations take effect in order, the register then %s 0x%016" PRIx64
+			 ", and %s cannot come next", h->path, h->header_line, h->system, key, rep.linearized, n,
+			 rep.state.present ? "holding" : "empty", rep.state.value, stuck);
 		rc = 1;
 	}
 	free(ops);
@@ -225,6 +227,33 @@ static int check_segment(history *h)
 	return rc;
 }
 
+/* netmem kv --history: the same check on one point's history, as the ranks
+ * gathered it (rank order, the header first in texts[0]). */
+int kv_history_check(char *const *texts, int n, char *why, size_t len)
+{
+	history h = {.path = "this point's history", .max_states = KV_CHECK_MAX_STATES};
+	size_t no = 0;
+	for (int i = 0; i < n; i++) {
+		for (char *line = texts[i], *end; line && *line; line = end ? end + 1 : NULL) {
+			end = strchr(line, '\n');
+			json_error_t je;
+			json_t *o = json_loadb(line, end ? (size_t)(end - line) : strlen(line), 0, &je);
+			no++;
+			if (!json_is_object(o))
+				nm_fatal("kv: %s, line %zu: not a JSON object (%s)", h.path, no, je.text);
+			if (json_object_get(o, "history"))
+				header(&h, o, no);
+			else
+				parse_line(&h, o, h.path, no);
+			json_decref(o);
+		}
+	}
+	int rc = check_segment(&h);
+	snprintf(why, len, "%s", rc ? h.why : "");
+	free(h.r);
+	return rc;
+}
+
 static void usage(FILE *out)
 {
 	fputs("usage: netmem kv-check [--max-states N] HISTORY\n"
@@ -239,7 +268,7 @@ static void usage(FILE *out)
 static int kv_check_main(int argc, char **argv)
 {
 	const char *path = NULL;
-	uint64_t max_states = 2000000;   /* about 0.5 GB of memo at 2,000 operations per key */
+	uint64_t max_states = KV_CHECK_MAX_STATES;
 	for (int i = 1; i < argc; i++) {
 		char *end;
 		if (!strcmp(argv[i], "--help") || !strcmp(argv[i], "-h")) {
@@ -259,6 +288,10 @@ static int kv_check_main(int argc, char **argv)
 		nm_usage_error("kv-check: name a history file (netmem kv --history FILE)");
 	history h = {.path = path, .max_states = max_states};
 	int rc = load_and_check(&h);
+	if (rc == 1)
+		puts(h.why);
+	else if (rc == 2)
+		fprintf(stderr, "netmem: %s\n", h.why);
 	if (!rc)
 		printf("kv-check: %s: %zu point(s), %zu operations on %zu keys, linearizable\n", path, h.points, h.ops,
 		       h.keys);

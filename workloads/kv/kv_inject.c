@@ -86,7 +86,19 @@ void kv_inj_late_start(kv_wop *o, uint64_t *watch)
 {
 	o->since = nm_ticks();
 	*watch = 0;
+	o->looked = false;
 	o->state = KV_S_LATE;
+}
+
+void kv_inj_late_look(kv_win *w, kv_wop *o, uint64_t seen, uint64_t t0, bool late)
+{
+	/* returned: a watch READ was posted after the update returned and has
+	 * completed into seen (the first call, on the release's completion,
+	 * has nothing to show yet) */
+	if (late || (o->returned && !o->looked)) {
+		o->looked = true;
+		kv_history_add(w->kt, KV_GET, o->key, seen, true, t0, nm_ticks());
+	}
 }
 
 bool kv_inj_late_due(kv_win *w, kv_wop *o, bool late, int node, uint64_t *watch, uint64_t raddr)

@@ -62,6 +62,13 @@ bool kv_inj_half_step(kv_win *w, kv_wop *o);
 /* early-release. Before the system posts its release: state KV_S_LATE,
  * *watch (a word the system reads to see later holders) cleared. */
 void kv_inj_late_start(kv_wop *o, uint64_t *watch);
+/* A completed watch READ of the entry's value word (seen, posted at t0):
+ * into the history as a get when it shows a later writer (late), and the
+ * first one after the update returned whatever it shows. That look makes
+ * the fault visible to the history check for sure: it sees either the
+ * value from before the update, although the update has returned, or a
+ * later writer's value, which the late write then puts the older one over. */
+void kv_inj_late_look(kv_win *w, kv_wop *o, uint64_t seen, uint64_t t0, bool late);
 /* KV_S_LATE with nothing in flight (the release has completed: the
  * operation's return in the history, o->returned): true once the late write is due (late:
  * the system's reading of *watch, or the longest wait has passed); else

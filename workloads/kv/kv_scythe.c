@@ -184,8 +184,7 @@ static void late_step(kv_win *w, kv_wop *wo)
 	sc_op *o = (sc_op *)wo;
 	uint64_t *seen = o->w.word + 2;
 	bool late = kv_word_version(*seen) > o->stamp && kv_word_writer(*seen) != t->win.kt->writer;
-	if (late)
-		kv_history_add(t->win.kt, KV_GET, o->w.key, *seen, true, o->seen, nm_ticks());
+	kv_inj_late_look(&t->win, &o->w, *seen, o->seen, late);
 	o->seen = nm_ticks();
 	if (!kv_inj_late_due(&t->win, &o->w, late, o->node, seen, obj_raddr(job(t), o->node, o->idx, 2)))
 		return;

@@ -228,8 +228,7 @@ static void late_step(kv_win *w, kv_wop *wo)
 	uint64_t raddr = leaf_raddr(j, o->node, o->leaf, entry_off(j, o->pos));
 	uint64_t *seen = o->w.word + 2;   /* the entry's first value word */
 	bool late = kv_word_version(*seen) >= kv_word_version(o->w.buf[1]) && kv_word_writer(*seen) != t->win.kt->writer;
-	if (late)
-		kv_history_add(t->win.kt, KV_GET, o->w.key, *seen, true, o->watch_t0, nm_ticks());
+	kv_inj_late_look(&t->win, &o->w, *seen, o->watch_t0, late);
 	o->watch_t0 = nm_ticks();
 	if (!kv_inj_late_due(&t->win, &o->w, late, o->node, seen, raddr + 8))
 		return;

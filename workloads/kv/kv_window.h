@@ -38,6 +38,8 @@ typedef struct kv_wop {
 	uint64_t wrote;           /* a write's first value word, for the history */
 	uint64_t returned;        /* when the operation returned to its caller, if before its
 				   * end (an injected early release: the write lands later); 0: at the end */
+	bool looked;              /* an injected late write: its first look after returning is
+				   * in the history (kv_inj_late_look) */
 } kv_wop;
 
 typedef struct kv_win_ops {
