@@ -38,8 +38,10 @@
  * without waiting for anyone: for sst it skips the spin; for mpi every
  * participant uses MPI_Ibarrier, since a nonblocking collective does not
  * match a blocking one, and rank 0 waits for its requests only after the
- * loop), so the epoch check must report violations and the point must come
- * out invalid; the validation phase alone catches it.
+ * loop; the others enter each episode only once rank 0 has left it, by a
+ * handshake, wait_rank0_ahead), so the epoch check must report violations
+ * and the point must come out invalid; the validation phase alone catches
+ * it.
  *
  * Decisions the paper leaves open (and what we chose):
  *  - TEST_ITERS is --iters (default 1000). Fig. 1b has no warm-up; we run
@@ -233,6 +235,8 @@ typedef struct bjob {
 	nm_barrier bar;
 	MPI_Comm sub;
 	nm_meter *m;           /* this rank's (participants) */
+	uint64_t last;         /* the last episode (validation included) */
+	double timeout;        /* --timeout, for the injected fault's handshake */
 } bjob;
 
 /* After leaving episode k (unmeasured): every other participant must have
@@ -269,15 +273,35 @@ static void epoch_check(bjob *j, uint64_t k, check_phase phase)
 	j->m->c[loop ? C_VIOLATIONS : C_VVIOLATIONS] += j->m->err.count - errors0;
 }
 
+/* --inject no-wait: the others enter episode k only once rank 0 has
+ * entered k + 1, that is left k without waiting and checked it (its epoch
+ * check runs before it enters the next episode), so the check sees the
+ * fault on every run, whatever the schedule. The last episode has no next
+ * to wait for. */
+static void wait_rank0_ahead(bjob *j, uint64_t k)
+{
+	if (k >= j->last)
+		return;
+	const nm_ov *v = &j->entered[0];
+	void *out = &j->recs[0];
+	uint64_t start = nm_ticks(), limit = nm_ns_to_ticks((uint64_t)(j->timeout * 1e9));
+	for (;;) {
+		nm_ov_pull_many(&j->cc, &v, &out, 1);
+		if (j->recs[0].rank == 0 && j->recs[0].episode > k)
+			return;
+		if (nm_ticks() - start > limit)
+			nm_fatal("barrier --inject no-wait: rank %d waited more than %g s for rank 0 to enter episode %"
+				 PRIu64 " (it last entered %" PRIu64 ")", j->rank, j->timeout, k + 1,
+				 j->recs[0].episode);
+		sched_yield();
+	}
+}
+
 /* Entering episode k: the record the epoch check reads. */
 static void enter(bjob *j, uint64_t k)
 {
-	if (j->p->inject && j->rank != 0) {
-		/* The others arrive late, so the rank that does not wait is
-		 * certain to leave before they enter: the check must see it. */
-		struct timespec late = {0, 5 * 1000 * 1000};
-		nanosleep(&late, NULL);
-	}
+	if (j->p->inject && j->rank != 0)
+		wait_rank0_ahead(j, k);
 	rec mine = {.episode = k, .rank = (uint64_t)j->rank};
 	nm_ov_store(&j->entered[j->rank], &j->mr, &mine);
 }
@@ -307,6 +331,7 @@ static void participant_loop(bjob *j)
 	 * nonblocking collectives do not match each other (MPI-3.1 5.12); the
 	 * others wait for theirs at once. */
 	bool ibarrier = !j->sst && p->inject;
+	j->last = all;
 	MPI_Request *reqs = ibarrier && j->rank == 0 ? nm_calloc(all, sizeof *reqs) : NULL;
 	if (j->sst && p->inject && j->rank == 0)
 		j->bar.no_wait = true;
@@ -540,7 +565,7 @@ static void barrier_run(nm_ctx *ctx, const void *point, json_t *out)
 {
 	const barrier_point *p = point;
 	bjob j = {.p = p, .rank = ctx->rank, .R = ctx->nranks, .K = p->nodes, .sst = p->impl == IMPL_SST,
-		  .sub = MPI_COMM_NULL};
+		  .sub = MPI_COMM_NULL, .timeout = ctx->base.timeout};
 	j.part = j.rank < j.K;
 	barrier_setup(ctx, &j);
 	bool yield = nm_yield_wanted(j.p->yield, nm_boot_hosts(), j.K, j.rank,

@@ -202,11 +202,11 @@ static int lock_decode(const json_t *pt, const nm_base *b, void *out, char *err,
 
 /* The tally: lock statistics (named by the lock type), the counters that
  * disagree with their acquisitions, and the lowest such lock. */
-enum { C_STAT, C_WRONG = C_STAT + NM_LOCK_STATS, C_FIRST_WRONG, C_N };
+enum { C_STAT, C_WRONG = C_STAT + NM_LOCK_STATS, C_FIRST_WRONG, C_LOST, C_N };
 static const nm_counter lock_counters[C_N] = {
 	[C_STAT] = {"stat0", 0}, [C_STAT + 1] = {"stat1", 0}, [C_STAT + 2] = {"stat2", 0},
 	[C_STAT + 3] = {"stat3", 0}, [C_WRONG] = {"counters_wrong", 0},
-	[C_FIRST_WRONG] = {"first_wrong_lock", NM_COUNT_MIN},
+	[C_FIRST_WRONG] = {"first_wrong_lock", NM_COUNT_MIN}, [C_LOST] = {"lost_increments", 0},
 };
 
 typedef struct lock_job lock_job;
@@ -553,6 +553,8 @@ static void check_counters(lock_job *j, nm_measure *ms, int T, uint64_t *acquisi
 						    (size_t)nm_lock_slot(e, k) * 64);
 		if (v != count[k]) {
 			ms->rank_c[C_WRONG]++;
+			/* two holders at once lose increments (the difference, either way) */
+			ms->rank_c[C_LOST] += count[k] > v ? count[k] - v : v - count[k];
 			if (ms->rank_c[C_FIRST_WRONG] == UINT64_MAX)
 				ms->rank_c[C_FIRST_WRONG] = (uint64_t)k;
 		}
@@ -572,8 +574,10 @@ static void lock_result(const lock_job *j, const nm_measure *ms, uint64_t acquis
 			       (json_int_t)acquisitions, "validation_acquisitions", (json_int_t)validated,
 			       "measured_cs", j->p->cs == CS_COUNTER ? "counter" : "empty",
 			       "counters_wrong", (json_int_t)wrong, "ok", wrong == 0);
-	if (wrong)
+	if (wrong) {
 		json_object_set_new(me, "first_wrong_lock", json_integer((json_int_t)ms->total_c[C_FIRST_WRONG]));
+		json_object_set_new(me, "lost_increments", json_integer((json_int_t)ms->total_c[C_LOST]));
+	}
 	json_t *metrics = nm_measure_metrics(ms);
 	json_object_set_new(metrics, "lock_stats", stats);
 	json_object_set_new(out, "valid", json_boolean(wrong == 0 && ms->ops > 0));
