@@ -55,7 +55,7 @@ else
 	# run_all.sh at check scale, split over the VMs below (tests/integration/test_run_all.sh)
 	NETMEM_CHECK_RUN=$(mktemp -d); export NETMEM_CHECK_RUN
 	# Generous limits: the VM runs under emulation; a loaded host is slower.
-	echo "== VM lanes started: integration (Soft-RoCE); NUMA (two NUMA nodes), then ODP (CoRM's remap; a newer Debian kernel), then cluster (two Soft-RoCE hosts joined by a link)"
+	echo "== VM lanes started: integration (Soft-RoCE), then cluster (two Soft-RoCE hosts joined by a link); correctness (locks and kv, two vCPUs), then NUMA (two NUMA nodes), then ODP (CoRM's remap; a newer Debian kernel)"
 	# Lanes on the host's own verbs (a device, or Soft-RoCE the host can add)
 	# would share it, and the first to end removes an added one: one at a time
 	# there, as with NETMEM_CHECK_SERIAL=1.
@@ -71,13 +71,20 @@ else
 	# (measured: the same six test files in two guests side by side took
 	# 364 s with two vCPUs each, 215 s with one).
 	[ "$serial" = 1 ] || { NETMEM_VM_SMP=${NETMEM_VM_SMP:-1}; export NETMEM_VM_SMP; }
-	vm_lane integration tests/vm/softroce-run --timeout 3600 -- tests/integration/run-all.sh &
+	# The lock and kv files run in a guest of two vCPUs of their own (the
+	# correctness lane, tests/integration/correctness/run.sh); the others here.
+	plain=$(ls tests/integration/test_*.sh | grep -vxF "$(tests/integration/correctness/run.sh --list)")
+	{
+		# shellcheck disable=SC2086
+		vm_lane integration tests/vm/softroce-run --timeout 3600 -- tests/integration/run-all.sh $plain
+		NETMEM_VM_TIMEOUT=1200 vm_lane cluster tests/integration/cluster/run.sh
+	} &
 	vm_a=$!
 	[ "$serial" = 0 ] || wait "$vm_a"
 	{
+		NETMEM_VM_TIMEOUT=1500 vm_lane correctness tests/integration/correctness/run.sh
 		NETMEM_VM_TIMEOUT=1800 vm_lane numa tests/integration/numa/run.sh
 		NETMEM_VM_TIMEOUT=1200 vm_lane odp tests/integration/odp/run.sh
-		NETMEM_VM_TIMEOUT=1200 vm_lane cluster tests/integration/cluster/run.sh
 	} &
 	vm_b=$!
 fi
@@ -90,7 +97,7 @@ done
 
 if [ "${NETMEM_SKIP_VM:-0}" != 1 ]; then
 	wait "$vm_a" "$vm_b"
-	for lane in integration numa odp; do
+	for lane in integration correctness numa odp; do
 		lane_start=$(( $(date +%s) - $(cat "$vmlogs/$lane.time" 2>/dev/null || echo 0) ))
 		tally "$lane" "$vmlogs/$lane" "integration: "
 	done
@@ -103,7 +110,7 @@ if [ "${NETMEM_SKIP_VM:-0}" != 1 ]; then
 	lane_start=$(( $(date +%s) - $(cat "$vmlogs/cluster.time" 2>/dev/null || echo 0) ))
 	tally cluster "$vmlogs/cluster"
 	# a failed lane's log in full: its "not ok" lines were shown, the why is here
-	for lane in integration numa odp cluster; do
+	for lane in integration correctness numa odp cluster; do
 		grep -q '^not ok' "$vmlogs/$lane" 2>/dev/null && cp "$vmlogs/$lane" "${TMPDIR:-/tmp}/netmem-check-$lane.log" &&
 			echo "== kept the $lane lane's log: ${TMPDIR:-/tmp}/netmem-check-$lane.log"
 	done
