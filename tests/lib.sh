@@ -105,7 +105,9 @@ expect_usage() {
 #   nm_rc_jq NAME RC FILTER succeeds when it exited RC and FILTER holds
 nm_setup() {
 	NM_SUB=$1
-	N=bin/netmem
+	# NETMEM_BIN: another build to test, e.g. one with a check broken on
+	# purpose, to see the test fail (tests/README.md)
+	N=${NETMEM_BIN:-bin/netmem}
 	tmp=$(mktemp -d); trap 'rm -rf "$tmp"' EXIT
 	export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
 	MPI="mpirun --oversubscribe --bind-to none"

@@ -122,7 +122,7 @@ static const nm_opt corm_opts[] = {
 	NM_OPT_INJECT("none,no-id-check,read-refused,new-rkey",
 	 "a fault that the checks must catch: no-id-check makes DirectRead accept whatever object sits at the "
 	 "pointer's address (stale reads, the point invalid); read-refused sends one DirectRead in 50 with a "
-	 "wrong key, which the device refuses (the READ QP recovered, the read falls back, counted as "
+	 "wrong key (the first one included), which the device refuses (the READ QP recovered, the read falls back, counted as "
 	 "direct_read_refused); new-rkey registers every remapped VA afresh, as a NIC whose ibv_rereg_mr hands "
 	 "back a new key (reads with the old key are refused, and the RPC fallback brings the new one: "
 	 "rkey_updated)"),

@@ -122,10 +122,12 @@ static corm_try refused(corm_thread *th)
 }
 
 /* --inject read-refused: this DirectRead goes out with a wrong key (the
- * low byte, which an rkey's owner varies between registrations). */
+ * low byte, which an rkey's owner varies between registrations). The
+ * thread's first DirectRead is one, so any run that reads directly is
+ * refused at least once, however few reads its duration allows. */
 static bool refuse_now(corm_thread *th)
 {
-	return th->p->inject == CORM_INJECT_READ_REFUSED && ++th->refuse_tick % CORM_REFUSE_EVERY == 0;
+	return th->p->inject == CORM_INJECT_READ_REFUSED && th->refuse_tick++ % CORM_REFUSE_EVERY == 0;
 }
 
 static corm_try one_sided(corm_thread *th, corm_ptr *p, corm_check chk, uint8_t *buf)

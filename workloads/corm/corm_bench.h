@@ -31,7 +31,7 @@ extern const char *const corm_keys_names[CORM_NKEYS];
 
 /* Faults a run injects to show its checks catch them: DirectRead without
  * its ID check (stale bytes accepted: the point must be invalid), or one
- * DirectRead in CORM_REFUSE_EVERY through a wrong key (the device refuses
+ * DirectRead in CORM_REFUSE_EVERY, the first included, through a wrong key (the device refuses
  * it, the READ QP is recovered and the read falls back: the point stays
  * valid and counts direct_read_refused), or a new rkey for every remapped
  * VA (the clients must learn it: rkey_updated). */
