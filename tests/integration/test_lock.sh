@@ -18,7 +18,7 @@ check "spin, cs empty: counters count the validation phase only" nm_jq spin 'all
 # completed inside the common interval; an acquisition that completed after
 # the deadline is in ops_with_warmup only)
 check "spin, cs counter: counters equal measured + validation acquisitions" nm_jq spin 'all(.points[] | select(.params.cs == "counter"); .checks.mutual_exclusion.measured_cs == "counter" and .checks.mutual_exclusion.acquisitions == .metrics.ops_with_warmup + 300 and .metrics.ops <= .metrics.ops_with_warmup and .metrics.ops_with_warmup <= .metrics.ops + 6)'
-check "spin: rank 1 comes while rank 0 holds lock 0 (scripted): its CAS fails and retries" nm_jq spin 'all(.points[]; .checks.contention.waiter_arrived and .checks.contention.stats.cas_retries >= 1)'
+check "spin: rank 1 comes while rank 0 holds lock 0 (scripted): its CAS fails and retries" nm_jq spin '(.points | length) == 6 and all(.points[]; .checks.contention.waiter_arrived and .checks.contention.stats.cas_retries >= 1)'
 
 check "spin on Soft-RoCE: every point records the changed release (rCAS, not rWrite)" nm_jq spin 'all(.points[]; .effective.emulated_change | test("rCAS"))'
 check "spin: latency and throughput reported" nm_jq spin 'all(.points[]; .metrics.ops > 0 and .metrics.ops_per_sec > 0 and .metrics.lat.p50 > 0 and (.metrics.lat_cdf | length) > 0)'

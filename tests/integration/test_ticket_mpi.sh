@@ -19,7 +19,7 @@ check "ticket 3 ranks x 2 threads, K 1,3, p_local 0/50/100: exit 0" [ "$(nm_rc t
 check "ticket 3x2: 6 points, all valid (counters == acquisitions)" nm_jq tk '(.points | length) == 6 and all(.points[]; .valid and .checks.mutual_exclusion.ok)'
 check "ticket 3x2: 6 threads x 12 measured, x 10 validated acquisitions per point" nm_jq tk 'all(.points[]; .metrics.ops_with_warmup == 72 and .checks.mutual_exclusion.acquisitions == 60 and .checks.mutual_exclusion.validation_acquisitions == 60)'
 check "ticket 3x2: global acquisitions + hand-overs == acquisitions" nm_jq tk "$SPLIT"
-check "ticket 3x2: rank 1's second thread waits behind its first (scripted): a local hand-over" nm_jq tk 'all(.points[]; .checks.contention | .waiter_arrived and .stats.handovers == 1 and .stats.global_acquires == 1)'
+check "ticket 3x2: rank 1's second thread waits behind its first (scripted): a local hand-over" nm_jq tk '(.points | length) == 6 and all(.points[]; .checks.contention | .waiter_arrived and .stats.handovers == 1 and .stats.global_acquires == 1)'
 check "ticket 3x2: hand-overs never exceed handover_max (8) per global acquisition" nm_jq tk 'all(.points[]; .metrics.lock_stats.handovers <= 8 * .metrics.lock_stats.global_acquires)'
 
 # 2. --handover-max 0: every acquisition takes a ticket (2 ranks x 2 threads)
