@@ -65,4 +65,10 @@ expect_usage "preflight: unknown option" $MPI -np 2 $N preflight --bogus configs
 expect_usage "preflight: --np 0" $MPI -np 2 $N preflight --np 0 configs/check/ops-lat.json
 expect_usage "preflight: a config that does not exist" $MPI -np 2 $N preflight configs/check/ops-lat.json "$tmp/none.json"
 expect_usage "preflight: a config naming no experiment" $MPI -np 2 $N preflight "$tmp/nosuch.json"
+# a value's control characters are escaped: the one line stays one line
+expect_usage_re "ops: a newline in --op" "--op: 'x\\\\ny' is not one of" $MPI -np 2 $N ops $Q --op "$(printf 'x\ny')"
+expect_usage_re "a newline in the command's name" "unknown command 'bo\\\\ngus'" $N "$(printf 'bo\ngus')"
+# before MPI_Init, each rank tells from the launcher's environment whether it is rank 0
+expect_usage "an unknown command under mpirun: said once" $MPI -np 2 $N bogus
+expect_usage "run without a config under mpirun: said once" $MPI -np 2 $N run
 t_summary
