@@ -65,6 +65,9 @@ expect_usage "preflight: unknown option" $MPI -np 2 $N preflight --bogus configs
 expect_usage "preflight: --np 0" $MPI -np 2 $N preflight --np 0 configs/check/ops-lat.json
 expect_usage "preflight: a config that does not exist" $MPI -np 2 $N preflight configs/check/ops-lat.json "$tmp/none.json"
 expect_usage "preflight: a config naming no experiment" $MPI -np 2 $N preflight "$tmp/nosuch.json"
+# a sweep above NM_POINTS_MAX (21 sizes x 10 depths x 48 QP counts)
+expect_usage_re "ops: a sweep of 10,080 points" "10080 points, above the 10000 one job may hold: split it" \
+	$MPI -np 2 $N ops $Q --size 1..1M -t 1,2,3,4,5,6,7,8,9,10 --qp 1..32,3,5,6,7,9,10,11,12,13,14,15,17,18,19,20,21,22,23,24,25,26,27,28,29,30,31,33,34,35,36,37,38,39,40,41,42,43,44,45,46,47,48
 # a value's control characters are escaped: the one line stays one line
 expect_usage_re "ops: a newline in --op" "--op: 'x\\\\ny' is not one of" $MPI -np 2 $N ops $Q --op "$(printf 'x\ny')"
 expect_usage_re "a newline in the command's name" "unknown command 'bo\\\\ngus'" $N "$(printf 'bo\ngus')"
