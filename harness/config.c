@@ -4,6 +4,7 @@
 #include "alloc.h"
 #include "experiment.h"
 #include "log.h"
+#include "points.h"
 #include <errno.h>
 #include <fcntl.h>
 #include <glob.h>
@@ -235,6 +236,112 @@ static json_t *parse_text(const char *text, const char *path, char *err, size_t 
 	return cfg;
 }
 
+/* The host of each of a config's nranks ranks, as run_all.sh places them:
+ * by its "hosts", else params.ranks_per_node to a host, else one rank per
+ * host (what --map-by node gives on a cluster). A check made without the
+ * job's hosts assumes the placement that refuses the least. */
+static uint64_t *config_hosts(const json_t *cfg, int nranks)
+{
+	uint64_t *hosts = nm_calloc((size_t)nranks, sizeof *hosts);
+	const json_t *placed = json_object_get(cfg, "hosts");
+	int rpn = (int)json_integer_value(json_object_get(json_object_get(cfg, "params"), "ranks_per_node"));
+	for (int r = 0; r < nranks; r++) {
+		uint64_t h = rpn > 0 ? (uint64_t)(r / rpn) : (uint64_t)r;
+		if (json_is_array(placed)) {
+			size_t i;
+			json_t *n;
+			int left = r;
+			json_array_foreach(placed, i, n) {
+				left -= (int)json_integer_value(n);
+				if (left < 0)
+					break;
+			}
+			h = i;
+		}
+		hosts[r] = h + 1;
+	}
+	return hosts;
+}
+
+/* The job of nranks ranks decoded as netmem run decodes it (its options,
+ * its sweep, every point), with no device: 0, or -1 with one line in err. */
+static int decode_job(const nm_experiment *e, const json_t *cfg, const char *path, int nranks, char *err,
+		      size_t errlen)
+{
+	const nm_opt *tables[] = {e->opts, nm_harness_opts, NULL};
+	char where[512];
+	snprintf(where, sizeof where, "%s: params", path);
+	const json_t *params = json_object_get(cfg, "params");
+	json_t *copy = params ? json_deep_copy(params) : NULL;
+	json_t *spec = nm_opt_parse(tables, copy, where, 0, NULL, err, errlen), *points = NULL;
+	json_decref(copy);
+	if (!spec)
+		return -1;
+	char why[1024];
+	int rc = -1;
+	if (nranks < e->min_ranks) {
+		snprintf(err, errlen, "%s: %s needs at least %d ranks, the config's job has %d", path, e->name,
+			 e->min_ranks, nranks);
+		goto out;
+	}
+	points = nm_points_sweep(spec, why, sizeof why);
+	if (!points) {
+		snprintf(err, errlen, "%s: %s", path, why);
+		goto out;
+	}
+	uint64_t *hosts = config_hosts(cfg, nranks);
+	size_t psize = e->point_size ? e->point_size : 1, i;
+	void *decoded = nm_calloc(1, psize);
+	json_t *pt;
+	rc = 0;
+	json_array_foreach(points, i, pt) {
+		nm_base b;
+		if (rc == 0 && nm_point_decode(e, pt, nranks, hosts, &b, decoded, why, sizeof why) != 0) {
+			json_t *axes = nm_point_axes(spec, pt);
+			char *label = json_object_size(axes) ? json_dumps(axes, JSON_COMPACT) : NULL;
+			snprintf(err, errlen, "%s: %s%s%s", path, why, label ? "; at point " : "", label ? label : "");
+			free(label);
+			json_decref(axes);
+			rc = -1;
+		}
+		if (e->point_free)
+			e->point_free(decoded);
+		memset(decoded, 0, psize);
+		if (rc)
+			break;
+	}
+	free(decoded);
+	free(hosts);
+out:
+	json_decref(points);
+	json_decref(spec);
+	return rc;
+}
+
+/* A config with no schema problem decoded for each job it makes: its
+ * "hosts" summed, each count of "ranks", else NM_CONFIG_CHECK_NP ranks. */
+static int decode_config(const json_t *cfg, const char *path, char *err, size_t errlen)
+{
+	const nm_experiment *e = nm_experiment_find(json_string_value(json_object_get(cfg, "experiment")));
+	const json_t *ranks = json_object_get(cfg, "ranks"), *placed = json_object_get(cfg, "hosts"), *r;
+	if (json_is_array(placed)) {
+		int sum = 0;
+		size_t i;
+		json_array_foreach(placed, i, r)
+			sum += (int)json_integer_value(r);
+		return decode_job(e, cfg, path, sum, err, errlen);
+	}
+	if (json_is_array(ranks)) {
+		size_t i;
+		json_array_foreach(ranks, i, r)
+			if (decode_job(e, cfg, path, (int)json_integer_value(r), err, errlen))
+				return -1;
+		return 0;
+	}
+	return decode_job(e, cfg, path, json_is_integer(ranks) ? (int)json_integer_value(ranks) : NM_CONFIG_CHECK_NP,
+			  err, errlen);
+}
+
 int nm_config_check_main(int argc, char **argv)
 {
 	int bad = 0;
@@ -252,6 +359,11 @@ int nm_config_check_main(int argc, char **argv)
 			continue;
 		}
 		int n = nm_config_problems(cfg, argv[i], true, say ? print_line : ignore_line, NULL);
+		if (n == 0 && decode_config(cfg, argv[i], err, sizeof err) != 0) {
+			if (say)
+				print_line(NULL, err);
+			n++;
+		}
 		bad += n;
 		json_decref(cfg);
 	}

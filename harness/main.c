@@ -636,8 +636,11 @@ int main(int argc, char **argv)
 		       "\"params\" takes the experiment's options by their long names (with '_' for\n"
 		       "'-'); arrays are swept. Options on the command line override the file.\n"
 		       "--check lists every problem of each config (keys, plots, the plot scripts\n"
-		       "and input configs they name), one line each, without starting a job; exit 2\n"
-		       "when there is any.\n");
+		       "and input configs they name), one line each, then decodes its options and\n"
+		       "every point as a run would (for each rank count it runs with; 2 without\n"
+		       "\"ranks\"), without starting a job or opening a device; exit 2 when there\n"
+		       "is any. A config is a regular file of at most 1 MiB; a sweep has at most\n"
+		       "10000 points.\n");
 		return 0;
 	} else if (argc < 3 || argv[2][0] == '-') {
 		nm_usage_error("run: missing CONFIG.json (see netmem run --help)");
