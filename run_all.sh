@@ -10,7 +10,8 @@
 #          --out DIR (default: results/<scale>-<UTC stamp>, linked as results/latest),
 #          --new (a fresh run directory even when the last one was interrupted),
 #          --only NAME[,NAME...] (these configs only, e.g. ops-lat or numa-fig4,numa-vc),
-#          --mpirun-args "..." (extra mpirun flags, e.g. "-x NETMEM_DEV" or "--mca btl self,tcp"),
+#          --mpirun-args "..." (extra mpirun flags, split at blanks, e.g. "-x NETMEM_DEV" or
+#            "--mca btl self,tcp"),
 #          --class CLASS[,CLASS...] (these kinds of jobs only: plain, numa, odp and
 #            cluster configs, sim for CoRM's simulator; default all; cluster:
 #            configs with "hosts", two guests without a hostfile, three when
@@ -31,37 +32,47 @@
 set -u
 cd "$(dirname "$0")" || exit 1
 
+# q WORD...: the words quoted for bash (printf %q), blank-separated: how a
+# path or value enters a generated script or a message, whatever it holds
+# (a quote, a blank, a newline, a $(...))
+q() { [ $# = 0 ] || { local s; s=$(printf '%q ' "$@"); printf '%s' "${s% }"; }; }
+# value OPTION ARGS...: the option has its value, else one line and exit 2
+value() { [ $# -ge 2 ] || { echo "run_all.sh: $1 needs a value (see ./run_all.sh --help)" >&2; exit 2; }; }
+
 hostfile="" scale="" np=2 out="" only="" extra="" new=0 classes="plain,numa,odp,cluster,sim" here=0 report=1 preflight=""
 while [ $# -gt 0 ]; do
 	case "$1" in
-	--hostfile) hostfile=$2; shift 2 ;;
-	--scale) scale=$2; shift 2 ;;
-	--np) np=$2; shift 2 ;;
-	--out) out=$2; shift 2 ;;
-	--only) only=$2; shift 2 ;;
+	--hostfile) value "$@"; hostfile=$2; shift 2 ;;
+	--scale) value "$@"; scale=$2; shift 2 ;;
+	--np) value "$@"; np=$2; shift 2 ;;
+	--out) value "$@"; out=$2; shift 2 ;;
+	--only) value "$@"; only=$2; shift 2 ;;
 	--new) new=1; shift ;;
-	--mpirun-args) extra=$2; shift 2 ;;
-	--class) classes=$2; shift 2 ;;
+	--mpirun-args) value "$@"; extra=$2; shift 2 ;;
+	--class) value "$@"; classes=$2; shift 2 ;;
 	--here) here=1; shift ;;
 	--no-report) report=0; shift ;;
 	--preflight) preflight=1; shift ;;
 	--no-preflight) preflight=0; shift ;;
 	-h|--help) awk 'NR > 1 && !/^#/ { exit } NR > 1' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
-	*) echo "run_all.sh: unknown option '$1' (see ./run_all.sh --help)" >&2; exit 2 ;;
+	*) echo "run_all.sh: unknown option $(q "$1") (see ./run_all.sh --help)" >&2; exit 2 ;;
 	esac
 done
 [ -n "$scale" ] || { [ -n "$hostfile" ] && scale=paper || scale=quick; }
+# --np goes on every mpirun line: a number, never a word of shell
+[[ $np =~ ^[1-9][0-9]{0,5}$ ]] ||
+	{ echo "run_all.sh: --np takes a positive integer (the ranks of a config without \"ranks\"), not $(q "$np")" >&2; exit 2; }
 case "$scale" in quick|paper|check) ;; *) echo "run_all.sh: --scale must be quick, paper or check" >&2; exit 2 ;; esac
 # A paper-scale run takes hours on a reservation: find a config that cannot
 # fit before it starts, not when it does.
 [ -n "$preflight" ] || { [ "$scale" = paper ] && preflight=1 || preflight=0; }
 for c in ${classes//,/ }; do
-	case "$c" in plain|numa|odp|cluster|sim) ;; *) echo "run_all.sh: --class takes plain, numa, odp, cluster or sim, not '$c'" >&2; exit 2 ;; esac
+	case "$c" in plain|numa|odp|cluster|sim) ;; *) echo "run_all.sh: --class takes plain, numa, odp, cluster or sim, not $(q "$c")" >&2; exit 2 ;; esac
 done
 # has_class CLASS: the run includes this kind of job
 has_class() { case ",$classes," in *",$1,"*) true ;; *) false ;; esac; }
 [ "$here" = 0 ] || [ -z "$hostfile" ] || { echo "run_all.sh: --here and --hostfile exclude each other" >&2; exit 2; }
-[ -z "$hostfile" ] || [ -r "$hostfile" ] || { echo "run_all.sh: cannot read hostfile '$hostfile'" >&2; exit 2; }
+[ -z "$hostfile" ] || [ -r "$hostfile" ] || { echo "run_all.sh: cannot read hostfile $(q "$hostfile")" >&2; exit 2; }
 # The CoRM simulator's documents: tool commands, run on this host (no NIC,
 # no config: `netmem run` runs measured jobs only). NAME SCRIPT ARGS.
 declare -A tool_args
@@ -90,7 +101,7 @@ done
 
 for name in ${only//,/ }; do
 	[ -n "${tool_args[$name]:-}" ] || [ -r "configs/$scale/$name.json" ] ||
-		{ echo "run_all.sh: no config '$name' in configs/$scale" >&2; exit 2; }
+		{ echo "run_all.sh: no config $(q "$name") in configs/$scale" >&2; exit 2; }
 done
 
 # What run_all.sh reads from a config (README.md, "Configs, results, figures"):
@@ -188,8 +199,10 @@ fi
 	{ echo "run_all.sh: build failed (see make's messages above)" >&2; exit 1; }
 mkdir -p "$out"
 
-mpi="mpirun --bind-to none"
-[ "$(id -u)" = 0 ] && mpi="$mpi --allow-run-as-root"
+mpi=(mpirun --bind-to none)
+[ "$(id -u)" = 0 ] && mpi+=(--allow-run-as-root)
+# --mpirun-args: words split at blanks, each passed to mpirun as it is
+read -ra extra_args <<<"$extra"
 # script FILE NAMES...: the mpirun lines for these configs, each followed by
 # the progress line (configs and points done over the whole run, time left
 # at the rate so far; the counts are carried from one script to the next in
@@ -201,30 +214,31 @@ script() {
 	{
 		echo "set -u; status=0; start=\$SECONDS"
 		# the cluster lane's hosts: the hostfile, else the cluster of guests it runs in
-		[ "$lane" != cluster ] || echo "hf='$hostfile'; [ -n \"\$hf\" ] || hf=\${NETMEM_HOSTFILE:-}"
+		[ "$lane" != cluster ] || echo "hf=$(q "$hostfile"); [ -n \"\$hf\" ] || hf=\${NETMEM_HOSTFILE:-}"
 		[ "$lane" != cluster ] || placed_lines
 		[ "$preflight" = 0 ] || [ $# = 0 ] || preflight_lines "$lane" "$@"
-		echo "read -r cdone pdone elapsed 2>/dev/null < '$out/.progress' || { cdone=0; pdone=0; elapsed=0; }"
+		echo "read -r cdone pdone elapsed 2>/dev/null < $(q "$out/.progress") || { cdone=0; pdone=0; elapsed=0; }"
 		echo "progress() { cdone=\$((cdone + \${2:-1})); pdone=\$((pdone + \$1)); now=\$((elapsed + SECONDS - start))"
 		echo "  left=\$(( pdone > 0 ? now * ($total_points - pdone) / pdone : 0 ))"
 		echo "  echo \"run_all.sh: \$cdone/$total_configs configs, \$pdone/$total_points points done, about \$((left / 60)) min \$((left % 60)) s left\" >&2"
-		echo "  echo \"\$cdone \$pdone \$now\" > '$out/.progress'; }"
+		echo "  echo \"\$cdone \$pdone \$now\" > $(q "$out/.progress"); }"
 		for name in "$@"; do
 			cfg=configs/$scale/$name.json
 			read -ra counts <<<"${ranks[$name]}"
 			# refused by preflight: its reason instead of a job that would fail
-			[ "$preflight" = 0 ] || echo "if refused '$cfg'; then progress $((${npoints[$name]} * ${#counts[@]})); else"
+			[ "$preflight" = 0 ] || echo "if refused $(q "$cfg"); then progress $((${npoints[$name]} * ${#counts[@]})); else"
 			for r in "${counts[@]}"; do
 				doc=$name
 				[ "${swept[$name]}" = 0 ] || doc=$name.n$r
+				run=(-np "$r" "${extra_args[@]}" bin/netmem run "$cfg" --output "$out/$doc.json" --resume)
 				if [ "${placed[$name]}" != - ]; then
-					echo "placed '$name' '${placed[$name]}' && $mpi --hostfile '$out/.hosts-$name' --map-by slot -np $r $extra bin/netmem run $cfg --output '$out/$doc.json' --resume || status=1"
+					echo "placed $(q "$name" "${placed[$name]}") && $(q "${mpi[@]}" --hostfile "$out/.hosts-$name" --map-by slot "${run[@]}") || status=1"
 				elif [ -n "$hostfile" ]; then
-					map="--map-by node"
-					[ "${rpn[$name]}" = - ] || map="--map-by ppr:${rpn[$name]}:node"
-					echo "$mpi --hostfile '$hostfile' $map -np $r $extra bin/netmem run $cfg --output '$out/$doc.json' --resume || status=1"
+					map=(--map-by node)
+					[ "${rpn[$name]}" = - ] || map=(--map-by "ppr:${rpn[$name]}:node")
+					echo "$(q "${mpi[@]}" --hostfile "$hostfile" "${map[@]}" "${run[@]}") || status=1"
 				else
-					echo "$mpi --oversubscribe -np $r $extra bin/netmem run $cfg --output '$out/$doc.json' --resume || status=1"
+					echo "$(q "${mpi[@]}" --oversubscribe "${run[@]}") || status=1"
 				fi
 				# a config is done with its last count's job
 				echo "progress ${npoints[$name]} $([ "$r" = "${counts[-1]}" ] && echo 1 || echo 0)"
@@ -240,7 +254,7 @@ script() {
 # each rank where the config says (Clover's memory node alone on its host).
 placed_lines() {
 	echo "placed() { [ -n \"\$hf\" ] || { echo \"run_all.sh: \$1 places its ranks on hosts (\\\"hosts\\\": [\$2]): give --hostfile, or run it in the cluster of guests (tests/vm/netmem-cluster)\" >&2; return 1; }"
-	echo "  awk -v c=\"\$2\" 'BEGIN { n = split(c, k, \",\") } { sub(/#.*/, \"\") } NF && i < n { print \$1, \"slots=\" k[++i] } END { exit i < n }' \"\$hf\" >'$out/.hosts-'\"\$1\" ||"
+	echo "  awk -v c=\"\$2\" 'BEGIN { n = split(c, k, \",\") } { sub(/#.*/, \"\") } NF && i < n { print \$1, \"slots=\" k[++i] } END { exit i < n }' \"\$hf\" >$(q "$out/.hosts-")\"\$1\" ||"
 	echo "  { echo \"run_all.sh: \$1 places its ranks on \$(echo \"\$2\" | tr , '\\n' | grep -c .) hosts but \$hf lists fewer\" >&2; return 1; }; }"
 }
 # preflight_lines LANE NAMES...: one `netmem preflight` job over the lane's
@@ -250,19 +264,19 @@ placed_lines() {
 # preflight that could not run at all refuses nothing: the jobs then fail
 # as they would have.
 preflight_lines() {
-	local lane=$1 cfgs="" name pf="$out/preflight-$1.json" launch
+	local lane=$1 name pf="$out/preflight-$1.json" launch cfgs=()
 	shift
-	for name in "$@"; do cfgs="$cfgs configs/$scale/$name.json"; done
+	for name in "$@"; do cfgs+=("configs/$scale/$name.json"); done
 	if [ "$lane" = cluster ]; then
-		launch="$mpi --hostfile \"\$hf\" --map-by node -np \$(awk '{ sub(/#.*/, \"\") } NF' \"\$hf\" | wc -l)"
+		launch="$(q "${mpi[@]}") --hostfile \"\$hf\" --map-by node -np \$(awk '{ sub(/#.*/, \"\") } NF' \"\$hf\" | wc -l)"
 	elif [ -n "$hostfile" ]; then
-		launch="$mpi --hostfile '$hostfile' --map-by node -np $(awk '{ sub(/#.*/, "") } NF' "$hostfile" | wc -l)"
+		launch=$(q "${mpi[@]}" --hostfile "$hostfile" --map-by node -np "$(($(awk '{ sub(/#.*/, "") } NF' "$hostfile" | wc -l)))")
 	else
-		launch="$mpi --oversubscribe -np 2"
+		launch=$(q "${mpi[@]}" --oversubscribe -np 2)
 	fi
-	echo "rm -f '$pf'"
-	echo "$launch $extra bin/netmem preflight --np $np --results '$out' --json '$pf'$cfgs | tee '$out/preflight-$lane.txt' >&2"
-	echo "refused() { why=\$(jq -r --arg c \"\$1\" '.configs[] | select(.config == \$c and .verdict == \"does_not_fit\") | .reason' '$pf' 2>/dev/null)"
+	echo "rm -f $(q "$pf")"
+	echo "$launch $(q "${extra_args[@]}" bin/netmem preflight --np "$np" --results "$out" --json "$pf" "${cfgs[@]}") | tee $(q "$out/preflight-$lane.txt") >&2"
+	echo "refused() { why=\$(jq -r --arg c \"\$1\" '.configs[] | select(.config == \$c and .verdict == \"does_not_fit\") | .reason' $(q "$pf") 2>/dev/null)"
 	echo "  [ -n \"\$why\" ] || return 1; echo \"run_all.sh: skipping \$1 (preflight: \$why)\" >&2; }"
 }
 s1=$(mktemp); s2=$(mktemp); s3=$(mktemp); s4=$(mktemp); trap 'rm -f "$s1" "$s2" "$s3" "$s4"' EXIT
@@ -327,6 +341,10 @@ corm_fig18 corm-fig18 in=corm-fig18
 corm_fig19 corm-fig19 in=corm-fig19"
 # A variable names the documents that exist (NAME.json, or a rank sweep's
 # NAME.nR.json; NAME may end in *), space-separated; one with none is left unset.
+# gnuplot reads them, and the plot scripts hand them to a shell, through a
+# link of a plain name to the run directory, whatever characters its path has.
+plotdir=$(mktemp -d); trap 'rm -f "$s1" "$s2" "$s3" "$s4"; rm -rf "$plotdir"' EXIT
+ln -s "$(cd "$out" && pwd)" "$plotdir/run"
 while read -r gp fig vars; do
 	[ -n "$gp" ] || continue
 	ran=0 sets="" has_in=0
@@ -338,9 +356,9 @@ while read -r gp fig vars; do
 				# shellcheck disable=SC2053
 				[[ $j == $n ]] && ran=1
 			done
-			sweep="$out/$n.n[0-9]*.json"
+			sweep="$plotdir/run/$n.n[0-9]*.json"
 			[[ $n != *'*' ]] || sweep=""
-			for f in "$out"/$n.json $sweep; do
+			for f in "$plotdir/run"/$n.json $sweep; do
 				[ -s "$f" ] && docs="$docs${docs:+ }$f"
 			done
 		done
@@ -351,7 +369,7 @@ while read -r gp fig vars; do
 	[ "$ran" = 1 ] || [ -z "$only" ] || continue
 	[ "$has_in" = 1 ] || continue
 	for ext in png svg; do
-		gnuplot -e "${sets}out='$out/$fig.$ext'" "plots/$gp.gp" 2>"$out/$fig.gnuplot.log" && [ -s "$out/$fig.$ext" ] &&
+		gnuplot -e "${sets}out='$plotdir/run/$fig.$ext'" "plots/$gp.gp" 2>"$out/$fig.gnuplot.log" && [ -s "$out/$fig.$ext" ] &&
 			echo "run_all.sh: figure $out/$fig.$ext" ||
 			{ echo "run_all.sh: plotting $fig.$ext failed (see $out/$fig.gnuplot.log)" >&2; status=1; }
 	done

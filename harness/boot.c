@@ -628,10 +628,10 @@ void nm_boot_check(const char *msg, int code)
 	MPI_Ibcast(buf, sizeof buf, MPI_CHAR, first, c_comm, &r);
 	coll_wait(&r, "bcast", false);
 	if (b_rank == 0) {
-		if (first == 0)
-			fprintf(stderr, "netmem: %s\n", buf);
-		else  /* on a cluster, the host is what to look at */
-			fprintf(stderr, "netmem: rank %d (%s): %s\n", first, b_name_of[first], buf);
+		char head[128] = "netmem: ";
+		if (first != 0)  /* on a cluster, the host is what to look at */
+			snprintf(head, sizeof head, "netmem: rank %d (%s): ", first, b_name_of[first]);
+		nm_log_line(stderr, head, buf);
 		fflush(stderr);
 	}
 	run_on_exit();

@@ -1,13 +1,18 @@
 /* Config files' schema (config.h): what `netmem run` accepts, and what
  * `netmem run --check` reports, from the same code. */
 #include "config.h"
+#include "alloc.h"
 #include "experiment.h"
+#include "log.h"
+#include "points.h"
 #include <errno.h>
+#include <fcntl.h>
 #include <glob.h>
 #include <stdlib.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 static const char *const top_keys[] = {"experiment", "params", "description", "ranks", "hosts", "numa", "odp", "plots"};
@@ -209,24 +214,157 @@ int nm_config_problems(const json_t *cfg, const char *path, bool files, nm_confi
 	return s.n;
 }
 
+static void ignore_line(void *arg, const char *msg)
+{
+	(void)arg, (void)msg;
+}
+
 static void print_line(void *arg, const char *msg)
 {
 	(void)arg;
-	printf("%s\n", msg);
+	nm_log_line(stdout, NULL, msg);
+}
+
+/* Rejecting duplicate keys: with two "iters", jansson would keep the last
+ * one without a word, and the config would not run what it reads as. */
+static json_t *parse_text(const char *text, const char *path, char *err, size_t errlen)
+{
+	json_error_t je;
+	json_t *cfg = json_loads(text, JSON_REJECT_DUPLICATES, &je);
+	if (!cfg)
+		snprintf(err, errlen, "%s: line %d column %d: %s", path, je.line, je.column, je.text);
+	return cfg;
+}
+
+/* The host of each of a config's nranks ranks, as run_all.sh places them:
+ * by its "hosts", else params.ranks_per_node to a host, else one rank per
+ * host (what --map-by node gives on a cluster). A check made without the
+ * job's hosts assumes the placement that refuses the least. */
+static uint64_t *config_hosts(const json_t *cfg, int nranks)
+{
+	uint64_t *hosts = nm_calloc((size_t)nranks, sizeof *hosts);
+	const json_t *placed = json_object_get(cfg, "hosts");
+	int rpn = (int)json_integer_value(json_object_get(json_object_get(cfg, "params"), "ranks_per_node"));
+	for (int r = 0; r < nranks; r++) {
+		uint64_t h = rpn > 0 ? (uint64_t)(r / rpn) : (uint64_t)r;
+		if (json_is_array(placed)) {
+			size_t i;
+			json_t *n;
+			int left = r;
+			json_array_foreach(placed, i, n) {
+				left -= (int)json_integer_value(n);
+				if (left < 0)
+					break;
+			}
+			h = i;
+		}
+		hosts[r] = h + 1;
+	}
+	return hosts;
+}
+
+/* The job of nranks ranks decoded as netmem run decodes it (its options,
+ * its sweep, every point), with no device: 0, or -1 with one line in err. */
+static int decode_job(const nm_experiment *e, const json_t *cfg, const char *path, int nranks, char *err,
+		      size_t errlen)
+{
+	const nm_opt *tables[] = {e->opts, nm_harness_opts, NULL};
+	char where[512];
+	snprintf(where, sizeof where, "%s: params", path);
+	const json_t *params = json_object_get(cfg, "params");
+	json_t *copy = params ? json_deep_copy(params) : NULL;
+	json_t *spec = nm_opt_parse(tables, copy, where, 0, NULL, err, errlen), *points = NULL;
+	json_decref(copy);
+	if (!spec)
+		return -1;
+	char why[1024];
+	int rc = -1;
+	if (nranks < e->min_ranks) {
+		snprintf(err, errlen, "%s: %s needs at least %d ranks, the config's job has %d", path, e->name,
+			 e->min_ranks, nranks);
+		goto out;
+	}
+	points = nm_points_sweep(spec, why, sizeof why);
+	if (!points) {
+		snprintf(err, errlen, "%s: %s", path, why);
+		goto out;
+	}
+	uint64_t *hosts = config_hosts(cfg, nranks);
+	size_t psize = e->point_size ? e->point_size : 1, i;
+	void *decoded = nm_calloc(1, psize);
+	json_t *pt;
+	rc = 0;
+	json_array_foreach(points, i, pt) {
+		nm_base b;
+		if (rc == 0 && nm_point_decode(e, pt, nranks, hosts, &b, decoded, why, sizeof why) != 0) {
+			json_t *axes = nm_point_axes(spec, pt);
+			char *label = json_object_size(axes) ? json_dumps(axes, JSON_COMPACT) : NULL;
+			snprintf(err, errlen, "%s: %s%s%s", path, why, label ? "; at point " : "", label ? label : "");
+			free(label);
+			json_decref(axes);
+			rc = -1;
+		}
+		if (e->point_free)
+			e->point_free(decoded);
+		memset(decoded, 0, psize);
+		if (rc)
+			break;
+	}
+	free(decoded);
+	free(hosts);
+out:
+	json_decref(points);
+	json_decref(spec);
+	return rc;
+}
+
+/* A config with no schema problem decoded for each job it makes: its
+ * "hosts" summed, each count of "ranks", else NM_CONFIG_CHECK_NP ranks. */
+static int decode_config(const json_t *cfg, const char *path, char *err, size_t errlen)
+{
+	const nm_experiment *e = nm_experiment_find(json_string_value(json_object_get(cfg, "experiment")));
+	const json_t *ranks = json_object_get(cfg, "ranks"), *placed = json_object_get(cfg, "hosts"), *r;
+	if (json_is_array(placed)) {
+		int sum = 0;
+		size_t i;
+		json_array_foreach(placed, i, r)
+			sum += (int)json_integer_value(r);
+		return decode_job(e, cfg, path, sum, err, errlen);
+	}
+	if (json_is_array(ranks)) {
+		size_t i;
+		json_array_foreach(ranks, i, r)
+			if (decode_job(e, cfg, path, (int)json_integer_value(r), err, errlen))
+				return -1;
+		return 0;
+	}
+	return decode_job(e, cfg, path, json_is_integer(ranks) ? (int)json_integer_value(ranks) : NM_CONFIG_CHECK_NP,
+			  err, errlen);
 }
 
 int nm_config_check_main(int argc, char **argv)
 {
 	int bad = 0;
+	char err[2048];
+	/* one list of problems, not one per rank of an mpirun job */
+	bool say = nm_log_rank() == 0;
 	for (int i = 0; i < argc; i++) {
-		json_error_t je;
-		json_t *cfg = json_load_file(argv[i], 0, &je);
+		char *text = nm_read_text_file(argv[i], err, sizeof err);
+		json_t *cfg = text ? parse_text(text, argv[i], err, sizeof err) : NULL;
+		free(text);
 		if (!cfg) {
-			printf("%s: line %d column %d: %s\n", argv[i], je.line, je.column, je.text);
+			if (say)
+				print_line(NULL, err);
 			bad++;
 			continue;
 		}
-		bad += nm_config_problems(cfg, argv[i], true, print_line, NULL);
+		int n = nm_config_problems(cfg, argv[i], true, say ? print_line : ignore_line, NULL);
+		if (n == 0 && decode_config(cfg, argv[i], err, sizeof err) != 0) {
+			if (say)
+				print_line(NULL, err);
+			n++;
+		}
+		bad += n;
 		json_decref(cfg);
 	}
 	fflush(stdout);
@@ -235,32 +373,58 @@ int nm_config_check_main(int argc, char **argv)
 
 char *nm_read_text_file(const char *path, char *err, size_t errlen)
 {
-	FILE *f = fopen(path, "r");
-	if (!f) {
+	/* O_NONBLOCK: opening a FIFO must not wait for a writer before it can
+	 * be refused */
+	int fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
+	if (fd < 0) {
 		snprintf(err, errlen, "%s: %s", path, strerror(errno));
 		return NULL;
 	}
-	size_t cap = 4096, len = 0;
-	char *buf = malloc(cap);
-	size_t n;
-	while (buf && (n = fread(buf + len, 1, cap - len - 1, f)) > 0) {
-		len += n;
-		if (cap - len < 2) {
-			char *nb = realloc(buf, cap *= 2);
-			if (!nb) {
-				free(buf);
-				buf = NULL;
-			}
-			buf = nb;
+	struct stat st;
+	char *buf = NULL;
+	size_t len = 0;
+	if (fstat(fd, &st) != 0) {
+		snprintf(err, errlen, "%s: %s", path, strerror(errno));
+		goto fail;
+	}
+	/* a FIFO or a device (/dev/zero) would hang or fill memory */
+	if (!S_ISREG(st.st_mode)) {
+		snprintf(err, errlen, "%s: not a regular file (a config is read from a file)", path);
+		goto fail;
+	}
+	if (st.st_size > NM_CONFIG_MAX_BYTES)
+		goto too_big;
+	/* one byte over the cap tells a file that grew since fstat */
+	buf = nm_calloc(1, NM_CONFIG_MAX_BYTES + 2);
+	while (len <= NM_CONFIG_MAX_BYTES) {
+		ssize_t n = read(fd, buf + len, NM_CONFIG_MAX_BYTES + 1 - len);
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n < 0) {
+			snprintf(err, errlen, "%s: %s", path, strerror(errno));
+			goto fail;
 		}
+		if (n == 0)
+			break;
+		len += (size_t)n;
 	}
-	fclose(f);
-	if (!buf) {
-		snprintf(err, errlen, "%s: out of memory", path);
-		return NULL;
+	if (len > NM_CONFIG_MAX_BYTES)
+		goto too_big;
+	/* JSON text holds no NUL; what followed one would go unread */
+	const char *nul = memchr(buf, 0, len);
+	if (nul) {
+		snprintf(err, errlen, "%s: a NUL byte at offset %zu (a config is JSON text)", path, (size_t)(nul - buf));
+		goto fail;
 	}
-	buf[len] = 0;
+	close(fd);
 	return buf;
+too_big:
+	snprintf(err, errlen, "%s: larger than %d bytes (1 MiB), the most a config may hold", path,
+		 NM_CONFIG_MAX_BYTES);
+fail:
+	free(buf);
+	close(fd);
+	return NULL;
 }
 
 /* The first problem nm_config_problems finds becomes the caller's one line. */
@@ -280,12 +444,9 @@ static void keep_first(void *arg, const char *problem)
 
 json_t *nm_config_parse(const char *text, const char *path, char *err, size_t errlen)
 {
-	json_error_t je;
-	json_t *cfg = json_loads(text, 0, &je);
-	if (!cfg) {
-		snprintf(err, errlen, "%s: line %d column %d: %s", path, je.line, je.column, je.text);
+	json_t *cfg = parse_text(text, path, err, errlen);
+	if (!cfg)
 		return NULL;
-	}
 	first_problem fp = {err, errlen};
 	if (nm_config_problems(cfg, path, false, keep_first, &fp)) {
 		json_decref(cfg);

@@ -111,6 +111,13 @@ extern const nm_opt nm_harness_opts[];
 /* Decodes them (and --iters/--duration/--warmup where the experiment
  * declares them) from a point. */
 void nm_base_decode(const json_t *pt, int nranks, nm_base *b);
+/* One point as every job decodes it before its first point runs (netmem
+ * run, run --check, preflight): the harness's options (nm_base_decode; the
+ * ranks' hosts from `hosts` when not NULL, else the job's own), the path
+ * MTU, then the experiment's decode. 0, or -1 with one line in err; what a
+ * failed decode allocated is e->point_free's to release either way. */
+int nm_point_decode(const nm_experiment *e, const json_t *pt, int nranks, const uint64_t *hosts, nm_base *b,
+		    void *point, char *err, size_t errlen);
 /* The verdict word of a point's stdout row (the report hook): "ok", or
  * "INVALID" when a check failed; every family prints the same word. */
 const char *nm_point_verdict(const json_t *res);

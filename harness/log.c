@@ -1,23 +1,87 @@
 #include "log.h"
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 #include <unistd.h>
 
-static int log_rank;
+static int log_rank = -1;
 static void (*abort_fn)(int);
 
+/* Before MPI_Init (an unknown command, a missing config) every rank of an
+ * mpirun job would print the same refusal: the launcher's environment says
+ * which rank this process will be. */
+static int launcher_rank(void)
+{
+	static const char *const vars[] = {"OMPI_COMM_WORLD_RANK", "PMIX_RANK", "PMI_RANK"};
+	for (size_t i = 0; i < sizeof vars / sizeof *vars; i++) {
+		const char *v = getenv(vars[i]);
+		char *end;
+		long r = v && *v ? strtol(v, &end, 10) : -1;
+		if (v && *v && !*end && r >= 0 && r <= 1 << 30)
+			return (int)r;
+	}
+	return 0;
+}
+
 void nm_log_set_rank(int rank) { log_rank = rank; }
-int nm_log_rank(void) { return log_rank; }
+int nm_log_rank(void)
+{
+	if (log_rank < 0)
+		log_rank = launcher_rank();
+	return log_rank;
+}
 void nm_log_set_abort(void (*fn)(int)) { abort_fn = fn; }
+
+size_t nm_escape_ctl(const char *s, char *out, size_t len)
+{
+	size_t j = 0;
+	if (!len)
+		return 0;
+	for (const unsigned char *c = (const unsigned char *)(s ? s : ""); *c; c++) {
+		char esc[5] = {(char)*c, 0};
+		if (*c == '\n' || *c == '\r' || *c == '\t')
+			snprintf(esc, sizeof esc, "\\%c", *c == '\n' ? 'n' : *c == '\r' ? 'r' : 't');
+		else if (*c < 0x20 || *c == 0x7f)
+			snprintf(esc, sizeof esc, "\\x%02x", *c);
+		size_t n = strlen(esc);
+		/* an escape is written whole or not at all */
+		if (j + n >= len)
+			break;
+		memcpy(out + j, esc, n);
+		j += n;
+	}
+	out[j] = 0;
+	return j;
+}
+
+void nm_log_line(FILE *f, const char *head, const char *msg)
+{
+	/* each byte escapes to at most 4 */
+	size_t n = strlen(msg) * 4 + 1;
+	char stack[4096], *buf = n <= sizeof stack ? stack : malloc(n);
+	if (!buf) {
+		buf = stack;
+		n = sizeof stack;
+	}
+	nm_escape_ctl(msg, buf, n);
+	fprintf(f, "%s%s\n", head ? head : "", buf);
+	if (buf != stack)
+		free(buf);
+}
+
+static void vline(FILE *f, const char *head, const char *fmt, va_list ap)
+{
+	char msg[4096];
+	vsnprintf(msg, sizeof msg, fmt, ap);
+	nm_log_line(f, head, msg);
+}
 
 void nm_usage_error(const char *fmt, ...)
 {
-	if (log_rank == 0) {
+	if (nm_log_rank() == 0) {
 		va_list ap;
 		va_start(ap, fmt);
-		fputs("netmem: ", stderr);
-		vfprintf(stderr, fmt, ap);
-		fputc('\n', stderr);
+		vline(stderr, "netmem: ", fmt, ap);
 		va_end(ap);
 		fflush(stderr);
 	}
@@ -28,13 +92,12 @@ void nm_usage_error(const char *fmt, ...)
 
 void nm_fatal(const char *fmt, ...)
 {
-	char host[256] = "?";
+	char host[256] = "?", head[320];
 	gethostname(host, sizeof host);
+	snprintf(head, sizeof head, "netmem: rank %d (%s): ", nm_log_rank(), host);
 	va_list ap;
 	va_start(ap, fmt);
-	fprintf(stderr, "netmem: rank %d (%s): ", log_rank, host);
-	vfprintf(stderr, fmt, ap);
-	fputc('\n', stderr);
+	vline(stderr, head, fmt, ap);
 	va_end(ap);
 	fflush(stderr);
 	if (abort_fn)
@@ -44,23 +107,21 @@ void nm_fatal(const char *fmt, ...)
 
 void nm_note(const char *fmt, ...)
 {
-	if (log_rank != 0)
+	if (nm_log_rank() != 0)
 		return;
 	va_list ap;
 	va_start(ap, fmt);
-	fputs("netmem: ", stderr);
-	vfprintf(stderr, fmt, ap);
-	fputc('\n', stderr);
+	vline(stderr, "netmem: ", fmt, ap);
 	va_end(ap);
 }
 
 void nm_warn(const char *fmt, ...)
 {
+	char head[64];
+	snprintf(head, sizeof head, "netmem: warning: rank %d: ", nm_log_rank());
 	va_list ap;
 	va_start(ap, fmt);
-	fprintf(stderr, "netmem: warning: rank %d: ", log_rank);
-	vfprintf(stderr, fmt, ap);
-	fputc('\n', stderr);
+	vline(stderr, head, fmt, ap);
 	va_end(ap);
 }
 

@@ -6,14 +6,26 @@
 #define NM_LOG_H
 #include <stdarg.h>
 #include <stddef.h>
+#include <stdio.h>
 
 #define NM_EXIT_USAGE 2
 #define NM_EXIT_FAIL 1
 
 void nm_log_set_rank(int rank);
+/* This process's rank: the job's once set, before that the one the
+ * launcher's environment gives (Open MPI, PMIx, PMI), else 0. */
 int nm_log_rank(void);
 /* Called by nm_fatal after printing; must not return. Default: exit(code). */
 void nm_log_set_abort(void (*fn)(int code));
+
+/* s with its control characters written as \n, \r, \t or \xHH, so that a
+ * value echoed back (a path, a key, an option's word) cannot split a line or
+ * drive the terminal; cut at len - 1 bytes, never inside an escape. Returns
+ * the length written. */
+size_t nm_escape_ctl(const char *s, char *out, size_t len);
+/* head, then msg escaped (nm_escape_ctl), then a newline: every line of
+ * these functions and of a refused job (nm_boot_check) is written by it. */
+void nm_log_line(FILE *f, const char *head, const char *msg);
 
 /* Bad input: rank 0 prints "netmem: <msg>" and every rank exits 2. */
 _Noreturn void nm_usage_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));

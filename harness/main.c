@@ -92,6 +92,24 @@ void nm_base_decode(const json_t *pt, int nranks, nm_base *b)
 				      m->iters, m->duration);
 }
 
+int nm_point_decode(const nm_experiment *e, const json_t *pt, int nranks, const uint64_t *hosts, nm_base *b,
+		    void *point, char *err, size_t errlen)
+{
+	nm_base_decode(pt, nranks, b);
+	if (hosts)
+		b->hosts = hosts;
+	if (b->qp.mtu && !nm_mtu_from_bytes(b->qp.mtu))
+		return nm_errf(err, errlen, "option --mtu: %d is not one of 256, 512, 1024, 2048, 4096", b->qp.mtu);
+	if (errlen)
+		err[0] = 0;
+	if (e->decode && e->decode(pt, b, point, err, errlen) != 0) {
+		if (errlen && !err[0])
+			nm_errf(err, errlen, "the point does not decode");
+		return -1;
+	}
+	return 0;
+}
+
 static void usage(FILE *out)
 {
 	fprintf(out,
@@ -331,26 +349,19 @@ static void job_parse(job *j, json_t *config_params, const char *where, int argc
 	json_object_del(j->spec, "output");
 	json_object_del(j->spec, "resume");
 	json_object_del(j->spec, "progress");
-	j->points = nm_points_expand(j->spec);
+	j->points = nm_points_sweep(j->spec, err, sizeof err);
+	if (!j->points)
+		bad_input(err);
 	j->npoints = json_array_size(j->points);
-	if (j->npoints == 0)
-		bad_input("the sweep has no points (an option was given an empty list)");
 	j->reps = (int)nm_cfg_int(j->spec, "reps");
 	j->psize = e->point_size ? e->point_size : 1;
 	j->bases = nm_calloc(j->npoints, sizeof *j->bases);
 	j->decoded = nm_calloc(j->npoints, j->psize);
 	size_t i;
 	json_t *pt;
-	json_array_foreach(j->points, i, pt) {
-		nm_base_decode(pt, j->nranks, &j->bases[i]);
-		int mtu = j->bases[i].qp.mtu;
-		if (mtu && !nm_mtu_from_bytes(mtu)) {
-			snprintf(err, sizeof err, "option --mtu: %d is not one of 256, 512, 1024, 2048, 4096", mtu);
+	json_array_foreach(j->points, i, pt)
+		if (nm_point_decode(e, pt, j->nranks, NULL, &j->bases[i], j->decoded + i * j->psize, err, sizeof err))
 			bad_input(err);
-		}
-		if (e->decode && e->decode(pt, &j->bases[i], j->decoded + i * j->psize, err, sizeof err) != 0)
-			bad_input(err);
-	}
 }
 
 /* A job ending early (a failed check, a stopped rank) still leaves a
@@ -625,8 +636,11 @@ int main(int argc, char **argv)
 		       "\"params\" takes the experiment's options by their long names (with '_' for\n"
 		       "'-'); arrays are swept. Options on the command line override the file.\n"
 		       "--check lists every problem of each config (keys, plots, the plot scripts\n"
-		       "and input configs they name), one line each, without starting a job; exit 2\n"
-		       "when there is any.\n");
+		       "and input configs they name), one line each, then decodes its options and\n"
+		       "every point as a run would (for each rank count it runs with; 2 without\n"
+		       "\"ranks\"), without starting a job or opening a device; exit 2 when there\n"
+		       "is any. A config is a regular file of at most 1 MiB; a sweep has at most\n"
+		       "10000 points.\n");
 		return 0;
 	} else if (argc < 3 || argv[2][0] == '-') {
 		nm_usage_error("run: missing CONFIG.json (see netmem run --help)");

@@ -74,6 +74,52 @@ json_t *nm_points_expand(const json_t *spec)
 	return points;
 }
 
+size_t nm_points_count(const json_t *spec)
+{
+	size_t total = 1;
+	const char *key;
+	json_t *v;
+	json_object_foreach((json_t *)spec, key, v) {
+		size_t n = json_is_array(v) ? json_array_size(v) : 1;
+		if (n && total > SIZE_MAX / n)
+			return SIZE_MAX;
+		total *= n;
+	}
+	return total;
+}
+
+json_t *nm_points_sweep(const json_t *spec, char *err, size_t errlen)
+{
+	size_t n = nm_points_count(spec);
+	if (n == 0) {
+		snprintf(err, errlen, "the sweep has no points (an option was given an empty list)");
+		return NULL;
+	}
+	if (n > NM_POINTS_MAX) {
+		const char *key, *longest = "";
+		json_t *v;
+		size_t most = 0;
+		json_object_foreach((json_t *)spec, key, v)
+			if (json_is_array(v) && json_array_size(v) > most) {
+				most = json_array_size(v);
+				longest = key;
+			}
+		char opt[128];
+		size_t i = 0;
+		for (; longest[i] && i + 1 < sizeof opt; i++)
+			opt[i] = longest[i] == '_' ? '-' : longest[i];
+		opt[i] = 0;
+		snprintf(err, errlen, "the sweep has %s%zu points, above the %d one job may hold: split it into "
+			 "several configs or runs, e.g. one per value of --%s (%zu values)",
+			 n == SIZE_MAX ? "more than " : "", n, NM_POINTS_MAX, opt, most);
+		return NULL;
+	}
+	json_t *points = nm_points_expand(spec);
+	if (!points)
+		snprintf(err, errlen, "out of memory expanding the sweep (%zu points)", n);
+	return points;
+}
+
 char *nm_point_key(const json_t *params, int rep)
 {
 	char *js = json_dumps(params, JSON_COMPACT | JSON_SORT_KEYS | JSON_ENCODE_ANY);

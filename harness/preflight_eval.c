@@ -97,14 +97,7 @@ static void eval_points(pf_eval *ev, const json_t *points, int reps)
 	json_t *pt;
 	json_array_foreach((json_t *)points, i, pt) {
 		nm_base b;
-		nm_base_decode(pt, ev->C, &b);
-		b.hosts = ev->hosts;
-		err[0] = 0;
-		if (b.qp.mtu && !nm_mtu_from_bytes(b.qp.mtu))
-			snprintf(err, sizeof err, "option --mtu: %d is not one of 256, 512, 1024, 2048, 4096", b.qp.mtu);
-		else if (ev->e->decode && ev->e->decode(pt, &b, decoded, err, sizeof err) != 0 && !err[0])
-			snprintf(err, sizeof err, "the point does not decode");
-		if (err[0]) {
+		if (nm_point_decode(ev->e, pt, ev->C, ev->hosts, &b, decoded, err, sizeof err) != 0) {
 			refuse(ev, pt, err);
 		} else {
 			nm_point_time t = {.iters = b.measure.iters, .warmup = b.measure.warmup,
@@ -193,8 +186,11 @@ json_t *nm_preflight_config(const char *path, const json_t *cfg, int np, const n
 			 ev.e->min_ranks, ev.C);
 		refuse(&ev, NULL, err);
 	} else {
-		points = nm_points_expand(spec);
-		eval_points(&ev, points, reps);
+		points = nm_points_sweep(spec, err, sizeof err);
+		if (points)
+			eval_points(&ev, points, reps);
+		else
+			refuse(&ev, NULL, err);
 		ev.seconds += h->model->start_s;
 		ev.seconds *= json_is_array(rj) ? (double)json_array_size(rj) : 1;
 	}

@@ -72,4 +72,51 @@ expect_usage "preflight: unknown option" $MPI -np 2 $N preflight --bogus configs
 expect_usage "preflight: --np 0" $MPI -np 2 $N preflight --np 0 configs/check/ops-lat.json
 expect_usage "preflight: a config that does not exist" $MPI -np 2 $N preflight configs/check/ops-lat.json "$tmp/none.json"
 expect_usage "preflight: a config naming no experiment" $MPI -np 2 $N preflight "$tmp/nosuch.json"
+# netmem run CONFIG and run --check CONFIG: the file is read, parsed and
+# every point decoded before any device opens (--check opens none at all).
+# expect_check "what" ERE CONFIG: run --check refuses it in one line (on
+# stdout, as its list of problems) matching ERE, exit 2; a FIFO or a device
+# that hung it fails when the time is up.
+expect_check() {
+	out=$(timeout 20 $N run --check "$3" 2>&1); rc=$?
+	if [ "$rc" = 2 ] && [ "$(printf '%s\n' "$out" | wc -l)" = 1 ] && printf '%s\n' "$out" | grep -Eq -- "$2"; then
+		ok "$1: $out"
+	else
+		notok "$1: exit $rc: $(printf '%s' "$out" | head -c 600 | tr '\n' '|')"
+	fi
+}
+cfg() { printf '{"experiment": "ops", "params": %s}' "$2" >"$tmp/$1.json"; }
+cfg unknown-key '{"iters": 10, "bogus": 1}'
+cfg iters-neg '{"iters": -1}'
+cfg op-bogus '{"op": "bogus"}'
+cfg mtu-1000 '{"mtu": [256, 1000]}'
+cfg dup-key '{"iters": 10, "iters": 20}'
+expect_check "run --check: an unknown param key (decoded as a run decodes it)" "unknown key 'bogus'" "$tmp/unknown-key.json"
+expect_check "run --check: iters -1" "'iters': -1 is below the minimum" "$tmp/iters-neg.json"
+expect_check "run --check: an op that is none" "'op': 'bogus' is not one of" "$tmp/op-bogus.json"
+expect_check "run --check: a swept MTU of 1000 (each point decoded)" "--mtu: 1000 is not one of .*at point" "$tmp/mtu-1000.json"
+expect_check "run --check: a key given twice" "duplicate object key near '\"iters\"'" "$tmp/dup-key.json"
+expect_usage_re "run: a key given twice" "duplicate object key near '\"iters\"'" $MPI -np 2 $N run "$tmp/dup-key.json" $Q
+printf '{"experiment": "ops", "params": {}}\0GARBAGE' >"$tmp/nul.json"
+expect_check "run --check: bytes after a NUL" "a NUL byte at offset 35" "$tmp/nul.json"
+expect_usage_re "run: bytes after a NUL" "a NUL byte at offset 35" $MPI -np 2 $N run "$tmp/nul.json" $Q
+mkfifo "$tmp/fifo.json"
+expect_check "run --check: a FIFO" "fifo.json: not a regular file" "$tmp/fifo.json"
+expect_usage_re "run: a FIFO" "fifo.json: not a regular file" timeout 20 $MPI -np 2 $N run "$tmp/fifo.json" $Q
+expect_check "run --check: /dev/zero" "^/dev/zero: not a regular file" /dev/zero
+{ printf '{"experiment": "ops", "params": {}}'; head -c 1048576 /dev/zero | tr '\0' ' '; } >"$tmp/big.json"
+expect_check "run --check: a config above 1 MiB" "larger than 1048576 bytes \(1 MiB\)" "$tmp/big.json"
+# 21 sizes x 10 depths x 48 QP counts: 10,080 points
+cfg sweep '{"size": "1..1M", "tx_depth": [1, 2, 3, 4, 5, 6, 7, 8, 9, 10], "qp": "1..32,3,5,6,7,9,10,11,12,13,14,15,17,18,19,20,21,22,23,24,25,26,27,28,29,30,31,33,34,35,36,37,38,39,40,41,42,43,44,45,46,47,48"}'
+expect_check "run --check: a sweep of 10,080 points" "10080 points, above the 10000 .* one per value of --qp \(48 values\)" "$tmp/sweep.json"
+expect_usage_re "ops: a sweep of 10,080 points" "10080 points, above the 10000 one job may hold: split it" \
+	$MPI -np 2 $N ops $Q --size 1..1M -t 1,2,3,4,5,6,7,8,9,10 --qp 1..32,3,5,6,7,9,10,11,12,13,14,15,17,18,19,20,21,22,23,24,25,26,27,28,29,30,31,33,34,35,36,37,38,39,40,41,42,43,44,45,46,47,48
+# a value's control characters are escaped: the one line stays one line
+cfg ctl '{"op": "x\ny\u001b[31m"}'
+expect_check "run --check: a newline and an escape in a value" "'op': 'x\\\\ny\\\\x1b\[31m' is not one of" "$tmp/ctl.json"
+expect_usage_re "ops: a newline in --op" "--op: 'x\\\\ny' is not one of" $MPI -np 2 $N ops $Q --op "$(printf 'x\ny')"
+expect_usage_re "a newline in the command's name" "unknown command 'bo\\\\ngus'" $N "$(printf 'bo\ngus')"
+# before MPI_Init, each rank tells from the launcher's environment whether it is rank 0
+expect_usage "an unknown command under mpirun: said once" $MPI -np 2 $N bogus
+expect_usage "run without a config under mpirun: said once" $MPI -np 2 $N run
 t_summary

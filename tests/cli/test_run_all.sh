@@ -2,8 +2,9 @@
 # run_all.sh on the host, without verbs: its run directories (stamped, the
 # latest link, an interrupted run resumed, a finished one left alone) on the
 # part that needs no NIC (--class sim --here: CoRM's simulator, its figures,
-# the report), and bad options (one line, exit 2). The configs' part runs in
-# the VM lanes (tests/integration/test_run_all.sh).
+# the report), the mpirun lines it generates for odd paths (through a
+# stand-in mpirun), and bad options (one line, exit 2). The configs' part
+# runs in the VM lanes (tests/integration/test_run_all.sh).
 cd "$(dirname "$0")/../.." || exit 1
 . tests/lib.sh
 tmp=$(mktemp -d); trap 'rm -rf "$tmp"' EXIT
@@ -53,6 +54,43 @@ $R --out "$tmp/pf" >"$tmp/5.out" 2>&1; rc=$?
 check "the report names what preflight refused, with the reason" sh -c \
 	"[ $rc = 0 ] && grep -q 'Skipped by preflight' $tmp/pf/report.md && grep -q 'ops-bw.json did not run: rank 1 on host node2: pins 3.0 GiB' $tmp/pf/report.md"
 
+# Paths that hold a quote, blanks and a $(...) reach mpirun and gnuplot as
+# they are: the generated scripts quote every word (printf %q). A stand-in
+# mpirun writes down its arguments, one a line, a blank line after each
+# call; nothing of a path may run as a command (the touch of "ran").
+mkdir "$tmp/fake"
+printf '#!/bin/sh\nfor a in "$@"; do printf "%%s\\n" "$a"; done >>"$NM_FAKE_LOG"; echo >>"$NM_FAKE_LOG"\n' >"$tmp/fake/mpirun"
+chmod +x "$tmp/fake/mpirun"
+odd="$tmp/it's \$(touch $tmp/ran) \"x\""
+printf 'h1 slots=3\nh2 slots=1\n' >"$tmp/hosts 'a'"
+PATH="$tmp/fake:$PATH" NM_FAKE_LOG=$tmp/mpirun.log NETMEM_HOSTFILE="$tmp/hosts 'a'" "$tmp/run_all.sh" --scale check \
+	--only ops-lat,clover-fig2 --class plain,cluster --here --no-report --preflight --np 3 --out "$odd" \
+	--mpirun-args "-x A=it's" >"$tmp/6.out" 2>&1; rc=$?
+# arg WORD: the argument after WORD in each call, one a line
+arg() { awk -v w="$1" 'p { print; p = 0 } $0 == w { p = 1 }' "$tmp/mpirun.log"; }
+check "a run directory with a quote, blanks and \$(...): exit 0 ($rc), nothing of it run" sh -c \
+	"[ $rc = 0 ] && [ ! -e '$tmp/ran' ] && [ -s \"\$1/.progress\" ]" - "$odd"
+check "... each job's --output and preflight's --results are that directory" sh -c \
+	'[ "$(printf "%s\n" "$2/ops-lat.json" "$2/clover-fig2.json")" = "$1" ]' - "$(arg --output)" "$odd"
+check "... preflight: --results for both lanes" sh -c '[ "$(printf "%s\n" "$2" "$2")" = "$1" ]' - "$(arg --results)" "$odd"
+check "... --np 3, the placed config's hostfile in it, -x A=it's as one word" sh -c \
+	'[ "$1" = "$(printf "2\n3\n2\n4")" ] && [ "$2" = "$(printf "%s\n" "$4" "$3/.hosts-clover-fig2")" ] && [ "$5" = "A=it'"'"'s
+A=it'"'"'s
+A=it'"'"'s
+A=it'"'"'s" ]' \
+	- "$(arg -np)" "$(arg --hostfile)" "$odd" "$tmp/hosts 'a'" "$(arg -x)"
+# with --hostfile (a stand-in make: this tree builds nothing)
+printf '#!/bin/sh\n' >"$tmp/fake/make"; chmod +x "$tmp/fake/make"
+rm -f "$tmp/mpirun.log"
+PATH="$tmp/fake:$PATH" NM_FAKE_LOG=$tmp/mpirun.log "$tmp/run_all.sh" --scale check --hostfile "$tmp/hosts 'a'" \
+	--only ops-lat --class plain --no-report --preflight --out "$odd" >"$tmp/6h.out" 2>&1; rc=$?
+check "--hostfile with a quote and a blank: exit 0 ($rc), preflight's and the job's --hostfile as given" sh -c \
+	'[ "$2" = 0 ] && [ "$1" = "$(printf "%s\n" "$3" "$3")" ]' - "$(arg --hostfile)" "$rc" "$tmp/hosts 'a'"
+# figures and the report through gnuplot's shell calls
+$R --out "$odd" >"$tmp/7.out" 2>&1; rc=$?
+check "figures and report into that directory: exit 0 ($rc), nothing of it run" sh -c \
+	". tests/lib.sh; [ $rc = 0 ] && [ ! -e '$tmp/ran' ] && nm_figure_ok \"\$1/corm-fig7.svg\" && [ -s \"\$1/report.md\" ]" - "$odd"
+
 # usage ARGS...: exit 2 and one line on stderr
 usage() {
 	what=$*
@@ -67,4 +105,12 @@ usage --here --hostfile /dev/null
 usage --scale check --only no-such-config
 usage --bogus
 usage --scale check --only no-such-config --preflight
+# a bad --np: refused before any job (the stand-in mpirun, should one start)
+PATH="$tmp/fake:$PATH"; export NM_FAKE_LOG="$tmp/np.log"
+H="--scale check --class plain --only ops-lat --here --no-report"
+usage $H --np '2; touch '"$tmp/ran2"
+usage $H --np 0
+usage $H --np 2x
+usage $H --np
+check "--np '2; touch FILE' ran nothing" test ! -e "$tmp/ran2" -a ! -e "$tmp/np.log"
 t_summary

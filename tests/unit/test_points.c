@@ -2,6 +2,7 @@
 #include "opt.h"
 #include "points.h"
 #include "tap.h"
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -167,6 +168,46 @@ static void test_axes(void)
 	json_decref(spec);
 }
 
+/* A sweep is counted before it is expanded: one above NM_POINTS_MAX never
+ * allocates its points, and the line says which axis to split it by. */
+static void test_sweep_cap(void)
+{
+	char err[512] = "";
+	json_t *spec = load("{\"a\": [1, 2, 3, 4, 5, 6, 7, 8, 9, 10], \"tx_depth\": [], \"s\": 1}");
+	CHECK(nm_points_count(spec) == 0 && !nm_points_sweep(spec, err, sizeof err) &&
+	      strstr(err, "no points"), "an empty axis: no points (%s)", err);
+	json_decref(spec);
+	json_t *big = json_array(), *mid = json_array();
+	for (int i = 0; i < 101; i++)
+		json_array_append_new(big, json_integer(i));
+	for (int i = 0; i < 100; i++)
+		json_array_append_new(mid, json_integer(i));
+	spec = json_pack("{s:o, s:O, s:i}", "tx_depth", big, "b", mid, "c", 1);
+	err[0] = 0;
+	CHECK(nm_points_count(spec) == 10100 && !nm_points_sweep(spec, err, sizeof err) &&
+	      strstr(err, "10100 points, above the 10000") && strstr(err, "--tx-depth (101 values)"),
+	      "10,100 points refused, naming the longest axis as an option (%s)", err);
+	json_object_set_new(spec, "tx_depth", json_integer(1));
+	json_t *pts = nm_points_sweep(spec, err, sizeof err);
+	CHECK(json_array_size(pts) == 100, "100 points pass");
+	json_decref(pts);
+	json_decref(mid);
+	json_decref(spec);
+	/* a product past SIZE_MAX is not wrapped around to a small count */
+	spec = json_object();
+	for (int k = 0; k < 20; k++) {
+		char key[16];
+		json_t *ax = json_array();
+		for (int i = 0; i < 1000; i++)
+			json_array_append_new(ax, json_integer(i));
+		snprintf(key, sizeof key, "k%d", k);
+		json_object_set_new(spec, key, ax);
+	}
+	CHECK(nm_points_count(spec) == SIZE_MAX && !nm_points_sweep(spec, err, sizeof err) &&
+	      strstr(err, "more than"), "1000^20 points: more than SIZE_MAX, refused (%s)", err);
+	json_decref(spec);
+}
+
 int main(void)
 {
 	/* Line-buffered, so a crash still shows the checks before it. */
@@ -176,5 +217,6 @@ int main(void)
 	test_from_parser();
 	test_keys();
 	test_axes();
+	test_sweep_cap();
 	return tap_done();
 }
