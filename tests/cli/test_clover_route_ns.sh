@@ -111,7 +111,9 @@ stop() {
 	wait "$(cat "$tmp/$1.pid")"; echo $? >"$tmp/$1.rc"
 	rm -f "$tmp/$1.pid"
 }
-janitor_of() { sed -n 's/.*janitor=\([0-9]*\).*/\1/p' "$tmp/$1.out"; }
+# janitor_of NAME: its janitor's pid ("none" when it has none: never kill 0,
+# the whole process group)
+janitor_of() { j=$(sed -n 's/.*janitor=\([1-9][0-9]*\).*/\1/p' "$tmp/$1.out"); echo "${j:-none}"; }
 until_gone() { for i in $(seq 1 100); do [ -e "$1" ] || return 0; sleep 0.1; done; return 1; }
 FWD="forwarder 10.77.1.1/24 10.77.2.1/24"
 # same WHAT: every forwarder setting as before the job, and no state file
