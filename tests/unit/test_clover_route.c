@@ -14,6 +14,7 @@
 #include "tap.h"
 #include "clover_route.h"
 #include "log.h"
+#include <infiniband/verbs.h>
 #include <arpa/inet.h>
 #include <errno.h>
 #include <fcntl.h>
@@ -118,11 +119,19 @@ static void one_lan(void)
  * line naming the rank, host and device. */
 static void links(void)
 {
+	int rc;
 	char err[512] = "";
+	CHECK(cl_fwd_link_of(true, true, IBV_GID_TYPE_ROCE_V2) == CL_LINK_ROCE_V2 &&
+	      cl_fwd_link_of(true, true, IBV_GID_TYPE_ROCE_V1) == CL_LINK_ROCE_V1 &&
+	      cl_fwd_link_of(true, true, -1) == CL_LINK_UNKNOWN && cl_fwd_link_of(true, false, IBV_GID_TYPE_IB) == CL_LINK_IB &&
+	      cl_fwd_link_of(false, false, -1) == CL_LINK_NONE,
+	      "the link from the chosen GID's type: RoCEv2, RoCEv1, unreadable, InfiniBand, no device");
+	rc = cl_fwd_link_ok(cl_fwd_link_of(true, true, IBV_GID_TYPE_ROCE_V1), 2, "h2", "mlx4_0", err, sizeof err);
+	CHECK(rc == -1 && strstr(err, "RoCEv1"), "a RoCEv1 GID on Ethernet: refused");
 	CHECK(cl_fwd_link_ok(CL_LINK_ROCE_V2, 1, "h1", "mlx5_0", err, sizeof err) == 0 &&
 	      cl_fwd_link_ok(CL_LINK_NONE, 4, "hf", "", err, sizeof err) == 0,
 	      "RoCEv2, and the forwarder without a device: accepted");
-	int rc = cl_fwd_link_ok(CL_LINK_ROCE_V1, 2, "h2", "mlx4_0", err, sizeof err);
+	rc = cl_fwd_link_ok(CL_LINK_ROCE_V1, 2, "h2", "mlx4_0", err, sizeof err);
 	CHECK(rc == -1 && strstr(err, "rank 2 (host h2)") && strstr(err, "mlx4_0") && strstr(err, "RoCEv1") &&
 	      strstr(err, "no IP header") && !strchr(err, '\n'),
 	      "RoCEv1: refused in one line, naming the device and why (%s)", err);

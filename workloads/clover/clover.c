@@ -475,21 +475,14 @@ static void cl_needs_hook(const void *point, const nm_base *b, int rank, int nra
 	cl_needs(&j, b, n);
 }
 
-/* What carries this rank's traffic, for --path forward: only RoCEv2's UDP/IP
- * packets follow an IP route through the forwarding host; InfiniBand's are
- * LID-routed and RoCEv1's are Ethernet frames without an IP header. The
- * type is the chosen GID's (a NIC lists both kinds, -x may pick either). */
+/* What carries this rank's traffic, for --path forward: the chosen GID's
+ * type decides (cl_fwd_link_of). */
 static cl_link cl_link_of(const nm_dev *d)
 {
 	struct ibv_gid_entry e;
-	if (!d->ctx)
-		return CL_LINK_NONE;
-	if (!d->ethernet)
-		return CL_LINK_IB;
-	if (d->gid_index < 0 || ibv_query_gid_ex(d->ctx, (uint32_t)d->port, (uint32_t)d->gid_index, &e, 0) != 0)
-		return CL_LINK_UNKNOWN;
-	return e.gid_type == IBV_GID_TYPE_ROCE_V2 ? CL_LINK_ROCE_V2
-	       : e.gid_type == IBV_GID_TYPE_ROCE_V1 ? CL_LINK_ROCE_V1 : CL_LINK_UNKNOWN;
+	bool read = d->ctx && d->ethernet && d->gid_index >= 0 &&
+		    ibv_query_gid_ex(d->ctx, (uint32_t)d->port, (uint32_t)d->gid_index, &e, 0) == 0;
+	return cl_fwd_link_of(d->ctx != NULL, d->ethernet, read ? (int)e.gid_type : -1);
 }
 
 /* One run of a point; returns the pool to run it again with (once, with

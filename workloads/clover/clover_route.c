@@ -12,6 +12,7 @@
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <infiniband/verbs.h>   /* enum ibv_gid_type only: nothing is linked */
 #include <linux/ethtool.h>
 #include <linux/netlink.h>
 #include <linux/rtnetlink.h>
@@ -53,6 +54,20 @@ static bool name_ok(const char *s)
 }
 
 /* ---- the pure part: which device, which routes, which interfaces ---------------------- */
+
+/* Only RoCEv2's UDP/IP packets follow an IP route through the forwarding
+ * host: InfiniBand's are LID-routed, RoCEv1's are Ethernet frames of their
+ * own type without an IP header. The chosen GID's type decides, not the
+ * device's: a RoCE NIC lists GIDs of both kinds and -x may pick either. */
+cl_link cl_fwd_link_of(bool has_dev, bool ethernet, int gid_type)
+{
+	if (!has_dev)
+		return CL_LINK_NONE;
+	if (!ethernet)
+		return CL_LINK_IB;
+	return gid_type == IBV_GID_TYPE_ROCE_V2 ? CL_LINK_ROCE_V2
+	       : gid_type == IBV_GID_TYPE_ROCE_V1 ? CL_LINK_ROCE_V1 : CL_LINK_UNKNOWN;
+}
 
 int cl_fwd_link_ok(cl_link link, int me, const char *host, const char *devname, char *err, size_t len)
 {

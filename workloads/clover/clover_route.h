@@ -68,6 +68,9 @@ typedef enum cl_link {
 	CL_LINK_UNKNOWN,   /* RoCE whose GID type could not be read */
 } cl_link;
 
+/* Pure: the link of a rank with a device or none, on Ethernet or not, whose
+ * chosen GID has type `gid_type` (enum ibv_gid_type; -1: unreadable). */
+cl_link cl_fwd_link_of(bool has_dev, bool ethernet, int gid_type);
 /* Pure: 0 when --path forward can route rank `me`'s traffic over `link`
  * (RoCEv2, or the forwarder's none), else -1 with one line in err. */
 int cl_fwd_link_ok(cl_link link, int me, const char *host, const char *devname, char *err, size_t len);
