@@ -15,11 +15,13 @@
 #   fig2       -T 1,2 --resolve off,on --path forward: every point valid,
 #              its path check ok and the CASes it counted > 0
 #   fig4       -T 2 --resolve on --track 1,8,64 and off: the same
-#   after      no route, forwarding, redirect setting or nftables table left
+#   after      no route, forwarding, redirect setting, nftables table or
+#              state file (/run/netmem) left
 #   preflight  the paper's Figs. 2 and 4 on the three guests: fits, or refused
 #              for a reason that is not the forwarder's host
 #   sigkill    a -D 120 point whose ranks are killed (SIGKILL) once its routes
-#              are in: the same, nothing left, on every host
+#              are in (and netmem-fwd forwards on its two RDMA links, not
+#              ip_forward): the same, nothing left, on every host
 # and the ops/s of off and on per point (emulated: ratios only). Three guests
 # boot in about 2 minutes; the whole script takes about 10 (not in make check:
 # the lanes' budget).
@@ -53,17 +55,21 @@ verdict() { # name status detail
 	if [ "$2" = 0 ]; then echo "PASS $1 $3"; else echo "FAIL $1 $3"; fails=$((fails + 1)); fi
 }
 # What the job may leave behind on each host: routes between the RDMA cards,
-# forwarding, redirects, the path's table. One line per host.
+# forwarding (ip_forward, and how many interfaces forward: the job turns on
+# the two RDMA links' only), redirects, the path's table, the state files of
+# the changes. One line per host.
+links() { $NETMEM_SSH netmem-fwd "cat /proc/sys/net/ipv4/conf/*/forwarding" | grep -c 1; }
 state() {
-	echo "a: $(ip -4 route show 10.77.2.1/32) |"
-	echo "b: $($NETMEM_SSH netmem-b ip -4 route show 10.77.1.1/32) |"
-	echo "fwd: forward=$($NETMEM_SSH netmem-fwd cat /proc/sys/net/ipv4/ip_forward)" \
+	echo "a: $(ip -4 route show 10.77.2.1/32) $(ls /run/netmem 2>/dev/null)|"
+	echo "b: $($NETMEM_SSH netmem-b ip -4 route show 10.77.1.1/32) $($NETMEM_SSH netmem-b ls /run/netmem 2>/dev/null)|"
+	echo "fwd: forward=$($NETMEM_SSH netmem-fwd cat /proc/sys/net/ipv4/ip_forward) links=$(links)" \
 		"redirects=$($NETMEM_SSH netmem-fwd cat /proc/sys/net/ipv4/conf/all/send_redirects)" \
-		"tables=$($NETMEM_SSH netmem-fwd nft list tables | tr '\n' ' ')|"
+		"tables=$($NETMEM_SSH netmem-fwd nft list tables | tr '\n' ' ')" \
+		"state=$($NETMEM_SSH netmem-fwd ls /run/netmem 2>/dev/null)|"
 }
 clean='a:  |
 b:  |
-fwd: forward=0 redirects=1 tables=|'
+fwd: forward=0 links=0 redirects=1 tables= state=|'
 job() { # name args...
 	local n=$1
 	shift
@@ -108,8 +114,7 @@ verdict after $? "($(echo "$s" | tr '\n' ' '))"
 job sigkill -T 1 -D 120 --resolve on &
 jobpid=$!
 for i in $(seq 1 180); do
-	[ -n "$(ip -4 route show 10.77.2.1/32)" ] &&
-		[ "$($NETMEM_SSH netmem-fwd cat /proc/sys/net/ipv4/ip_forward)" = 1 ] && break
+	[ -n "$(ip -4 route show 10.77.2.1/32)" ] && [ "$(links)" = 2 ] && break
 	sleep 1
 done
 sleep 5
@@ -121,7 +126,7 @@ done
 wait "$jobpid" 2>/dev/null
 sleep 3
 s=$(state)
-[ "$s" = "$clean" ] && [[ $during == *"via 10.77.1.254"* ]] && [[ $during == *forward=1* ]]
+[ "$s" = "$clean" ] && [[ $during == *"via 10.77.1.254"* ]] && [[ $during == *"forward=0 links=2"* ]]
 verdict sigkill $? "(during: $during; after: $(echo "$s" | tr '\n' ' '))"
 
 {

@@ -21,6 +21,8 @@ check "netmem ops: -t is --tx-depth in the help and in the parser" sh -c \
 check "netmem run --help exits 0" $N run --help
 check "netmem --version names the suite" sh -c "$N --version | grep -q '^netmem '"
 check "netmem info prints valid JSON" sh -c "$N info | jq -e '.software.suite == \"netmem-bench\"'"
+check "netmem cleanup --help names the state file it undoes" sh -c "$N cleanup --help | grep -q /run/netmem/forward.state"
+expect_usage "netmem cleanup with an argument it does not take" $N cleanup now
 
 expect_usage "no command" $N
 expect_usage "unknown command" $N frobnicate

@@ -373,9 +373,11 @@ static json_t *cl_effective(const cl_job *j, const nm_ctx *ctx)
 	if (j->F)
 		json_object_set_new(o, "forwarding", json_pack("{s:i, s:s}", "rank", j->N - 1, "routes",
 							       "per point: a /32 route on every other host to each other host's "
-							       "RDMA address via the forwarder; on the forwarder, IPv4 "
-							       "forwarding on and ICMP redirects off; undone at the point's end "
-							       "or the rank's death"));
+							       "RDMA address via the forwarder (proto 110); on the forwarder, "
+							       "IPv4 forwarding on and ICMP redirects off on the RDMA links' "
+							       "interfaces only; every setting they move restored at the point's "
+							       "end or the rank's death (netmem cleanup if its janitor was "
+							       "killed)"));
 	json_object_set_new(o, "allocation", json_string("batches of 16 free version slots from the metadata server "
 							 "(rank 0) by RPC over SEND/RECV, as Clover's clients get them"));
 	json_object_set_new(o, "shortcut", json_string("per key, READ with each get's first READ and jumped to once; "
@@ -473,6 +475,16 @@ static void cl_needs_hook(const void *point, const nm_base *b, int rank, int nra
 	cl_needs(&j, b, n);
 }
 
+/* What carries this rank's traffic, for --path forward: the chosen GID's
+ * type decides (cl_fwd_link_of). */
+static cl_link cl_link_of(const nm_dev *d)
+{
+	struct ibv_gid_entry e;
+	bool read = d->ctx && d->ethernet && d->gid_index >= 0 &&
+		    ibv_query_gid_ex(d->ctx, (uint32_t)d->port, (uint32_t)d->gid_index, &e, 0) == 0;
+	return cl_fwd_link_of(d->ctx != NULL, d->ethernet, read ? (int)e.gid_type : -1);
+}
+
 /* One run of a point; returns the pool to run it again with (once, with
  * --duration, when its pool ran out), or 0: this run is the point's result. */
 static uint64_t cl_run_once(nm_ctx *ctx, const cl_point *cp, cl_pool_note *note, json_t *out)
@@ -493,8 +505,7 @@ static uint64_t cl_run_once(nm_ctx *ctx, const cl_point *cp, cl_pool_note *note,
 		char rdma[64] = "";
 		if (ctx->dev->ctx)
 			nm_dev_ipv4(ctx->dev, rdma, sizeof rdma);
-		bool ib = ctx->dev->ctx && !ctx->dev->ethernet;   /* LID-routed: no IP hop to redirect */
-		cl_fwd_up(&fwd, ib ? NULL : rdma, ctx->dev->name, ctx->nranks - 1);
+		cl_fwd_up(&fwd, cl_link_of(ctx->dev), rdma, ctx->dev->name, ctx->nranks - 1);
 	}
 	cl_setup(&j, ctx);
 	cl_path path = {0};
@@ -593,3 +604,12 @@ static const nm_experiment cl_experiment = {
 };
 
 NM_EXPERIMENT(cl_experiment)
+
+/* Registered here, not in clover_route.c, which the unit tests link
+ * without the registry. */
+static const nm_experiment cl_cleanup = {
+	.name = "cleanup",
+	.summary = "undo what a clover --path forward job left on this host (its janitor killed)",
+	.tool_main = cl_fwd_cleanup_main,
+};
+NM_EXPERIMENT(cl_cleanup)
