@@ -13,6 +13,7 @@
 #include "result.h"
 #include "topo.h"
 #include <errno.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -585,6 +586,10 @@ static int run_experiment(const nm_experiment *e, json_t *config_params, const c
 
 int main(int argc, char **argv)
 {
+	/* Past a file-size limit (ulimit -f) a write then fails with EFBIG, which
+	 * every writer handles (its temp file removed, the old file kept, one
+	 * line), instead of SIGXFSZ killing the process mid-file. */
+	signal(SIGXFSZ, SIG_IGN);
 	if (argc < 2)
 		nm_usage_error("missing command (see netmem --help)");
 	if (!strcmp(argv[1], "--help") || !strcmp(argv[1], "-h") || !strcmp(argv[1], "help")) {

@@ -198,7 +198,7 @@ static _Noreturn void child_exec(char *const argv[], const char *dir, int logfd,
 	sigemptyset(&none);
 	sigprocmask(SIG_SETMASK, &none, NULL);
 	/* SIG_IGN survives exec; the rank ignores SIGPIPE (its clients). */
-	static const int reset[] = {SIGTERM, SIGINT, SIGHUP, SIGPIPE};
+	static const int reset[] = {SIGTERM, SIGINT, SIGHUP, SIGPIPE, SIGXFSZ};
 	for (size_t i = 0; i < sizeof reset / sizeof *reset; i++)
 		signal(reset[i], SIG_DFL);
 	dup2(nullfd, 0);
