@@ -255,6 +255,21 @@ int nm_write_atomic(const char *path, const char *text)
 	return nm_atomic_commit(&a);
 }
 
+int nm_write_json_atomic(const char *path, const json_t *v, size_t flags)
+{
+	nm_atomic a;
+	if (nm_atomic_open(&a, path))
+		return -1;
+	if (json_dumpf(v, a.f, flags) != 0 || fputc('\n', a.f) == EOF) {
+		/* a write error, or text jansson would not encode */
+		int e = a.err ? a.err : EINVAL;
+		nm_atomic_abort(&a);
+		errno = e;
+		return -1;
+	}
+	return nm_atomic_commit(&a);
+}
+
 /* ---- appending ---- */
 
 /* Opens path for appending: an existing file without following a symlink, a

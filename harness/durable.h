@@ -64,6 +64,9 @@ void nm_atomic_abort(nm_atomic *a);
 /* Writes text to path atomically (nm_atomic above). Creates missing parent
  * directories. 0 / -1 with errno. */
 int nm_write_atomic(const char *path, const char *text);
+/* v as JSON text (jansson's flags) and a newline, written as
+ * nm_write_atomic does, into an existing directory. 0 / -1 with errno. */
+int nm_write_json_atomic(const char *path, const json_t *v, size_t flags);
 /* Appends text to path and makes it durable; on any error the file is cut
  * back to its old length, so a failed append leaves no partial line. A file
  * created here is created with O_EXCL; an existing one is opened with

@@ -197,7 +197,8 @@ static _Noreturn void child_exec(char *const argv[], const char *dir, int logfd,
 	sigset_t none;
 	sigemptyset(&none);
 	sigprocmask(SIG_SETMASK, &none, NULL);
-	/* SIG_IGN survives exec; the rank ignores SIGPIPE (its clients). */
+	/* SIG_IGN survives exec; the rank ignores SIGPIPE (its clients) and
+	 * SIGXFSZ (main: a file-size limit fails a write instead). */
 	static const int reset[] = {SIGTERM, SIGINT, SIGHUP, SIGPIPE, SIGXFSZ};
 	for (size_t i = 0; i < sizeof reset / sizeof *reset; i++)
 		signal(reset[i], SIG_DFL);
