@@ -25,7 +25,7 @@ CFLAGS  += $(CSTD) $(WARN) $(OPT) -pthread
 LDLIBS  := -libverbs -lnuma -lhwloc -ljansson -lhiredis -lxxhash -lnetfilter_queue -lnfnetlink -lz -lm -pthread
 
 # Modules the unit tests link without MPI or an RDMA device.
-UNIT_MODS := harness/stats.c harness/needs.c harness/opt.c harness/result.c harness/durable.c harness/points.c \
+UNIT_MODS := harness/stats.c harness/needs.c harness/opt.c harness/harness_opts.c harness/result.c harness/durable.c harness/points.c \
              harness/clock.c harness/log.c harness/hosts.c harness/nic_counters.c harness/stall.c \
              primitives/gen/ycsb.c primitives/gen/ycsb_stats.c primitives/gen/ycsb_trace.c primitives/gen/accounts.c harness/measure.c harness/alloc.c \
              primitives/corm/corm_model.c primitives/corm/corm_redis.c primitives/packet/roce_pkt.c primitives/packet/clover_resolve.c \

@@ -39,6 +39,8 @@ typedef struct nm_ctx {
 	const json_t *pt;     /* this point's parameters */
 	nm_base base;         /* and the harness's options among them, decoded */
 	int point_index, npoints, rep;
+	bool resumed;         /* the job continues a document (--resume found one): a file
+			       * the job's points add to is continued, not started anew */
 } nm_ctx;
 
 typedef struct nm_experiment {
@@ -106,11 +108,12 @@ const nm_experiment *nm_experiment_at(size_t i);
 #endif
 
 /* Harness options every experiment's points carry (device, QP attributes,
- * threads, output...). */
+ * threads, output...; harness_opts.c). */
 extern const nm_opt nm_harness_opts[];
 /* Decodes them (and --iters/--duration/--warmup where the experiment
- * declares them) from a point. */
-void nm_base_decode(const json_t *pt, int nranks, nm_base *b);
+ * declares them) from a point; the NM_OPT_RUN ones (the timeout) from run,
+ * which holds them (a spec, or what nm_opt_take_run took out of it). */
+void nm_base_decode(const json_t *pt, const json_t *run, int nranks, nm_base *b);
 /* The verdict word of a point's stdout row (the report hook): "ok", or
  * "INVALID" when a check failed; every family prints the same word. */
 const char *nm_point_verdict(const json_t *res);

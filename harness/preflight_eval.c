@@ -97,7 +97,7 @@ static void eval_points(pf_eval *ev, const json_t *points, int reps)
 	json_t *pt;
 	json_array_foreach((json_t *)points, i, pt) {
 		nm_base b;
-		nm_base_decode(pt, ev->C, &b);
+		nm_base_decode(pt, ev->spec, ev->C, &b);
 		b.hosts = ev->hosts;
 		err[0] = 0;
 		if (b.qp.mtu && !nm_mtu_from_bytes(b.qp.mtu))
