@@ -25,12 +25,12 @@ CFLAGS  += $(CSTD) $(WARN) $(OPT) -pthread
 LDLIBS  := -libverbs -lnuma -lhwloc -ljansson -lhiredis -lxxhash -lnetfilter_queue -lnfnetlink -lz -lm -pthread
 
 # Modules the unit tests link without MPI or an RDMA device.
-UNIT_MODS := harness/stats.c harness/needs.c harness/opt.c harness/result.c harness/durable.c harness/points.c \
+UNIT_MODS := harness/stats.c harness/needs.c harness/opt.c harness/harness_opts.c harness/result.c harness/durable.c harness/points.c \
              harness/clock.c harness/log.c harness/hosts.c harness/nic_counters.c harness/stall.c \
              primitives/gen/ycsb.c primitives/gen/ycsb_stats.c primitives/gen/ycsb_trace.c primitives/gen/accounts.c harness/measure.c harness/alloc.c \
              primitives/corm/corm_model.c primitives/corm/corm_redis.c primitives/packet/roce_pkt.c primitives/packet/clover_resolve.c \
              primitives/corm/corm_slot.c primitives/corm/corm_heap.c primitives/corm/corm_pair.c primitives/corm/corm_mbox.c \
-             workloads/control/control_model.c workloads/kv/kv_lin.c workloads/kv/kv_size.c workloads/clover/clover_pool.c workloads/clover/clover_route.c \
+             workloads/control/control_model.c workloads/kv/kv_lin.c workloads/kv/kv_size.c workloads/kv/kv_history.c workloads/clover/clover_pool.c workloads/clover/clover_route.c workloads/clover/clover_path_files.c \
              tests/unit/boot_single.c
 UNIT_SRCS := $(wildcard tests/unit/test_*.c)
 UNIT_BINS := $(UNIT_SRCS:tests/unit/%.c=build/tests/%)

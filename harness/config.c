@@ -296,7 +296,7 @@ static int decode_job(const nm_experiment *e, const json_t *cfg, const char *pat
 	rc = 0;
 	json_array_foreach(points, i, pt) {
 		nm_base b;
-		if (rc == 0 && nm_point_decode(e, pt, nranks, hosts, &b, decoded, why, sizeof why) != 0) {
+		if (rc == 0 && nm_point_decode(e, pt, spec, nranks, hosts, &b, decoded, why, sizeof why) != 0) {
 			json_t *axes = nm_point_axes(spec, pt);
 			char *label = json_object_size(axes) ? json_dumps(axes, JSON_COMPACT) : NULL;
 			snprintf(err, errlen, "%s: %s%s%s", path, why, label ? "; at point " : "", label ? label : "");

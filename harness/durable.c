@@ -3,11 +3,15 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <libgen.h>
+#include <stdatomic.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/random.h>
 #include <sys/stat.h>
 #include <sys/types.h>
+#include <time.h>
 #include <unistd.h>
 
 int nm_mkdirs(const char *dir)
@@ -93,47 +97,238 @@ static int make_parent(const char *path)
 	return rc;
 }
 
-int nm_write_atomic(const char *path, const char *text)
-{
-	int saved, fd = -1;
-	size_t n = strlen(path) + 32;
-	char *tmp = malloc(n);
-	if (!tmp)
-		return -1;
-	if (make_parent(path))
-		goto err;
-	/* The pid keeps two writers (e.g. two jobs given the same --output) from
-	 * writing into one temp file. */
-	snprintf(tmp, n, "%s.tmp.%ld", path, (long)getpid());
-	fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0666);
-	if (fd < 0)
-		goto err;
-	if (write_all(fd, text, strlen(text)) || fsync(fd))
-		goto err_unlink;
-	int rc = close(fd);
-	fd = -1;
-	if (rc || rename(tmp, path))
-		goto err_unlink;
-	/* The rename is durable only once the directory entry is. */
-	if (nm_fsync_parent(path))
-		goto err;
-	free(tmp);
-	return 0;
+/* ---- atomic replacement ---- */
 
-err_unlink:
-	saved = errno;
-	if (fd >= 0)
-		close(fd);
-	fd = -1;
-	unlink(tmp);
-	errno = saved;
-err:
-	saved = errno;
-	if (fd >= 0)
-		close(fd);
-	free(tmp);
+/* A name nobody can guess in advance: planting a symlink there would fail
+ * the open anyway (O_EXCL), but need not even be tried. */
+static void tmp_name(char *out, size_t len, const char *path)
+{
+	static const char digits[] = "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789";
+	static _Atomic uint64_t calls;
+	unsigned char r[10];
+	if (getrandom(r, sizeof r, GRND_NONBLOCK) != (ssize_t)sizeof r) {
+		/* no entropy yet (early boot): unique still, O_EXCL does the rest */
+		struct timespec ts;
+		clock_gettime(CLOCK_REALTIME, &ts);
+		uint64_t x = (uint64_t)ts.tv_nsec * 0x9e3779b97f4a7c15u ^ (uint64_t)getpid() << 32 ^ ++calls;
+		for (size_t i = 0; i < sizeof r; i++, x = x * 6364136223846793005u + 1442695040888963407u)
+			r[i] = (unsigned char)(x >> 56);
+	}
+	char s[sizeof r + 1];
+	for (size_t i = 0; i < sizeof r; i++)
+		s[i] = digits[r[i] % (sizeof digits - 1)];
+	s[sizeof r] = 0;
+	snprintf(out, len, "%s.tmp.%s", path, s);
+}
+
+/* The stream's writes go straight to the fd, and the first failure's errno
+ * is kept: stdio reports only that some write failed, and a later call may
+ * have changed errno by the time the caller checks. */
+static ssize_t cookie_write(void *cookie, const char *buf, size_t n)
+{
+	nm_atomic *a = cookie;
+	if (a->err) {
+		errno = a->err;
+		return -1;
+	}
+	if (write_all(a->fd, buf, n) != 0) {
+		a->err = errno;
+		return -1;
+	}
+	return (ssize_t)n;
+}
+
+static int cookie_close(void *cookie)
+{
+	(void)cookie;
+	return 0; /* the fd is closed by its owner, after fsync */
+}
+
+static void atomic_free(nm_atomic *a)
+{
+	if (a->f)
+		fclose(a->f);
+	if (a->fd >= 0)
+		close(a->fd);
+	free(a->path);
+	free(a->tmp);
+	*a = (nm_atomic){.fd = -1};
+}
+
+int nm_atomic_open(nm_atomic *a, const char *path)
+{
+	*a = (nm_atomic){.fd = -1};
+	size_t n = strlen(path) + 32;
+	a->path = strdup(path);
+	a->tmp = malloc(n);
+	if (!a->path || !a->tmp)
+		goto err;
+	for (int tries = 0; a->fd < 0; tries++) {
+		tmp_name(a->tmp, n, path);
+		a->fd = open(a->tmp, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0666);
+		if (a->fd < 0 && (errno != EEXIST || tries == 100))
+			goto err;
+	}
+	static const cookie_io_functions_t io = {.write = cookie_write, .close = cookie_close};
+	a->f = fopencookie(a, "w", io);
+	if (!a->f) {
+		int saved = errno;
+		unlink(a->tmp);
+		errno = saved;
+		goto err;
+	}
+	return 0;
+err:;
+	int saved = errno;
+	atomic_free(a);
 	errno = saved;
 	return -1;
+}
+
+/* The temp file written whole, on disk and closed. */
+static int atomic_finish(nm_atomic *a)
+{
+	int rc = fflush(a->f) != 0 || ferror(a->f) ? -1 : 0;
+	if (fclose(a->f) != 0)
+		rc = -1;
+	a->f = NULL;
+	if (rc == 0 && fsync(a->fd) != 0)
+		a->err = errno;
+	if (close(a->fd) != 0 && !a->err)
+		a->err = errno;
+	a->fd = -1;
+	if (rc || a->err) {
+		errno = a->err ? a->err : EIO;
+		return -1;
+	}
+	return 0;
+}
+
+int nm_atomic_commit_all(nm_atomic *const *a, size_t n)
+{
+	int rc = 0, saved = 0;
+	for (size_t i = 0; i < n; i++)
+		if (atomic_finish(a[i]) != 0 && !rc) {
+			rc = -1;
+			saved = errno;
+		}
+	/* Renamed only once all are whole; a failed rename stops the rest, so
+	 * at most the files before it are new. */
+	bool renaming = rc == 0;
+	for (size_t i = 0; i < n; i++) {
+		if (renaming && rename(a[i]->tmp, a[i]->path) != 0) {
+			renaming = false;
+			rc = -1;
+			saved = errno;
+		}
+		if (!renaming)
+			unlink(a[i]->tmp);
+		else if (nm_fsync_parent(a[i]->path) != 0 && !rc) {
+			/* in place, but its directory entry maybe not yet on disk */
+			rc = -1;
+			saved = errno;
+		}
+	}
+	for (size_t i = 0; i < n; i++)
+		atomic_free(a[i]);
+	errno = saved;
+	return rc;
+}
+
+int nm_atomic_commit(nm_atomic *a) { return nm_atomic_commit_all(&a, 1); }
+
+void nm_atomic_abort(nm_atomic *a)
+{
+	int saved = errno;
+	if (a->tmp && (a->f || a->fd >= 0))
+		unlink(a->tmp);
+	atomic_free(a);
+	errno = saved;
+}
+
+int nm_write_atomic(const char *path, const char *text)
+{
+	nm_atomic a;
+	if (make_parent(path) || nm_atomic_open(&a, path))
+		return -1;
+	fputs(text, a.f);
+	return nm_atomic_commit(&a);
+}
+
+int nm_write_json_atomic(const char *path, const json_t *v, size_t flags)
+{
+	nm_atomic a;
+	if (nm_atomic_open(&a, path))
+		return -1;
+	if (json_dumpf(v, a.f, flags) != 0 || fputc('\n', a.f) == EOF) {
+		/* a write error, or text jansson would not encode */
+		int e = a.err ? a.err : EINVAL;
+		nm_atomic_abort(&a);
+		errno = e;
+		return -1;
+	}
+	return nm_atomic_commit(&a);
+}
+
+/* ---- appending ---- */
+
+/* Opens path for appending: an existing file without following a symlink, a
+ * missing one created exclusively (*created: its directory entry is new). */
+static int open_append(const char *path, bool *created)
+{
+	for (;;) {
+		int fd = open(path, O_WRONLY | O_APPEND | O_NOFOLLOW | O_CLOEXEC);
+		if (fd >= 0 || errno != ENOENT) {
+			*created = false;
+			return fd;
+		}
+		fd = open(path, O_WRONLY | O_APPEND | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0666);
+		if (fd >= 0 || errno != EEXIST) {
+			*created = fd >= 0;
+			return fd;
+		}
+		/* created by someone else in between: open theirs */
+	}
+}
+
+/* One write and a data sync; on failure the file is cut back to where it
+ * ended, so no partial line stays for a reader (or a replay) to trip on. */
+static int append_fd(int fd, const char *buf, size_t len)
+{
+	off_t end = lseek(fd, 0, SEEK_END);
+	if (end < 0)
+		return -1;
+	if (write_all(fd, buf, len) == 0 && fdatasync(fd) == 0)
+		return 0;
+	int saved = errno;
+	if (ftruncate(fd, end) == 0)
+		fdatasync(fd);
+	errno = saved;
+	return -1;
+}
+
+int nm_append_durable(const char *path, const char *text)
+{
+	bool created;
+	if (make_parent(path))
+		return -1;
+	int fd = open_append(path, &created);
+	if (fd < 0)
+		return -1;
+	int rc = append_fd(fd, text, strlen(text));
+	int saved = errno;
+	if (close(fd) != 0 && !rc) {
+		rc = -1;
+		saved = errno;
+	}
+	if (rc && created)
+		unlink(path);
+	else if (!rc && created && nm_fsync_parent(path) != 0) {
+		rc = -1;
+		saved = errno;
+	}
+	errno = saved;
+	return rc;
 }
 
 /* ---- journal ---- */
@@ -153,13 +348,13 @@ static int journal_open(nm_journal *j)
 {
 	if (j->fd >= 0)
 		return 0;
-	bool existed = access(j->path, F_OK) == 0;
-	if (!existed && make_parent(j->path))
+	bool created;
+	if (make_parent(j->path))
 		return -1;
-	j->fd = open(j->path, O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC, 0666);
+	j->fd = open_append(j->path, &created);
 	if (j->fd < 0)
 		return -1;
-	return existed ? 0 : nm_fsync_parent(j->path);
+	return created ? nm_fsync_parent(j->path) : 0;
 }
 
 char *nm_json_text_line(const json_t *v, size_t flags, size_t *len)
@@ -185,8 +380,9 @@ int nm_journal_append(nm_journal *j, const json_t *rec)
 	if (!line)
 		return -1;
 	/* One write per record: with O_APPEND a record is never interleaved
-	 * with another, and a kill tears at most the last line. */
-	int rc = journal_open(j) || write_all(j->fd, line, len) || fdatasync(j->fd) ? -1 : 0;
+	 * with another, and a kill tears at most the last line; a failed write
+	 * (a full disk) is cut back, so the journal stays whole. */
+	int rc = journal_open(j) || append_fd(j->fd, line, len) ? -1 : 0;
 	int saved = errno;
 	free(line);
 	errno = saved;

@@ -39,6 +39,8 @@ typedef struct nm_ctx {
 	const json_t *pt;     /* this point's parameters */
 	nm_base base;         /* and the harness's options among them, decoded */
 	int point_index, npoints, rep;
+	bool resumed;         /* the job continues a document (--resume found one): a file
+			       * the job's points add to is continued, not started anew */
 } nm_ctx;
 
 typedef struct nm_experiment {
@@ -106,18 +108,19 @@ const nm_experiment *nm_experiment_at(size_t i);
 #endif
 
 /* Harness options every experiment's points carry (device, QP attributes,
- * threads, output...). */
+ * threads, output...; harness_opts.c). */
 extern const nm_opt nm_harness_opts[];
 /* Decodes them (and --iters/--duration/--warmup where the experiment
- * declares them) from a point. */
-void nm_base_decode(const json_t *pt, int nranks, nm_base *b);
+ * declares them) from a point; the NM_OPT_RUN ones (the timeout) from run,
+ * which holds them (a spec, or what nm_opt_take_run took out of it). */
+void nm_base_decode(const json_t *pt, const json_t *run, int nranks, nm_base *b);
 /* One point as every job decodes it before its first point runs (netmem
  * run, run --check, preflight): the harness's options (nm_base_decode; the
  * ranks' hosts from `hosts` when not NULL, else the job's own), the path
  * MTU, then the experiment's decode. 0, or -1 with one line in err; what a
  * failed decode allocated is e->point_free's to release either way. */
-int nm_point_decode(const nm_experiment *e, const json_t *pt, int nranks, const uint64_t *hosts, nm_base *b,
-		    void *point, char *err, size_t errlen);
+int nm_point_decode(const nm_experiment *e, const json_t *pt, const json_t *run, int nranks, const uint64_t *hosts,
+		    nm_base *b, void *point, char *err, size_t errlen);
 /* The verdict word of a point's stdout row (the report hook): "ok", or
  * "INVALID" when a check failed; every family prints the same word. */
 const char *nm_point_verdict(const json_t *res);

@@ -13,62 +13,25 @@
 #include "result.h"
 #include "topo.h"
 #include <errno.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
-
-const nm_opt nm_harness_opts[] = {
-	{"ib-dev", 'd', NM_OPT_STR, "", 0, 0, NULL, 0, "RDMA device (default: first with an active port)"},
-	{"ib-port", 'i', NM_OPT_INT, "1", 1, 255, NULL, 0, "device port"},
-	{"gid-index", 'x', NM_OPT_INT, "-1", -1, 255, NULL, 0,
-	 "GID index (default: RoCEv2 IPv4-mapped on Ethernet, LID routing on InfiniBand)"},
-	{"mtu", 'm', NM_OPT_INT, "0", 0, 4096, NULL, NM_OPT_LIST,
-	 "path MTU: 256..4096 (default: the port's active MTU); in a sweep, an MTU above a port's "
-	 "active MTU is a skipped point"},
-	{"max-rd-atomic", 0, NM_OPT_INT, "0", 0, 255, NULL, 0,
-	 "outstanding READ/atomics per QP (default: device maximum, at most 16; in ops the device "
-	 "maximum, as perftest)"},
-	{"qp-timeout", 'u', NM_OPT_INT, "-1", -1, 31, NULL, 0,
-	 "QP ACK timeout exponent, 4.096 us * 2^N (-1: 14 as perftest; 20 on Soft-RoCE, whose emulated "
-	 "round trips can pass 67 ms and which does not execute retried atomics exactly once)"},
-	{"retry-cnt", 0, NM_OPT_INT, "7", 0, 7, NULL, 0, "QP transport retry count"},
-	{"rnr-retry", 0, NM_OPT_INT, "7", 0, 7, NULL, 0, "QP RNR retry count"},
-	{"inline-size", 'I', NM_OPT_INT, "-1", -1, 65536, NULL, 0,
-	 "inline threshold for WRITE in bytes (-1: perftest's default, 220 in latency tests and 0 in "
-	 "bandwidth tests; the QP may grant less; 0 disables)"},
-	{"hugepages", 0, NM_OPT_BOOL, "false", 0, 0, NULL, 0, "back registered memory with 2 MiB huge pages"},
-	{"mem-node", 0, NM_OPT_INT, "-1", -1, 1023, NULL, 0,
-	 "NUMA node of registered memory (default: the kernel's policy)"},
-	{"threads", 'T', NM_OPT_INT, "1", 1, 1024, NULL, NM_OPT_LIST, "worker threads per rank"},
-	{"reps", 0, NM_OPT_INT, "1", 1, 1000, NULL, 0,
-	 "repetitions of every point; the summary holds their geometric mean"},
-	{"output", 0, NM_OPT_STR, "", 0, 0, NULL, 0,
-	 "result document (default: results/<experiment>-<time>.json)"},
-	{"resume", 0, NM_OPT_BOOL, "false", 0, 0, NULL, 0,
-	 "continue --output, skipping the points it already holds"},
-	{"timeout", 0, NM_OPT_DOUBLE, "30", 0.01, 86400, NULL, 0,
-	 "seconds without a completion before the job is declared hung; also how long ranks wait "
-	 "between points for a rank that shows no sign of life (longer than any setup step, "
-	 "e.g. filling a large buffer)"},
-	{"seed", 0, NM_OPT_INT, "1", 0, 9.2e18, NULL, 0, "random seed"},
-	{"progress", 0, NM_OPT_BOOL, "true", 0, 0, NULL, 0, "show progress on stderr"},
-	NM_OPT_END,
-};
 
 const char *nm_point_verdict(const json_t *res)
 {
 	return json_is_true(json_object_get(res, "valid")) ? "ok" : "INVALID";
 }
 
-void nm_base_decode(const json_t *pt, int nranks, nm_base *b)
+void nm_base_decode(const json_t *pt, const json_t *run, int nranks, nm_base *b)
 {
 	*b = (nm_base){
 		.nranks = nranks,
 		.hosts = nm_boot_hosts(),
 		.threads = (int)nm_cfg_int(pt, "threads"),
 		.seed = (uint64_t)nm_cfg_int(pt, "seed"),
-		.timeout = nm_cfg_double(pt, "timeout"),
+		.timeout = nm_cfg_double(run, "timeout"),
 		.mem_node = (int)nm_cfg_int(pt, "mem_node"),
 		.hugepages = nm_cfg_bool(pt, "hugepages"),
 		.qp = {.mtu = (int)nm_cfg_int(pt, "mtu"),
@@ -92,10 +55,10 @@ void nm_base_decode(const json_t *pt, int nranks, nm_base *b)
 				      m->iters, m->duration);
 }
 
-int nm_point_decode(const nm_experiment *e, const json_t *pt, int nranks, const uint64_t *hosts, nm_base *b,
-		    void *point, char *err, size_t errlen)
+int nm_point_decode(const nm_experiment *e, const json_t *pt, const json_t *run, int nranks, const uint64_t *hosts,
+		    nm_base *b, void *point, char *err, size_t errlen)
 {
-	nm_base_decode(pt, nranks, b);
+	nm_base_decode(pt, run, nranks, b);
 	if (hosts)
 		b->hosts = hosts;
 	if (b->qp.mtu && !nm_mtu_from_bytes(b->qp.mtu))
@@ -305,6 +268,8 @@ typedef struct job {
 	const nm_experiment *e;
 	int rank, nranks;
 	json_t *spec, *points;
+	json_t *run;              /* the NM_OPT_RUN options, out of spec */
+	bool resumed;             /* the document existed and is continued */
 	size_t npoints;
 	int reps;
 	nm_base *bases;           /* per point: the harness's options, decoded */
@@ -333,22 +298,22 @@ static void job_parse(job *j, json_t *config_params, const char *where, int argc
 	json_decref(config_params);
 	if (!j->spec)
 		bad_input(err);
-	nm_boot_set_deadline(nm_cfg_double(j->spec, "timeout"));
+	/* How a job is run (NM_OPT_RUN: where it writes, resuming, progress, the
+	 * hang timeout; harness_opts.c says why each) is not part of what it
+	 * measures: out of the spec, so it is neither in the stored identity of
+	 * the sweep nor in the keys of its points, and a resume may change it.
+	 * Each run records its own (job_open). */
+	j->run = nm_opt_take_run(tables, j->spec);
+	nm_boot_set_deadline(nm_cfg_double(j->run, "timeout"));
 	nm_boot_set_where("setup");
 	if (j->nranks < e->min_ranks) {
 		snprintf(err, sizeof err, "%s needs at least %d ranks, this job has %d (start it with "
 			 "mpirun -np %d)", e->name, e->min_ranks, j->nranks, e->min_ranks);
 		bad_input(err);
 	}
-	/* How a job is run (where it writes, resuming, progress) is not part of
-	 * what it measures: take it out of the spec, so it is neither in the
-	 * stored identity of the sweep nor in the keys of its points. */
-	snprintf(outpath, outlen, "%s", nm_cfg_str(j->spec, "output"));
-	*resume = nm_cfg_bool(j->spec, "resume");
-	*show_progress = nm_cfg_bool(j->spec, "progress");
-	json_object_del(j->spec, "output");
-	json_object_del(j->spec, "resume");
-	json_object_del(j->spec, "progress");
+	snprintf(outpath, outlen, "%s", nm_cfg_str(j->run, "output"));
+	*resume = nm_cfg_bool(j->run, "resume");
+	*show_progress = nm_cfg_bool(j->run, "progress");
 	j->points = nm_points_sweep(j->spec, err, sizeof err);
 	if (!j->points)
 		bad_input(err);
@@ -360,7 +325,8 @@ static void job_parse(job *j, json_t *config_params, const char *where, int argc
 	size_t i;
 	json_t *pt;
 	json_array_foreach(j->points, i, pt)
-		if (nm_point_decode(e, pt, j->nranks, NULL, &j->bases[i], j->decoded + i * j->psize, err, sizeof err))
+		if (nm_point_decode(e, pt, j->run, j->nranks, NULL, &j->bases[i], j->decoded + i * j->psize, err,
+				    sizeof err))
 			bad_input(err);
 }
 
@@ -393,6 +359,9 @@ static void job_open(job *j, const char *outpath, bool resume, int full_argc, ch
 	if (j->rank == 0)
 		failed = nm_result_open(&j->res, j->path, j->e->name, j->spec, resume, err, sizeof err);
 	bad_input(j->rank == 0 && failed ? err : NULL);
+	int resumed = j->rank == 0 && j->res.resumed;
+	nm_boot_bcast(&resumed, sizeof resumed, 0);
+	j->resumed = resumed;
 	if (j->rank == 0 && (j->res.folded || j->res.torn))
 		nm_note("%ld finished point(s) of an interrupted run folded in from %s%s", j->res.folded,
 			j->res.journal.path, j->res.torn ? " (its torn last line, a point that never finished, "
@@ -412,10 +381,11 @@ static void job_open(job *j, const char *outpath, bool resume, int full_argc, ch
 			json_decref(meta);
 			nm_result_close(&j->res);
 			failed = 1;
-		} else if (json_is_array(runs))
-			json_array_append_new(runs, meta);
-		else
-			nm_result_set(&j->res, "meta", json_pack("{s:[o]}", "runs", meta));
+		} else {
+			json_t *opts = json_deep_copy(j->run);
+			json_object_set_new(opts, "output", json_string(j->path));
+			nm_result_add_run(&j->res, meta, opts);
+		}
 		if (!failed && nm_result_save(&j->res) != 0) {
 			snprintf(err, sizeof err, "cannot write %s: %s", j->path, strerror(errno));
 			failed = 1;
@@ -521,7 +491,8 @@ static void job_point(job *j, size_t i, int rep)
 	nm_progress_start(&j->prog, label);
 	free(label);
 	nm_ctx ctx = {.rank = j->rank, .nranks = j->nranks, .dev = &j->dev, .spec = j->spec, .pt = pt,
-		      .base = j->bases[i], .point_index = (int)i, .npoints = (int)j->npoints, .rep = rep};
+		      .base = j->bases[i], .point_index = (int)i, .npoints = (int)j->npoints, .rep = rep,
+		      .resumed = j->resumed};
 	char *t0 = nm_iso8601_now();
 	uint64_t s0 = nm_now_ns();
 	json_t *out = json_object();
@@ -574,6 +545,7 @@ static int job_finish(job *j)
 	free(j->bases);
 	json_decref(j->points);
 	json_decref(j->spec);
+	json_decref(j->run);
 	nm_dev_close(&j->dev);
 	nm_topo_fini();
 	return invalid ? NM_EXIT_FAIL : 0;
@@ -596,6 +568,10 @@ static int run_experiment(const nm_experiment *e, json_t *config_params, const c
 
 int main(int argc, char **argv)
 {
+	/* Past a file-size limit (ulimit -f) a write then fails with EFBIG, which
+	 * every writer handles (its temp file removed, the old file kept, one
+	 * line), instead of SIGXFSZ killing the process mid-file. */
+	signal(SIGXFSZ, SIG_IGN);
 	if (argc < 2)
 		nm_usage_error("missing command (see netmem --help)");
 	if (!strcmp(argv[1], "--help") || !strcmp(argv[1], "-h") || !strcmp(argv[1], "help")) {

@@ -772,6 +772,24 @@ void nm_opt_usage(FILE *out, const char *cmd, const char *summary, const nm_opt 
 	      out);
 }
 
+json_t *nm_opt_take_run(const nm_opt *const *tables, json_t *spec)
+{
+	json_t *run = json_object();
+	char key[64];
+	for (size_t t = 0; run && tables && tables[t]; t++)
+		for (const nm_opt *o = tables[t]; o->name; o++) {
+			if (!(o->flags & NM_OPT_RUN))
+				continue;
+			nm_opt_key(o, key, sizeof key);
+			json_t *v = json_object_get(spec, key);
+			if (v) {
+				json_object_set(run, key, v);
+				json_object_del(spec, key);
+			}
+		}
+	return run;
+}
+
 /* ---- getters ---- */
 
 static const char *type_name(const json_t *v)

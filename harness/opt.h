@@ -30,6 +30,10 @@ typedef enum {
 } nm_opt_type;
 
 #define NM_OPT_LIST 1u  /* may be swept: a list on the command line, an array in JSON */
+/* How a job runs, not what it measures (where it writes, the hang timeout):
+ * taken out of the spec (nm_opt_take_run), so it is neither in a document's
+ * identity nor in its point keys, and --resume may change it. */
+#define NM_OPT_RUN 2u
 
 typedef struct nm_opt {
 	const char *name;     /* long name: --name on the command line */
@@ -63,6 +67,10 @@ void nm_opt_key(const nm_opt *o, char *key, size_t len);
  * On error returns NULL and writes one line into err. */
 json_t *nm_opt_parse(const nm_opt *const *tables, json_t *config_params,
 		     const char *where, int argc, char **argv, char *err, size_t errlen);
+
+/* Moves the NM_OPT_RUN options out of spec into a new object (keys as in
+ * spec), to release. */
+json_t *nm_opt_take_run(const nm_opt *const *tables, json_t *spec);
 
 /* Prints usage for the tables. */
 void nm_opt_usage(FILE *out, const char *cmd, const char *summary,

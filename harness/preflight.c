@@ -11,6 +11,7 @@
 #include "boot.h"
 #include "clock.h"
 #include "config.h"
+#include "durable.h"
 #include "experiment.h"
 #include "alloc.h"
 #include "log.h"
@@ -375,7 +376,7 @@ static int report(const pf_opts *o, const json_t *cfgs, const nm_limits *all, in
 				m->start_s, "point_s", m->point_s, "qp_s", m->qp_s, "reg_s_per_gib", m->reg_s_per_gib,
 				"op_ns", m->op_ns);
 	int rc = count[NM_PF_FITS] + count[NM_PF_UNCHECKED] == 0 ? NM_EXIT_USAGE : count[NM_PF_NO_FIT] ? 1 : 0;
-	if (o->json_path && json_dump_file(doc, o->json_path, JSON_INDENT(2) | JSON_PRESERVE_ORDER) != 0) {
+	if (o->json_path && nm_write_json_atomic(o->json_path, doc, JSON_INDENT(2) | JSON_PRESERVE_ORDER) != 0) {
 		fprintf(stderr, "netmem: preflight: cannot write %s: %s\n", o->json_path, strerror(errno));
 		rc = NM_EXIT_FAIL;
 	}

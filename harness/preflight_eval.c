@@ -97,7 +97,7 @@ static void eval_points(pf_eval *ev, const json_t *points, int reps)
 	json_t *pt;
 	json_array_foreach((json_t *)points, i, pt) {
 		nm_base b;
-		if (nm_point_decode(ev->e, pt, ev->C, ev->hosts, &b, decoded, err, sizeof err) != 0) {
+		if (nm_point_decode(ev->e, pt, ev->spec, ev->C, ev->hosts, &b, decoded, err, sizeof err) != 0) {
 			refuse(ev, pt, err);
 		} else {
 			nm_point_time t = {.iters = b.measure.iters, .warmup = b.measure.warmup,

@@ -332,6 +332,7 @@ static int open_existing(nm_result *r, const char *path, const char *experiment,
 	}
 	if (load_doc(r, path, experiment, spec, err, errlen))
 		return -1;
+	r->resumed = true;
 	index_points(r);
 	return fold_journal(r, err, errlen);
 }
@@ -395,6 +396,17 @@ int nm_result_add_point(nm_result *r, json_t *point)
 		return -1;
 	}
 	return insert_point(r, point);
+}
+
+void nm_result_add_run(nm_result *r, json_t *run, json_t *options)
+{
+	if (options)
+		json_object_set_new(run, "options", options);
+	json_t *meta = json_object_get(r->doc, "meta"), *runs = json_object_get(meta, "runs");
+	if (json_is_array(runs))
+		json_array_append_new(runs, run);
+	else
+		nm_result_set(r, "meta", json_pack("{s:[o]}", "runs", run));
 }
 
 void nm_result_set(nm_result *r, const char *key, json_t *value)

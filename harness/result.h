@@ -21,6 +21,7 @@ typedef struct nm_result {
 	nm_journal journal;
 	bool stale;          /* points added since the summary was computed */
 	long folded;         /* points folded in from a journal at open */
+	bool resumed;        /* an existing document was opened (--resume) */
 	size_t torn;         /* bytes of a torn last journal line ignored at open */
 } nm_result;
 
@@ -31,6 +32,10 @@ typedef struct nm_result {
  * the last is damaged, or when a journal exists without its document. */
 int nm_result_open(nm_result *r, const char *path, const char *experiment,
 		   const json_t *spec, bool resume, char *err, size_t errlen);
+/* Appends one run's metadata to meta.runs (steals run), with the run's
+ * options (NM_OPT_RUN, opt.h: what may differ between the runs of one
+ * document) as its "options" (steals options; NULL: none). */
+void nm_result_add_run(nm_result *r, json_t *run, json_t *options);
 /* True when a point with this key is already recorded and complete. */
 bool nm_result_has(const nm_result *r, const char *key);
 /* Records a finished point ({"key", "params", "rep", ..., "metrics"}; steals

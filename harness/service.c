@@ -197,8 +197,9 @@ static _Noreturn void child_exec(char *const argv[], const char *dir, int logfd,
 	sigset_t none;
 	sigemptyset(&none);
 	sigprocmask(SIG_SETMASK, &none, NULL);
-	/* SIG_IGN survives exec; the rank ignores SIGPIPE (its clients). */
-	static const int reset[] = {SIGTERM, SIGINT, SIGHUP, SIGPIPE};
+	/* SIG_IGN survives exec; the rank ignores SIGPIPE (its clients) and
+	 * SIGXFSZ (main: a file-size limit fails a write instead). */
+	static const int reset[] = {SIGTERM, SIGINT, SIGHUP, SIGPIPE, SIGXFSZ};
 	for (size_t i = 0; i < sizeof reset / sizeof *reset; i++)
 		signal(reset[i], SIG_DFL);
 	dup2(nullfd, 0);

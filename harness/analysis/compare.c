@@ -8,6 +8,7 @@
  * it with --ignore; what is not compared is listed with the reason. */
 #include "alloc.h"
 #include "compare.h"
+#include "durable.h"
 #include "experiment.h"
 #include "log.h"
 #include "result.h"
@@ -318,7 +319,7 @@ static bool gnuplot(const char *script, const char *vars, const char *log, bool 
 	if (pid < 0)
 		return false;
 	if (pid == 0) {
-		int fd = open(log, O_WRONLY | O_CREAT | (append ? O_APPEND : O_TRUNC), 0666);
+		int fd = open(log, O_WRONLY | O_CREAT | O_NOFOLLOW | (append ? O_APPEND : O_TRUNC), 0666);
 		if (fd >= 0) {
 			dup2(fd, STDOUT_FILENO);
 			dup2(fd, STDERR_FILENO);
@@ -448,9 +449,10 @@ static size_t compare_doc(const cmp_opts *o, const cmp_doc *d, bool *failed)
 	snprintf(ylab, sizeof ylab, "%s%s%s", d->metric, o->per ? " per " : "", per_names[o->per]);
 	print_header(d, ylab);
 	snprintf(dat, sizeof dat, "%s/%s.dat", o->out, d->name);
-	FILE *f = fopen(dat, "w");
-	if (!f)
+	nm_atomic a;
+	if (nm_atomic_open(&a, dat) != 0)
 		refuse("cannot write %s: %s", dat, strerror(errno));
+	FILE *f = a.f;
 	/* rows[r]: run r's block of the data file, built as the points pair */
 	char *rows[CMP_MAX_RUNS] = {0};
 	size_t lens[CMP_MAX_RUNS] = {0}, matched = 0, n;
@@ -483,7 +485,8 @@ static size_t compare_doc(const cmp_opts *o, const cmp_doc *d, bool *failed)
 		fprintf(f, "%s\"point\" \"%c: %s\"\n%s", r ? "\n\n" : "", 'A' + r, nic, rows[r]);
 		free(rows[r]);
 	}
-	fclose(f);
+	if (nm_atomic_commit(&a) != 0)
+		nm_fatal("compare: cannot write %s: %s", dat, strerror(errno));
 	printf("   %zu point(s) matched\n", matched);
 	if (matched && !draw(o, d, dat, ylab))
 		*failed = true;

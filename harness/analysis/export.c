@@ -272,14 +272,14 @@ static int export_main(int argc, char **argv)
 	if (!run.ndocs)
 		nm_usage_error("export: %s holds no result document (NAME.json with \"experiment\" and \"summary\")", dir);
 	bool to_stdout = !csv || !strcmp(csv, "-");
-	FILE *f = to_stdout ? stdout : fopen(csv, "w");
-	if (!f)
+	nm_atomic a;
+	if (!to_stdout && nm_atomic_open(&a, csv) != 0)
 		nm_usage_error("export: cannot write %s: %s", csv, strerror(errno));
+	FILE *f = to_stdout ? stdout : a.f;
 	size_t rows = write_csv(f, &run);
 	size_t ndocs = run.ndocs;
 	nm_run_free(&run);
-	int bad = ferror(f);
-	if ((to_stdout ? fflush(f) : fclose(f)) != 0 || bad) {
+	if (to_stdout ? fflush(f) != 0 || ferror(f) : nm_atomic_commit(&a) != 0) {
 		fprintf(stderr, "netmem: export: cannot write %s: %s\n", to_stdout ? "stdout" : csv,
 			strerror(errno ? errno : EIO));
 		return NM_EXIT_FAIL;

@@ -7,6 +7,7 @@
  * counted as hardware reproductions. */
 #include "alloc.h"
 #include "claims.h"
+#include "durable.h"
 #include "experiment.h"
 #include "log.h"
 #include "report_out.h"
@@ -379,20 +380,31 @@ static void write_report(nm_out *o, const nm_run *run, const json_t *claims, con
 	nm_out_end(o);
 }
 
-static void write_file(const nm_run *run, const char *name, nm_out_kind kind, const json_t *claims,
-		       const nm_claim_result *res, size_t n)
+/* report.md and index.html say the same: both are written whole before
+ * either replaces its old self, and a failed write replaces neither. */
+static void write_files(const nm_run *run, const json_t *claims, const nm_claim_result *res, size_t n)
 {
-	char path[4096], tmp[4200];
-	snprintf(path, sizeof path, "%s/%s", run->dir, name);
-	snprintf(tmp, sizeof tmp, "%s.tmp", path);
-	FILE *f = fopen(tmp, "w");
-	if (!f)
-		nm_usage_error("report: cannot write %s", tmp);
-	nm_out o = {.f = f, .kind = kind, .dir = run->dir};
-	write_report(&o, run, claims, res, n);
-	if (fclose(f) != 0 || rename(tmp, path) != 0)
-		nm_usage_error("report: cannot write %s", path);
-	printf("%s\n", path);
+	static const char *const names[] = {"report.md", "index.html"};
+	static const nm_out_kind kinds[] = {NM_OUT_MARKDOWN, NM_OUT_HTML};
+	char path[2][4096];
+	nm_atomic a[2], *both[] = {&a[0], &a[1]};
+	for (int i = 0; i < 2; i++) {
+		snprintf(path[i], sizeof path[i], "%s/%s", run->dir, names[i]);
+		if (nm_atomic_open(&a[i], path[i]) != 0) {
+			int e = errno;
+			if (i)
+				nm_atomic_abort(&a[0]);
+			nm_fatal("report: cannot write %s: %s", path[i], strerror(e));
+		}
+	}
+	for (int i = 0; i < 2; i++) {
+		nm_out o = {.f = a[i].f, .kind = kinds[i], .dir = run->dir};
+		write_report(&o, run, claims, res, n);
+	}
+	if (nm_atomic_commit_all(both, 2) != 0)
+		nm_fatal("report: cannot write %s and %s (both left as they were): %s", path[0], path[1],
+			 strerror(errno));
+	printf("%s\n%s\n", path[0], path[1]);
 }
 
 /* One line per claim on stdout: "claim ID: VERDICT (measured X, BASIS)",
@@ -445,8 +457,7 @@ static int report_main(int argc, char **argv)
 		nm_usage_error("report: %s", err);
 	size_t n;
 	nm_claim_result *res = nm_claims_evaluate(claims, &run, &n);
-	write_file(&run, "report.md", NM_OUT_MARKDOWN, claims, res, n);
-	write_file(&run, "index.html", NM_OUT_HTML, claims, res, n);
+	write_files(&run, claims, res, n);
 	for (size_t i = 0; i < n; i++)
 		print_claim(&res[i]);
 	nm_claims_free(res, n);

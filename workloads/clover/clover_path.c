@@ -31,6 +31,7 @@
  * netmem clover uses cl_path_start/stop (clover_path.h) to run one per
  * point, with rewriting off or on, so both arms cross the same path. */
 #include "clover_path.h"
+#include "durable.h"
 #include "experiment.h"
 #include "kv.h"
 #include "log.h"
@@ -48,61 +49,6 @@
 #include <unistd.h>
 
 #define ROCE_PORT 4791
-
-/* ---- counters as JSON, one named field each ------------------------------------- */
-
-typedef struct ctr_field {
-	const char *name;
-	size_t off;
-} ctr_field;
-
-#define F(x) {#x, offsetof(nm_rw_counters, x)}
-static const ctr_field ctr_fields[] = {
-	F(packets), F(not_roce), F(passed), F(rewritten), F(writes), F(cas_seen), F(cas_tracked),
-	F(conflicts), F(redirected), F(retransmits), F(cas_ok), F(cas_failed), F(stale_tail), F(naks),
-	F(nak_resets), F(bad_icrc), F(conn_full),
-};
-#undef F
-
-static int counters_from_json(const json_t *o, nm_rw_counters *c);
-static uint64_t *field(nm_rw_counters *c, const ctr_field *f) { return (uint64_t *)((char *)c + f->off); }
-
-static json_t *counters_json(const nm_rw_counters *c)
-{
-	json_t *o = json_object();
-	for (size_t i = 0; i < sizeof ctr_fields / sizeof ctr_fields[0]; i++)
-		json_object_set_new(o, ctr_fields[i].name,
-				    json_integer((json_int_t)*field((nm_rw_counters *)c, &ctr_fields[i])));
-	return o;
-}
-
-json_t *cl_path_stats_json(const cl_path_stats *s)
-{
-	return json_pack("{s:o, s:I, s:I}", "rewrite", counters_json(&s->rw), "queue_overruns",
-			 (json_int_t)s->queue_overruns, "verdict_errors", (json_int_t)s->verdict_errors);
-}
-
-static int stats_from_json(const json_t *o, cl_path_stats *s)
-{
-	const json_t *ov = json_object_get(o, "queue_overruns"), *ve = json_object_get(o, "verdict_errors");
-	if (!json_is_integer(ov) || !json_is_integer(ve))
-		return -1;
-	s->queue_overruns = (uint64_t)json_integer_value(ov);
-	s->verdict_errors = (uint64_t)json_integer_value(ve);
-	return counters_from_json(json_object_get(o, "rewrite"), &s->rw);
-}
-
-static int counters_from_json(const json_t *o, nm_rw_counters *c)
-{
-	*c = (nm_rw_counters){0};
-	for (size_t i = 0; i < sizeof ctr_fields / sizeof ctr_fields[0]; i++) {
-		const json_t *v = json_object_get(o, ctr_fields[i].name);
-		if (!json_is_integer(v))
-			return -1;
-		*field(c, &ctr_fields[i]) = (uint64_t)json_integer_value(v);
-	}
-	return 0;
-}
 
 /* ---- the process: rules ------------------------------------------------------------ */
 
@@ -175,12 +121,7 @@ static int write_counters(const char *path, const path_run *pr)
 {
 	cl_path_stats st = pr->st;
 	st.rw = pr->rw.c;
-	json_t *o = cl_path_stats_json(&st);
-	char tmp[1100];
-	snprintf(tmp, sizeof tmp, "%s.tmp", path);
-	int rc = json_dump_file(o, tmp, JSON_COMPACT) || rename(tmp, path) ? -1 : 0;
-	json_decref(o);
-	return rc;
+	return cl_path_write_counters(path, &st);
 }
 
 /* Tracked keys from FILE: "KEY TAIL" per line, hex, TAIL 0 = unknown. */
@@ -351,30 +292,19 @@ NM_EXPERIMENT(path_exp)
 
 /* ---- the suite's side: one process per point ---------------------------------------- */
 
-static int tmp_path(char *out, size_t len, const char *tag)
-{
-	const char *dir = getenv("TMPDIR");
-	snprintf(out, len, "%s/netmem-%s-XXXXXX", dir && *dir ? dir : "/tmp", tag);
-	int fd = mkstemp(out);
-	if (fd < 0)
-		return -1;
-	close(fd);
-	return 0;
-}
-
 static int write_track(const char *path, const cl_path_cfg *cfg)
 {
-	FILE *f = fopen(path, "w");
-	if (!f)
+	nm_atomic a;
+	if (nm_atomic_open(&a, path) != 0)
 		return -1;
 	for (size_t i = 0; i < cfg->ntrack; i++)
-		fprintf(f, "%" PRIx64 " %" PRIx64 "\n", cfg->keys[i], cfg->tails[i]);
-	return fclose(f);
+		fprintf(a.f, "%" PRIx64 " %" PRIx64 "\n", cfg->keys[i], cfg->tails[i]);
+	return nm_atomic_commit(&a);
 }
 
 int cl_path_start(cl_path *p, const cl_path_cfg *cfg, char *err, size_t errlen)
 {
-	char self[PATH_MAX], track[1100], q[16], conns[24], topmax[24];
+	char self[PATH_MAX], q[16], conns[24], topmax[24];
 	ssize_t n = readlink("/proc/self/exe", self, sizeof self - 1);
 	*p = (cl_path){0};
 	if (n <= 0) {
@@ -382,9 +312,9 @@ int cl_path_start(cl_path *p, const cl_path_cfg *cfg, char *err, size_t errlen)
 		return -1;
 	}
 	self[n] = 0;
-	if (tmp_path(track, sizeof track, "clover-track") || write_track(track, cfg) ||
-	    tmp_path(p->counters, sizeof p->counters, "clover-counters")) {
+	if (cl_path_files_make(p) || write_track(p->track, cfg)) {
 		snprintf(err, errlen, "clover: cannot write clover-path's files under $TMPDIR: %s", strerror(errno));
+		cl_path_files_remove(p);
 		return -1;
 	}
 	snprintf(q, sizeof q, "%d", cfg->queue);
@@ -392,16 +322,15 @@ int cl_path_start(cl_path *p, const cl_path_cfg *cfg, char *err, size_t errlen)
 	snprintf(topmax, sizeof topmax, "%zu", cfg->ntrack ? cfg->ntrack : 1);
 	char *const argv[] = {self, "clover-path", "--queue", q, cfg->rewrite ? "--rewrite=1" : "--rewrite=0", "--hook",
 			      cfg->forward ? "forward" : "local", "--track",
-			      track, "--top-max", topmax, "--conns", conns, "--counters", p->counters, NULL};
+			      p->track, "--top-max", topmax, "--conns", conns, "--counters", p->counters, NULL};
 	char name[64];
 	snprintf(name, sizeof name, "clover-path queue %d", cfg->queue);
 	int rc = nm_service_start(&p->svc, "clover-path", name, argv, NULL, err, errlen);
 	if (!rc)
 		rc = nm_service_wait_file(&p->svc, "ready", cfg->timeout, err, errlen);
-	unlink(track);
 	if (rc) {
 		nm_service_stop(&p->svc, 1.0);
-		unlink(p->counters);
+		cl_path_files_remove(p);
 		return -1;
 	}
 	p->running = true;
@@ -416,8 +345,8 @@ int cl_path_stop(cl_path *p, cl_path_stats *out, char *err, size_t errlen)
 	bool clean = nm_service_stop(&p->svc, 5.0);
 	json_error_t je;
 	json_t *o = json_load_file(p->counters, 0, &je);
-	unlink(p->counters);
-	int rc = o && !stats_from_json(o, out) ? 0 : -1;
+	cl_path_files_remove(p);
+	int rc = o && !cl_path_stats_from_json(o, out) ? 0 : -1;
 	if (rc)
 		snprintf(err, errlen, "clover: clover-path %s and left no counters (%s)",
 			 clean ? "stopped" : "had to be killed", je.text);

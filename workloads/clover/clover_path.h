@@ -25,9 +25,14 @@ typedef struct cl_path_cfg {
 	double timeout;            /* seconds to come up */
 } cl_path_cfg;
 
+/* The files the suite's side shares with the process (root on both ends) live
+ * in a private directory (mkdtemp, mode 0700), never in $TMPDIR itself: a
+ * name there can be guessed and a symlink planted at it by any user. */
 typedef struct cl_path {
 	nm_service svc;
-	char counters[1100];       /* where the process writes its counters when it stops */
+	char dir[1024];            /* the private directory ("": none) */
+	char track[1100];          /* dir/track: the keys the process tracks */
+	char counters[1100];       /* dir/counters: what the process saw, written when it stops */
 	bool running;
 } cl_path;
 
@@ -51,4 +56,16 @@ int cl_path_stop(cl_path *p, cl_path_stats *out, char *err, size_t errlen);
 
 /* The stats as a JSON object with one named field per counter. */
 json_t *cl_path_stats_json(const cl_path_stats *s);
+/* And back: 0, or -1 when a counter is missing or not an integer. */
+int cl_path_stats_from_json(const json_t *o, cl_path_stats *s);
+
+/* The process's side: its counters written to path atomically (durable.h).
+ * 0 / -1 with errno. */
+int cl_path_write_counters(const char *path, const cl_path_stats *s);
+/* The suite's side: makes p's private directory under $TMPDIR (or /tmp) and
+ * names the files in it. 0 / -1 with errno. */
+int cl_path_files_make(cl_path *p);
+/* Removes the directory and whatever is in it (a temp file of a killed
+ * process included). */
+void cl_path_files_remove(cl_path *p);
 #endif

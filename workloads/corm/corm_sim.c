@@ -33,6 +33,7 @@
  * draw from them. */
 #include "corm_model.h"
 #include "corm_redis.h"
+#include "durable.h"
 #include "experiment.h"
 #include "log.h"
 #include <errno.h>
@@ -640,10 +641,13 @@ static void write_doc(json_t *doc, const json_t *spec)
 {
 	const char *out = set(spec, "output") ? nm_cfg_str(spec, "output") : NULL;
 	int flags = JSON_INDENT(1) | JSON_SORT_KEYS | JSON_REAL_PRECISION(10);
-	if (out ? json_dump_file(doc, out, flags) : json_dumpf(doc, stdout, flags))
-		nm_fatal("corm-sim: cannot write %s", out ? out : "stdout");
-	if (!out)
-		putchar('\n');
+	if (!out) {
+		if (json_dumpf(doc, stdout, flags) || putchar('\n') == EOF || fflush(stdout))
+			nm_fatal("corm-sim: cannot write stdout: %s", strerror(errno));
+		return;
+	}
+	if (nm_write_json_atomic(out, doc, flags) != 0)
+		nm_fatal("corm-sim: cannot write %s: %s", out, strerror(errno));
 }
 
 static void sim_cfg_read(const json_t *spec, sim_cfg *c)
@@ -734,9 +738,10 @@ static int gen_main(int argc, char **argv)
 	uint64_t n = (uint64_t)nm_cfg_int(spec, "objects"), seed = (uint64_t)nm_cfg_int(spec, "seed");
 	double fr = nm_cfg_double(spec, "free");
 	const char *out = set(spec, "output") ? nm_cfg_str(spec, "output") : NULL;
-	FILE *f = out ? fopen(out, "w") : stdout;
-	if (!f)
+	nm_atomic a = {.fd = -1};
+	if (out && nm_atomic_open(&a, out) != 0)
 		nm_usage_error("corm-trace: cannot write %s: %s", out, strerror(errno));
+	FILE *f = out ? a.f : stdout;
 	trace t = {0};
 	if (set(spec, "redis")) {
 		const char *r = nm_cfg_str(spec, "redis");
@@ -755,11 +760,11 @@ static int gen_main(int argc, char **argv)
 			fprintf(f, "alloc %" PRIu64 " %" PRIu32 "\n", t.op[i].id, t.op[i].size);
 		else
 			fprintf(f, "free %" PRIu64 "\n", t.op[i].id);
-	int bad = ferror(f) | (out ? fclose(f) : fflush(f));
+	int bad = out ? nm_atomic_commit(&a) : ferror(f) | fflush(f);
 	free(t.op);
-	json_decref(spec);
 	if (bad)
-		nm_fatal("corm-trace: writing %s failed", out ? out : "stdout");
+		nm_fatal("corm-trace: cannot write %s: %s", out ? out : "stdout", strerror(errno ? errno : EIO));
+	json_decref(spec);
 	return 0;
 }
 

@@ -37,6 +37,7 @@
  * prefill), so only inserts find absent keys; --keys 10485760 (10 x 2^20
  * key ranks) and --fill 0.8 at paper scale. */
 #include "kv.h"
+#include "kv_history.h"
 #include "kv_size.h"
 #include "kv_window.h"
 #include "alloc.h"
@@ -273,22 +274,24 @@ static int kv_history_write(kv_run *r, int nthreads, char *why, size_t whylen)
 	free(buf);
 	if (!all)
 		return 0;
-	/* the job's first point starts the file, the others follow it */
-	static bool started;
-	FILE *f = fopen(r->p->history, started ? "a" : "w");
-	started = true;
-	if (!f) {
-		nm_warn("--history %s: cannot write it: %s", r->p->history, strerror(errno));
-	} else {
-		for (int i = 0; i < r->ctx->nranks; i++)
-			fputs(all[i], f);
-		if (fclose(f))
-			nm_warn("--history %s: %s", r->p->history, strerror(errno));
-	}
-	int rc = kv_history_check(all, r->ctx->nranks, why, whylen);
+	size_t len = 0;
 	for (int i = 0; i < r->ctx->nranks; i++)
+		len += strlen(all[i]);
+	char *text = nm_malloc(len + 1), *at = text;
+	for (int i = 0; i < r->ctx->nranks; i++) {
+		size_t n = strlen(all[i]);
+		memcpy(at, all[i], n);
+		at += n;
 		free(all[i]);
+	}
+	*at = 0;
 	free(all);
+	/* the job's first point starts the file, or continues it on a resume */
+	static bool started;
+	if (kv_history_put(r->p->history, text, r->ctx->resumed, &started) != 0)
+		nm_warn("--history %s: cannot write this point's operations: %s", r->p->history, strerror(errno));
+	int rc = kv_history_check(&text, 1, why, whylen);
+	free(text);
 	return rc;
 }
 

@@ -11,6 +11,7 @@
  * --format clover writes 0/1, the form Clover's harness replays.
  */
 #include "alloc.h"
+#include "durable.h"
 #include "experiment.h"
 #include "log.h"
 #include "ycsb.h"
@@ -435,13 +436,16 @@ static void read_config(const json_t *spec, ycsb_config *c, char *wname, size_t 
 
 /* Where the trace goes: --output (a file, or - for stdout), else stdout
  * unless only --stats was asked for (NULL: no trace). */
+static nm_atomic trace_file = {.fd = -1};
 static FILE *trace_open(const char **outpath, int stats)
 {
 	FILE *out = NULL;
-	if (*outpath) {
-		out = !strcmp(*outpath, "-") ? stdout : fopen(*outpath, "w");
-		if (!out)
+	if (*outpath && !strcmp(*outpath, "-")) {
+		out = stdout;
+	} else if (*outpath) {
+		if (nm_atomic_open(&trace_file, *outpath) != 0)
 			nm_usage_error("ycsb: cannot write %s: %s", *outpath, strerror(errno));
+		out = trace_file.f;
 	} else if (!stats) {
 		out = stdout;
 		*outpath = "stdout";
@@ -455,9 +459,7 @@ static void trace_close(FILE *out, const char *outpath)
 {
 	if (!out)
 		return;
-	if (fflush(out) || ferror(out))
-		nm_fatal("cannot write %s: %s", outpath, strerror(errno));
-	if (out != stdout && fclose(out))
+	if (out == stdout ? fflush(out) || ferror(out) : nm_atomic_commit(&trace_file) != 0)
 		nm_fatal("cannot write %s: %s", outpath, strerror(errno));
 }
 
@@ -506,8 +508,12 @@ static int ycsb_main(int argc, char **argv)
 		if (out) {
 			ycsb_req r = {.key = key, .op = (uint8_t)op, .scan_len = op == YCSB_SCAN ? ycsb_scan_len(&g) : 0};
 			int l = ycsb_trace_format(&r, clover, line, sizeof line);
-			if (l < 0 || fwrite(line, 1, (size_t)l, out) != (size_t)l)
-				nm_fatal("cannot write %s: %s", outpath, strerror(errno));
+			if (l < 0 || fwrite(line, 1, (size_t)l, out) != (size_t)l) {
+				int e = errno;
+				if (out != stdout)
+					nm_atomic_abort(&trace_file);
+				nm_fatal("cannot write %s: %s", outpath, strerror(e));
+			}
 		}
 		if (stats && op != YCSB_INSERT)
 			stats_observe(&st, c.dist, before, key);
