@@ -85,9 +85,9 @@ build/tests/alock_trace: tests/integration/alock_trace.c $(TRACE_OBJS) $(filter 
 
 # ns per draw of the YCSB generator (-O2, no sanitizers); not a test.
 .PHONY: bench-ycsb
-bench-ycsb: tests/bench/ycsb-bench.c primitives/gen/ycsb.c primitives/gen/ycsb_stats.c primitives/gen/ycsb.h harness/log.c
+bench-ycsb: tests/bench/ycsb-bench.c primitives/gen/ycsb.c primitives/gen/ycsb_stats.c primitives/gen/ycsb.h harness/log.c harness/stall.c
 	@mkdir -p build/bench
-	$(CC) $(CPPFLAGS) $(CSTD) $(WARN) -O2 -g -o build/bench/ycsb-bench tests/bench/ycsb-bench.c primitives/gen/ycsb.c primitives/gen/ycsb_stats.c harness/log.c -lm
+	$(CC) $(CPPFLAGS) $(CSTD) $(WARN) -O2 -g -pthread -o build/bench/ycsb-bench tests/bench/ycsb-bench.c primitives/gen/ycsb.c primitives/gen/ycsb_stats.c harness/log.c harness/stall.c -lm
 	build/bench/ycsb-bench
 
 # Per-point cost of the result journal (-O2, no sanitizers); not a test:
@@ -100,14 +100,14 @@ build/bench/journal-bench: tests/bench/journal-bench.c $(JOURNAL_MODS) harness/r
 # Time per merged block of CoRM's compaction at growing heaps (-O2, no
 # sanitizers); not a test: tests/bench/corm-compact.sh runs it.
 CORM_MODS := primitives/corm/corm_heap.c primitives/corm/corm_mbox.c primitives/corm/corm_pair.c primitives/corm/corm_model.c primitives/corm/corm_slot.c \
-             primitives/gen/ycsb.c harness/log.c
+             primitives/gen/ycsb.c harness/log.c harness/stall.c
 build/bench/corm-compact: tests/bench/corm-compact.c $(CORM_MODS) $(filter primitives/corm/%,$(HDRS))
 	@mkdir -p $(@D)
 	$(CC) $(CPPFLAGS) $(CSTD) $(WARN) -O2 -g -pthread -o $@ tests/bench/corm-compact.c $(CORM_MODS) -lm
 
 # netmem ops's loops on a fake verbs provider, for instruction counts
 # (tests/bench/ops-hotpath.sh); not a test.
-HOTPATH_MODS := harness/measure.c harness/stats.c harness/clock.c harness/log.c harness/alloc.c \
+HOTPATH_MODS := harness/measure.c harness/stats.c harness/clock.c harness/log.c harness/stall.c harness/alloc.c \
                 harness/rdma.c tests/unit/boot_single.c
 build/bench/ops-hotpath: tests/bench/ops-hotpath.c workloads/ops/ops_loop.c workloads/ops/ops.h \
                          $(HOTPATH_MODS) $(filter harness/%,$(HDRS))
