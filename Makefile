@@ -31,6 +31,7 @@ UNIT_MODS := harness/stats.c harness/needs.c harness/opt.c harness/result.c harn
              primitives/corm/corm_model.c primitives/corm/corm_redis.c primitives/packet/roce_pkt.c primitives/packet/clover_resolve.c \
              primitives/corm/corm_slot.c primitives/corm/corm_heap.c primitives/corm/corm_pair.c primitives/corm/corm_mbox.c \
              workloads/control/control_model.c workloads/kv/kv_lin.c workloads/kv/kv_size.c workloads/clover/clover_pool.c workloads/clover/clover_route.c \
+             harness/workers.c harness/topo.c numa/loadproc.c primitives/loco/owned_var_local.c \
              tests/unit/boot_single.c
 UNIT_SRCS := $(wildcard tests/unit/test_*.c)
 UNIT_BINS := $(UNIT_SRCS:tests/unit/%.c=build/tests/%)
@@ -69,10 +70,10 @@ build/tests/netmem-otherbuild: $(filter-out build/build_id.o,$(OBJS))
 	@printf 'const char nm_build_id[] = "other-build";\n' >build/tests/otherbuild_id.c
 	@$(MPICC) $(CFLAGS) -o $@ $^ build/tests/otherbuild_id.c $(LDLIBS)
 
-build/tests/%: tests/unit/%.c tests/unit/tap.h $(UNIT_MODS) $(filter harness/% primitives/%,$(HDRS))
+build/tests/%: tests/unit/%.c tests/unit/tap.h $(UNIT_MODS) $(filter harness/% primitives/% numa/%,$(HDRS))
 	@mkdir -p $(@D)
 	@echo "  CC+SAN  $<"
-	@$(CC) $(CPPFLAGS) $(CSTD) $(WARN) -O1 -g $(SAN) -pthread -Itests/unit -o $@ $< $(UNIT_MODS) -ljansson -lz -lm
+	@$(CC) $(CPPFLAGS) $(CSTD) $(WARN) -O1 -g $(SAN) -pthread -Itests/unit -o $@ $< $(UNIT_MODS) -ljansson -lhwloc -lz -lm
 
 # ALock's Fig. 2 trace on real verbs, run by tests/integration/test_alock_trace.sh:
 # alock_trace.c against the harness, primitives and NUMA objects (no netmem main,
