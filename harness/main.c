@@ -489,6 +489,37 @@ static bool mtu_unsupported(job *j, size_t i, json_t *out)
 	return true;
 }
 
+/* Collective: the path MTU the point's QPs ran at, every rank's, into
+ * effective.path_mtu (the smallest; path_mtu_max too when QPs differed). A
+ * path MTU is the smaller of its two ports' (verbs.h), so it can be below
+ * what a port's own active MTU says. Nothing when no QP was connected. */
+static void point_path_mtu(job *j, json_t *out)
+{
+	int32_t mine[2], *all = nm_calloc((size_t)j->nranks * 2, sizeof *all);
+	int lo = 0, hi = 0;
+	nm_path_mtu_range(&lo, &hi);
+	mine[0] = lo;
+	mine[1] = hi;
+	nm_boot_allgather(mine, all, sizeof mine);
+	lo = hi = 0;
+	for (int r = 0; r < j->nranks; r++) {
+		if (all[2 * r] > 0 && (lo == 0 || all[2 * r] < lo))
+			lo = all[2 * r];
+		hi = all[2 * r + 1] > hi ? all[2 * r + 1] : hi;
+	}
+	free(all);
+	if (j->rank != 0 || hi == 0)
+		return;
+	json_t *eff = json_object_get(out, "effective");
+	if (!json_is_object(eff)) {
+		eff = json_object();
+		json_object_set_new(out, "effective", eff);
+	}
+	json_object_set_new(eff, "path_mtu", json_integer(lo));
+	if (hi != lo)
+		json_object_set_new(eff, "path_mtu_max", json_integer(hi));
+}
+
 /* One repetition of point i (collective), unless the document holds it. */
 static void job_point(job *j, size_t i, int rep)
 {
@@ -518,9 +549,13 @@ static void job_point(job *j, size_t i, int rep)
 	if (j->nic_reader)
 		nm_nic_counters_read_dir(j->nic_dir, &nic_before);
 	nm_boot_barrier();
-	if (!mtu_unsupported(j, i, out))
+	nm_path_mtu_reset();
+	bool ran = !mtu_unsupported(j, i, out);
+	if (ran)
 		j->e->run(&ctx, j->decoded + i * j->psize, out);
 	nm_boot_barrier();
+	if (ran)
+		point_path_mtu(j, out);
 	json_t *nic = point_nic_counters(j->nic_reader, j->nic_dir, &nic_before);
 	double secs = (double)(nm_now_ns() - s0) / 1e9;
 	nm_progress_done(&j->prog, secs);
