@@ -17,6 +17,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <unistd.h>
 
 const nm_opt nm_harness_opts[] = {
 	{"ib-dev", 'd', NM_OPT_STR, "", 0, 0, NULL, 0, "RDMA device (default: first with an active port)"},
@@ -365,6 +366,32 @@ static void fold_on_exit(void)
 			"folds them in\n", j->res.journal.path, j->path, strerror(errno));
 }
 
+/* Collective: every point's needs on this rank against the limits of its
+ * own device that a point would otherwise hit in the middle of its measured
+ * loop (nm_fit_queue: the send queue's depth, from --tx-depth), before the
+ * first point and before the document is written: one line from rank 0,
+ * exit 2. netmem preflight reaches the same verdict (nm_fit_rank). */
+static void job_device_limits(job *j)
+{
+	char why[512] = "";
+	nm_limits l = {.max_qp_wr = (uint64_t)j->dev.attr.max_qp_wr};
+	if (gethostname(l.host, sizeof l.host - 1) != 0)
+		snprintf(l.host, sizeof l.host, "rank%d", j->rank);
+	snprintf(l.device, sizeof l.device, "%s", j->dev.name);
+	for (size_t i = 0; j->dev.ctx && j->e->needs && i < j->npoints && !why[0]; i++) {
+		nm_needs n = {0};
+		j->e->needs(j->decoded + i * j->psize, &j->bases[i], j->rank, j->nranks, &n);
+		if (nm_fit_queue(&n, &l, why, sizeof why) != 0 && j->npoints > 1) {
+			char *label = point_label(j->spec, json_array_get(j->points, i), 0, 1);
+			size_t k = strlen(why);
+			snprintf(why + k, sizeof why - k, " (point %zu of %zu%s%s)", i + 1, j->npoints, label ? ": " : "",
+				 label ? label : "");
+			free(label);
+		}
+	}
+	bad_input(why[0] ? why : NULL);
+}
+
 /* The device, the result document (resumed or new) and this run's metadata. */
 static void job_open(job *j, const char *outpath, bool resume, int full_argc, char **full_argv)
 {
@@ -376,6 +403,7 @@ static void job_open(job *j, const char *outpath, bool resume, int full_argc, ch
 		failed = nm_dev_open(&j->dev, nm_cfg_str(j->spec, "ib_dev"), (int)nm_cfg_int(j->spec, "ib_port"),
 				     (int)nm_cfg_int(j->spec, "gid_index"), err, sizeof err);
 	bad_input(failed ? err : NULL);
+	job_device_limits(j);
 	nm_topo_init();
 	if (!*outpath)
 		default_output(j->e->name, def, sizeof def);

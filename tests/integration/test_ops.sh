@@ -75,5 +75,12 @@ check "netmem run CONFIG: 4 points, all valid" jq -e '(.points | length) == 4 an
 NM_USAGE_ERR=$tmp/nodev.err expect_usage "device that does not exist" $MPI -np 2 $N ops -d mlx9_9
 check "missing device lists the available ones" grep -q 'available: rxe0' "$tmp/nodev.err"
 expect_usage "port that does not exist" $MPI -np 2 $N ops -i 3
+# a window the device's send queues cannot hold (a window and 2: above
+# rxe's max_qp_wr, 1048576 on Linux 6.1, 16384 before), in the sweep's
+# second point: refused before the first point runs
+NM_USAGE_ERR=$tmp/txd.err expect_usage "--tx-depth above max_qp_wr" \
+	$MPI -np 2 $N ops $Q --output "$tmp/txd.json" --mode bw -t 16,1048576 -n 20
+check "--tx-depth above max_qp_wr: the line names the option, max_qp_wr and the device, and no document was written" \
+	sh -c "grep -q '^netmem: host .*: --tx-depth 1048576 needs send queues of 1048578 entries, rxe0 allows [0-9]* (max_qp_wr) (point 2 of 2' $tmp/txd.err && ! [ -e $tmp/txd.json ]"
 check "netmem info lists the device and its RoCEv2 GID" sh -c "$N info | jq -e '.devices[0].ports[0].gids | map(.type) | index(\"RoCEv2\") != null'"
 t_summary
