@@ -48,8 +48,10 @@ typedef struct outcome {
 	char err[2048];
 } outcome;
 
-/* Runs fn in a child process, killed after `bound` seconds; the child exits
- * with fn's return value unless it ends the job itself first. */
+/* Runs fn in a child process, killed after `bound` seconds with whatever it
+ * started (its process group: a load process it spawned would otherwise
+ * hold the stderr pipe open); the child exits with fn's return value unless
+ * it ends the job itself first. */
 static outcome bounded(int (*fn)(void *), void *arg, double bound)
 {
 	outcome o = {.status = -1};
@@ -61,6 +63,7 @@ static outcome bounded(int (*fn)(void *), void *arg, double bound)
 	double t0 = mono_s();
 	pid_t pid = fork();
 	if (pid == 0) {
+		setpgid(0, 0);
 		close(pfd[0]);
 		dup2(pfd[1], 2);
 		nm_boot_set_where("point 1/1 {\"test\":1}");
@@ -70,6 +73,7 @@ static outcome bounded(int (*fn)(void *), void *arg, double bound)
 		_exit(rc);
 	}
 	close(pfd[1]);
+	setpgid(pid, pid);   /* whichever of the two runs first */
 	int st = 0;
 	bool done = false;
 	while (!done && mono_s() - t0 < bound) {
@@ -78,10 +82,9 @@ static outcome bounded(int (*fn)(void *), void *arg, double bound)
 		if (!done)
 			nap_ms(10);
 	}
-	if (!done) {
-		kill(pid, SIGKILL);
+	kill(-pid, SIGKILL);
+	if (!done)
 		waitpid(pid, &st, 0);
-	}
 	o.secs = mono_s() - t0;
 	size_t n = 0;
 	ssize_t k;

@@ -77,9 +77,9 @@
  *    participants sharing their host, and a participant that stops (a
  *    SIGSTOP, a hung node) ends the job within --timeout, with the line
  *    naming it, as any stalled collective does (harness/boot.h). For that
- *    the participants tell the other ranks they are alive while they loop
- *    (nm_boot_alive between barriers, outside the timed section, at most
- *    100 times a second: a clock read per barrier otherwise).
+ *    the participants tell the other ranks they are alive while they loop:
+ *    nm_boot_alive between barriers, outside the timed section, at most
+ *    every 10 ms, timed by the clock reads the loop makes anyway.
  *  - Spinning: pure spin as Fig. 1a, except that when a host has more
  *    participants than CPUs (a Soft-RoCE VM) the SST spin yields the CPU
  *    every 64 rounds (--yield auto; on/off force it): a pure spin there
