@@ -31,6 +31,7 @@ UNIT_MODS := harness/stats.c harness/needs.c harness/opt.c harness/harness_opts.
              primitives/corm/corm_model.c primitives/corm/corm_redis.c primitives/packet/roce_pkt.c primitives/packet/clover_resolve.c \
              primitives/corm/corm_slot.c primitives/corm/corm_heap.c primitives/corm/corm_pair.c primitives/corm/corm_mbox.c \
              workloads/control/control_model.c workloads/kv/kv_lin.c workloads/kv/kv_size.c workloads/kv/kv_history.c workloads/clover/clover_pool.c workloads/clover/clover_route.c workloads/clover/clover_path_files.c \
+             harness/workers.c harness/topo.c numa/loadproc.c primitives/loco/owned_var_local.c harness/path.c \
              tests/unit/boot_single.c
 UNIT_SRCS := $(wildcard tests/unit/test_*.c)
 UNIT_BINS := $(UNIT_SRCS:tests/unit/%.c=build/tests/%)
@@ -69,10 +70,10 @@ build/tests/netmem-otherbuild: $(filter-out build/build_id.o,$(OBJS))
 	@printf 'const char nm_build_id[] = "other-build";\n' >build/tests/otherbuild_id.c
 	@$(MPICC) $(CFLAGS) -o $@ $^ build/tests/otherbuild_id.c $(LDLIBS)
 
-build/tests/%: tests/unit/%.c tests/unit/tap.h $(UNIT_MODS) $(filter harness/% primitives/%,$(HDRS))
+build/tests/%: tests/unit/%.c tests/unit/tap.h $(UNIT_MODS) $(filter harness/% primitives/% numa/%,$(HDRS))
 	@mkdir -p $(@D)
 	@echo "  CC+SAN  $<"
-	@$(CC) $(CPPFLAGS) $(CSTD) $(WARN) -O1 -g $(SAN) -pthread -Itests/unit -o $@ $< $(UNIT_MODS) -ljansson -lz -lm
+	@$(CC) $(CPPFLAGS) $(CSTD) $(WARN) -O1 -g $(SAN) -pthread -Itests/unit -o $@ $< $(UNIT_MODS) -ljansson -lhwloc -lz -lm
 
 # ALock's Fig. 2 trace on real verbs, run by tests/integration/test_alock_trace.sh:
 # alock_trace.c against the harness, primitives and NUMA objects (no netmem main,
@@ -85,9 +86,9 @@ build/tests/alock_trace: tests/integration/alock_trace.c $(TRACE_OBJS) $(filter 
 
 # ns per draw of the YCSB generator (-O2, no sanitizers); not a test.
 .PHONY: bench-ycsb
-bench-ycsb: tests/bench/ycsb-bench.c primitives/gen/ycsb.c primitives/gen/ycsb_stats.c primitives/gen/ycsb.h harness/log.c
+bench-ycsb: tests/bench/ycsb-bench.c primitives/gen/ycsb.c primitives/gen/ycsb_stats.c primitives/gen/ycsb.h harness/log.c harness/stall.c
 	@mkdir -p build/bench
-	$(CC) $(CPPFLAGS) $(CSTD) $(WARN) -O2 -g -o build/bench/ycsb-bench tests/bench/ycsb-bench.c primitives/gen/ycsb.c primitives/gen/ycsb_stats.c harness/log.c -lm
+	$(CC) $(CPPFLAGS) $(CSTD) $(WARN) -O2 -g -pthread -o build/bench/ycsb-bench tests/bench/ycsb-bench.c primitives/gen/ycsb.c primitives/gen/ycsb_stats.c harness/log.c harness/stall.c -lm
 	build/bench/ycsb-bench
 
 # Per-point cost of the result journal (-O2, no sanitizers); not a test:
@@ -100,14 +101,14 @@ build/bench/journal-bench: tests/bench/journal-bench.c $(JOURNAL_MODS) harness/r
 # Time per merged block of CoRM's compaction at growing heaps (-O2, no
 # sanitizers); not a test: tests/bench/corm-compact.sh runs it.
 CORM_MODS := primitives/corm/corm_heap.c primitives/corm/corm_mbox.c primitives/corm/corm_pair.c primitives/corm/corm_model.c primitives/corm/corm_slot.c \
-             primitives/gen/ycsb.c harness/log.c
+             primitives/gen/ycsb.c harness/log.c harness/stall.c
 build/bench/corm-compact: tests/bench/corm-compact.c $(CORM_MODS) $(filter primitives/corm/%,$(HDRS))
 	@mkdir -p $(@D)
 	$(CC) $(CPPFLAGS) $(CSTD) $(WARN) -O2 -g -pthread -o $@ tests/bench/corm-compact.c $(CORM_MODS) -lm
 
 # netmem ops's loops on a fake verbs provider, for instruction counts
 # (tests/bench/ops-hotpath.sh); not a test.
-HOTPATH_MODS := harness/measure.c harness/stats.c harness/clock.c harness/log.c harness/alloc.c \
+HOTPATH_MODS := harness/measure.c harness/stats.c harness/clock.c harness/log.c harness/stall.c harness/alloc.c \
                 harness/rdma.c tests/unit/boot_single.c
 build/bench/ops-hotpath: tests/bench/ops-hotpath.c workloads/ops/ops_loop.c workloads/ops/ops.h \
                          $(HOTPATH_MODS) $(filter harness/%,$(HDRS))

@@ -277,9 +277,12 @@ void nm_boot_set_deadline(double seconds)
 		b_deadline = seconds;
 }
 
+double nm_boot_deadline(void) { return b_deadline; }
+
 void nm_boot_set_where(const char *label)
 {
 	snprintf(b_where, sizeof b_where, "%s", label ? label : "");
+	nm_log_set_where(b_where);
 }
 
 void nm_boot_alive(void)

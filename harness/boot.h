@@ -26,8 +26,13 @@ void nm_boot_finalize(void);
  * sign of life (seconds; 60 until set; the harness sets each point's
  * --timeout). */
 void nm_boot_set_deadline(double seconds);
-/* What this rank is doing now, for the line that names a stopped rank:
- * "setup", "point 3/10 {"size":8}", "finishing". Cut to 239 bytes. */
+/* That deadline: also how long a wait outside the collectives (a worker
+ * thread, a child process, another thread's answer) may see no progress
+ * before it ends the job (nm_stalled, log.h). */
+double nm_boot_deadline(void);
+/* What this rank is doing now, for the line that names a stopped rank (and
+ * for nm_stalled's): "setup", "point 3/10 {"size":8}", "finishing". Cut to
+ * 239 bytes. */
 void nm_boot_set_where(const char *label);
 /* Lets the other ranks know this rank is alive, at most every deadline/4
  * (cheap otherwise: a clock read). For loops of the main thread that wait

@@ -53,8 +53,9 @@ const nm_opt nm_harness_opts[] = {
 	 "from the earlier runs')"},
 	{"timeout", 0, NM_OPT_DOUBLE, "30", 0.01, 86400, NULL, NM_OPT_RUN,
 	 "seconds without a completion before the job is declared hung; also how long ranks wait "
-	 "between points for a rank that shows no sign of life (longer than any setup step, "
-	 "e.g. filling a large buffer)"},
+	 "between points for a rank that shows no sign of life, and any wait inside a rank (a "
+	 "blocked worker thread, a silent child process) for progress (longer than any setup "
+	 "step, e.g. filling a large buffer)"},
 	{"seed", 0, NM_OPT_INT, "1", 0, 9.2e18, NULL, 0, "random seed"},
 	{"progress", 0, NM_OPT_BOOL, "true", 0, 0, NULL, NM_OPT_RUN, "show progress on stderr"},
 	NM_OPT_END,

@@ -1,4 +1,6 @@
 #include "log.h"
+#include "stall.h"
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -74,6 +76,43 @@ static void vline(FILE *f, const char *head, const char *fmt, va_list ap)
 	char msg[4096];
 	vsnprintf(msg, sizeof msg, fmt, ap);
 	nm_log_line(f, head, msg);
+}
+
+/* Set by the main thread between points, read by whichever thread stalls:
+ * a lock keeps a reader from seeing half a label. */
+static pthread_mutex_t where_mu = PTHREAD_MUTEX_INITIALIZER;
+static char where_now[NM_WHERE_MAX] = "start";
+
+void nm_log_set_where(const char *label)
+{
+	pthread_mutex_lock(&where_mu);
+	snprintf(where_now, sizeof where_now, "%s", label ? label : "");
+	pthread_mutex_unlock(&where_mu);
+}
+
+void nm_log_where(char *buf, size_t len)
+{
+	pthread_mutex_lock(&where_mu);
+	snprintf(buf, len, "%s", where_now);
+	pthread_mutex_unlock(&where_mu);
+}
+
+void nm_stalled(const char *what, double waited, const char *fmt, ...)
+{
+	char host[256] = "?", where[NM_WHERE_MAX], why[512], line[NM_STALL_LINE];
+	gethostname(host, sizeof host);
+	host[sizeof host - 1] = 0;
+	nm_log_where(where, sizeof where);
+	va_list ap;
+	va_start(ap, fmt);
+	vsnprintf(why, sizeof why, fmt, ap);
+	va_end(ap);
+	nm_wait_line(line, sizeof line, nm_log_rank(), host, waited, what, where, why);
+	nm_log_line(stderr, NULL, line);
+	fflush(stderr);
+	if (abort_fn)
+		abort_fn(NM_EXIT_FAIL);
+	_exit(NM_EXIT_FAIL);
 }
 
 void nm_usage_error(const char *fmt, ...)

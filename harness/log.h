@@ -31,6 +31,17 @@ void nm_log_line(FILE *f, const char *head, const char *msg);
 _Noreturn void nm_usage_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 /* Runtime failure on this rank: always printed (prefixed with rank and host), then abort. */
 _Noreturn void nm_fatal(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+/* What this rank is doing now ("setup", "point 3/10 {...}"), for the lines
+ * that name it; boot.c keeps it current (nm_boot_set_where). */
+void nm_log_set_where(const char *label);
+/* A copy of it into buf. */
+void nm_log_where(char *buf, size_t len);
+/* A wait outside the collectives saw no progress for its deadline
+ * (stall.h's nm_wait): prints the one line naming this rank, its host,
+ * what it waited at, what it was doing and why (fmt), then ends the job as
+ * nm_fatal does. Any thread. */
+_Noreturn void nm_stalled(const char *what, double waited, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
 /* Informational line on stderr from rank 0 only. */
 void nm_note(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 /* Warning from any rank, prefixed with its rank. */

@@ -18,6 +18,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <unistd.h>
 
 const char *nm_point_verdict(const json_t *res)
 {
@@ -341,6 +342,32 @@ static void fold_on_exit(void)
 			"folds them in\n", j->res.journal.path, j->path, strerror(errno));
 }
 
+/* Collective: every point's needs on this rank against the limits of its
+ * own device that a point would otherwise hit in the middle of its measured
+ * loop (nm_fit_queue: the send queue's depth, from --tx-depth), before the
+ * first point and before the document is written: one line from rank 0,
+ * exit 2. netmem preflight reaches the same verdict (nm_fit_rank). */
+static void job_device_limits(job *j)
+{
+	char why[512] = "";
+	nm_limits l = {.max_qp_wr = (uint64_t)j->dev.attr.max_qp_wr};
+	if (gethostname(l.host, sizeof l.host - 1) != 0)
+		snprintf(l.host, sizeof l.host, "rank%d", j->rank);
+	snprintf(l.device, sizeof l.device, "%s", j->dev.name);
+	for (size_t i = 0; j->dev.ctx && j->e->needs && i < j->npoints && !why[0]; i++) {
+		nm_needs n = {0};
+		j->e->needs(j->decoded + i * j->psize, &j->bases[i], j->rank, j->nranks, &n);
+		if (nm_fit_queue(&n, &l, why, sizeof why) != 0 && j->npoints > 1) {
+			char *label = point_label(j->spec, json_array_get(j->points, i), 0, 1);
+			size_t k = strlen(why);
+			snprintf(why + k, sizeof why - k, " (point %zu of %zu%s%s)", i + 1, j->npoints, label ? ": " : "",
+				 label ? label : "");
+			free(label);
+		}
+	}
+	bad_input(why[0] ? why : NULL);
+}
+
 /* The device, the result document (resumed or new) and this run's metadata. */
 static void job_open(job *j, const char *outpath, bool resume, int full_argc, char **full_argv)
 {
@@ -352,6 +379,7 @@ static void job_open(job *j, const char *outpath, bool resume, int full_argc, ch
 		failed = nm_dev_open(&j->dev, nm_cfg_str(j->spec, "ib_dev"), (int)nm_cfg_int(j->spec, "ib_port"),
 				     (int)nm_cfg_int(j->spec, "gid_index"), err, sizeof err);
 	bad_input(failed ? err : NULL);
+	job_device_limits(j);
 	nm_topo_init();
 	if (!*outpath)
 		default_output(j->e->name, def, sizeof def);
@@ -469,6 +497,37 @@ static bool mtu_unsupported(job *j, size_t i, json_t *out)
 	return true;
 }
 
+/* Collective: the path MTU the point's QPs ran at, every rank's, into
+ * effective.path_mtu (the smallest; path_mtu_max too when QPs differed). A
+ * path MTU is the smaller of its two ports' (verbs.h), so it can be below
+ * what a port's own active MTU says. Nothing when no QP was connected. */
+static void point_path_mtu(job *j, json_t *out)
+{
+	int32_t mine[2], *all = nm_calloc((size_t)j->nranks * 2, sizeof *all);
+	int lo = 0, hi = 0;
+	nm_path_mtu_range(&lo, &hi);
+	mine[0] = lo;
+	mine[1] = hi;
+	nm_boot_allgather(mine, all, sizeof mine);
+	lo = hi = 0;
+	for (int r = 0; r < j->nranks; r++) {
+		if (all[2 * r] > 0 && (lo == 0 || all[2 * r] < lo))
+			lo = all[2 * r];
+		hi = all[2 * r + 1] > hi ? all[2 * r + 1] : hi;
+	}
+	free(all);
+	if (j->rank != 0 || hi == 0)
+		return;
+	json_t *eff = json_object_get(out, "effective");
+	if (!json_is_object(eff)) {
+		eff = json_object();
+		json_object_set_new(out, "effective", eff);
+	}
+	json_object_set_new(eff, "path_mtu", json_integer(lo));
+	if (hi != lo)
+		json_object_set_new(eff, "path_mtu_max", json_integer(hi));
+}
+
 /* One repetition of point i (collective), unless the document holds it. */
 static void job_point(job *j, size_t i, int rep)
 {
@@ -499,9 +558,13 @@ static void job_point(job *j, size_t i, int rep)
 	if (j->nic_reader)
 		nm_nic_counters_read_dir(j->nic_dir, &nic_before);
 	nm_boot_barrier();
-	if (!mtu_unsupported(j, i, out))
+	nm_path_mtu_reset();
+	bool ran = !mtu_unsupported(j, i, out);
+	if (ran)
 		j->e->run(&ctx, j->decoded + i * j->psize, out);
 	nm_boot_barrier();
+	if (ran)
+		point_path_mtu(j, out);
 	json_t *nic = point_nic_counters(j->nic_reader, j->nic_dir, &nic_before);
 	double secs = (double)(nm_now_ns() - s0) / 1e9;
 	nm_progress_done(&j->prog, secs);

@@ -163,6 +163,19 @@ static const char *connect_qps(nm_mesh *m, int p, const nm_ep *leps, const nm_ep
 	return NULL;
 }
 
+/* Whether this rank's GID reaches peer p's, judged once per peer from any
+ * pair of endpoints the two exchanged (every QP of a rank carries the same
+ * GID). NULL, or the line in err. */
+static const char *unreachable(nm_mesh *m, int p, const nm_ep *leps, const nm_ep *reps, char *err, size_t errlen)
+{
+	if (p == m->rank)
+		return NULL;
+	for (size_t k = 0; k < (size_t)2 * m->nthreads * m->qps; k++)
+		if (leps[k].valid && reps[k ^ 1].valid)
+			return nm_qp_reach(m->dev, m->rank, &leps[k], p, &reps[k ^ 1], err, errlen) ? err : NULL;
+	return NULL;
+}
+
 void nm_mesh_create(nm_mesh *m, nm_dev *d, const nm_mesh_cfg *c, const nm_mr *mr)
 {
 	char err[512] = "";
@@ -201,6 +214,13 @@ void nm_mesh_create(nm_mesh *m, nm_dev *d, const nm_mesh_cfg *c, const nm_mr *mr
 	}
 	nm_boot_check(fail, NM_EXIT_FAIL);
 	nm_boot_alltoall(send, recv, block);
+	/* GIDs that cannot reach each other are the hosts' set-up, not a
+	 * failure of this run: said in one line before any QP connects (exit 2),
+	 * not later as a retry-exceeded completion. */
+	for (int p = 0; p < R && !fail; p++)
+		fail = unreachable(m, p, local + (size_t)p * nep, (const nm_ep *)(recv + (size_t)p * block + sizeof(nm_rmr)),
+				   err, sizeof err);
+	nm_boot_check(fail, NM_EXIT_USAGE);
 	for (int p = 0; p < R && !fail; p++) {
 		memcpy(&m->rmr[p], recv + (size_t)p * block, sizeof(nm_rmr));
 		fail = connect_qps(m, p, local + (size_t)p * nep, (const nm_ep *)(recv + (size_t)p * block + sizeof(nm_rmr)),

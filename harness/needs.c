@@ -36,9 +36,9 @@ void nm_needs_max(nm_needs *a, const nm_needs *b)
 	a->cqs = MAX(a->cqs, b->cqs);
 	a->mrs = MAX(a->mrs, b->mrs);
 	a->cqe = MAX(a->cqe, b->cqe);
-	/* the deepest queue decides whether the family caps it */
-	if (b->sq_depth > a->sq_depth || (b->sq_depth == a->sq_depth && b->sq_capped))
-		a->sq_capped = b->sq_capped;
+	/* the deepest queue's option names it */
+	if (b->sq_depth > a->sq_depth || (b->sq_depth == a->sq_depth && !a->sq_from[0]))
+		memcpy(a->sq_from, b->sq_from, sizeof a->sq_from);
 	a->sq_depth = MAX(a->sq_depth, b->sq_depth);
 	a->rd_atomic = MAX(a->rd_atomic, b->rd_atomic);
 	a->pinned_bytes = MAX(a->pinned_bytes, b->pinned_bytes);
@@ -98,9 +98,8 @@ int nm_fit_rank(const nm_needs *n, const nm_limits *l, char *why, size_t len)
 	if (n->largest_mr > l->max_mr_size)
 		return nm_errf(why, len, "host %s: registers %s in one MR, %s allows %s (max_mr_size)", h,
 			  human(n->largest_mr, a, sizeof a), l->device, human(l->max_mr_size, b, sizeof b));
-	if (n->sq_depth > l->max_qp_wr && !n->sq_capped)
-		return nm_errf(why, len, "host %s: a send queue of %" PRIu64 " entries, %s allows %" PRIu64 " (max_qp_wr)",
-			  h, n->sq_depth, l->device, l->max_qp_wr);
+	if (nm_fit_queue(n, l, why, len))
+		return -1;
 	if (n->rd_atomic > l->max_qp_rd_atom)
 		return nm_errf(why, len, "host %s: %" PRIu64 " outstanding READ/atomics per QP, %s allows %" PRIu64
 			  " (max_qp_rd_atom)", h, n->rd_atomic, l->device, l->max_qp_rd_atom);
@@ -115,6 +114,17 @@ int nm_fit_rank(const nm_needs *n, const nm_limits *l, char *why, size_t len)
 	if (n->numa_nodes > l->numa_nodes)
 		return nm_errf(why, len, "host %s: needs %d NUMA nodes, has %d", h, n->numa_nodes, l->numa_nodes);
 	return 0;
+}
+
+int nm_fit_queue(const nm_needs *n, const nm_limits *l, char *why, size_t len)
+{
+	if (n->sq_depth <= l->max_qp_wr)
+		return 0;
+	if (n->sq_from[0])
+		return nm_errf(why, len, "host %s: %s needs send queues of %" PRIu64 " entries, %s allows %" PRIu64
+			       " (max_qp_wr)", l->host, n->sq_from, n->sq_depth, l->device, l->max_qp_wr);
+	return nm_errf(why, len, "host %s: a send queue of %" PRIu64 " entries, %s allows %" PRIu64 " (max_qp_wr)",
+		       l->host, n->sq_depth, l->device, l->max_qp_wr);
 }
 
 int nm_fit_host(const nm_needs *s, int ranks, const nm_limits *l, char *why, size_t len)

@@ -19,7 +19,7 @@ typedef struct nm_needs {
 	uint64_t qps, cqs, mrs;    /* objects this rank creates on its NIC */
 	uint64_t cqe;              /* entries of its largest CQ */
 	uint64_t sq_depth;         /* send queue entries of its deepest QP */
-	bool sq_capped;            /* the family caps sq_depth at the device's max_qp_wr itself */
+	char sq_from[48];          /* the option that sets that depth ("--tx-depth 20000"), for the line; "" */
 	uint64_t rd_atomic;        /* outstanding READ/atomics asked per QP (0: the device's maximum) */
 	uint64_t pinned_bytes;     /* registered and pinned: counts against RLIMIT_MEMLOCK */
 	uint64_t odp_bytes;        /* registered on demand (pins nothing) */
@@ -63,6 +63,12 @@ void nm_needs_sum(nm_needs *a, const nm_needs *b);
  * fit, else -1 with one line in why naming the host, the limit and both
  * numbers. */
 int nm_fit_rank(const nm_needs *n, const nm_limits *l, char *why, size_t len);
+/* The part of nm_fit_rank a job also checks itself, on every rank against
+ * its own device, before its first point (a point that exceeds it would
+ * otherwise fail inside its measured loop, at a post): the send queue's
+ * depth against max_qp_wr. Only l->host, l->device and l->max_qp_wr are
+ * read. 0, or -1 with the line. */
+int nm_fit_queue(const nm_needs *n, const nm_limits *l, char *why, size_t len);
 /* The needs of every rank a host runs, summed (nm_needs_sum), against its
  * device's object counts and its free huge pages: 0, or -1 with why. */
 int nm_fit_host(const nm_needs *sum, int ranks, const nm_limits *l, char *why, size_t len);

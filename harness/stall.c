@@ -71,11 +71,12 @@ static void seen_clause(sbuf *b, const nm_peer_seen *p, double now)
 	put(b, "last seen %.0f s ago, at %s", ago > 0 ? ago : 0, p->where[0] ? p->where : "?");
 }
 
+static const char tail[] = "; ending the job (finished points are saved)";
+
 void nm_stall_line(char *buf, size_t len, int me, const char *const *hosts, double waited,
 		   const char *coll, const char *where, const nm_peer_seen *peers, int nranks,
 		   const int *state, double now)
 {
-	static const char tail[] = "; ending the job (finished points are saved)";
 	if (len == 0)
 		return;
 	buf[0] = 0;
@@ -118,6 +119,35 @@ void nm_stall_line(char *buf, size_t len, int me, const char *const *hosts, doub
 		put(&b, " %s", kind == NM_STALL_ABSENT ? "have not arrived and show no sign of life"
 						       : "arrived but have shown no sign of life since");
 	}
+	b.len = len;
+	put(&b, "%s", tail);
+}
+
+void nm_wait_start(nm_wait *w, double now, double deadline, uint64_t mark)
+{
+	*w = (nm_wait){.t0 = now, .last = now, .deadline = deadline, .mark = mark};
+}
+
+bool nm_wait_expired(nm_wait *w, double now, uint64_t mark)
+{
+	if (mark != w->mark) {
+		w->mark = mark;
+		w->last = now;
+		return false;
+	}
+	return now - w->last > w->deadline;
+}
+
+void nm_wait_line(char *buf, size_t len, int me, const char *host, double waited, const char *what,
+		  const char *where, const char *why)
+{
+	if (len == 0)
+		return;
+	buf[0] = 0;
+	size_t room = len > 2 * sizeof tail ? len - (sizeof tail - 1) : len;
+	sbuf b = {buf, room, 0};
+	put(&b, "netmem: rank %d (%s) waited %.0f s at %s during %s: %s", me, host, waited, what,
+	    where && where[0] ? where : "?", why);
 	b.len = len;
 	put(&b, "%s", tail);
 }

@@ -10,6 +10,7 @@
  * whichever is later. */
 #ifndef NM_STALL_H
 #define NM_STALL_H
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -48,4 +49,27 @@ int nm_stall_reporter(const nm_peer_seen *peers, int nranks, int me, uint64_t se
 void nm_stall_line(char *buf, size_t len, int me, const char *const *hosts, double waited,
 		   const char *coll, const char *where, const nm_peer_seen *peers, int nranks,
 		   const int *state, double now);
+
+/* A wait outside the collectives: for a worker thread, a child process's
+ * line, another thread's answer, a record its writer is rewriting. Such a
+ * wait gives up when it has seen no progress for the deadline (the point's
+ * --timeout), counted from when it began or from its last sign of progress,
+ * whichever is later, and the job ends with one line of the collectives'
+ * form (nm_stalled, log.h):
+ *   "netmem: rank ME (HOST) waited N s at WHAT during WHERE: WHY; ending
+ *    the job (finished points are saved)"
+ * Times are seconds on any monotonic clock. */
+typedef struct nm_wait {
+	double t0;        /* the wait began */
+	double last;      /* its last sign of progress (>= t0) */
+	double deadline;  /* seconds without progress before it gives up */
+	uint64_t mark;    /* what progress looked like then (a count that moves) */
+} nm_wait;
+
+void nm_wait_start(nm_wait *w, double now, double deadline, uint64_t mark);
+/* Takes in the current mark (a change is progress) and says whether the
+ * wait has gone on for more than the deadline without any. */
+bool nm_wait_expired(nm_wait *w, double now, uint64_t mark);
+void nm_wait_line(char *buf, size_t len, int me, const char *host, double waited, const char *what,
+		  const char *where, const char *why);
 #endif

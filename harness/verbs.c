@@ -1,10 +1,12 @@
 #include "verbs.h"
+#include "path.h"
 #include "../numa/mem.h"
 #include <arpa/inet.h>
 #include <dirent.h>
 #include <ifaddrs.h>
 #include <net/if.h>
 #include <errno.h>
+#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -103,6 +105,34 @@ static void dev_pci_netdev(const char *dev, char *buf, size_t len)
 		if (e->d_name[0] != '.')
 			snprintf(buf, len, "%.*s", IF_NAMESIZE, e->d_name);
 	closedir(dir);
+}
+
+/* The GID's interface and the prefix length of its IPv4 address there, for
+ * the reachability check at connect time (nm_qp_reach). */
+static void gid_where(nm_dev *d)
+{
+	struct ibv_gid_entry e;
+	uint32_t ip;
+	d->gid_netdev[0] = 0;
+	d->gid_prefix = 0;
+	if (d->gid_index < 0 ||
+	    ibv_query_gid_ex(d->ctx, (uint32_t)d->port, (uint32_t)d->gid_index, &e, 0) != 0)
+		return;
+	if (e.ndev_ifindex)
+		if_indextoname(e.ndev_ifindex, d->gid_netdev);
+	if (!d->gid_netdev[0])
+		rxe_netdev(d->name, d->gid_netdev, sizeof d->gid_netdev);
+	struct ifaddrs *ifs = NULL;
+	if (!nm_gid_ipv4(d->gid.raw, &ip) || getifaddrs(&ifs) != 0)
+		return;
+	for (struct ifaddrs *i = ifs; i; i = i->ifa_next)
+		if (i->ifa_addr && i->ifa_netmask && i->ifa_addr->sa_family == AF_INET &&
+		    ((struct sockaddr_in *)i->ifa_addr)->sin_addr.s_addr == ip) {
+			uint32_t m = ntohl(((struct sockaddr_in *)i->ifa_netmask)->sin_addr.s_addr);
+			d->gid_prefix = __builtin_popcount(m);
+			break;
+		}
+	freeifaddrs(ifs);
 }
 
 int nm_dev_ipv4(const nm_dev *d, char *out, size_t len)
@@ -281,6 +311,7 @@ int nm_dev_open(nm_dev *d, const char *name, int port, int gid_index, char *err,
 			 strerror(errno));
 		goto fail;
 	}
+	gid_where(d);
 	d->pd = ibv_alloc_pd(ctx);
 	if (!d->pd) {
 		snprintf(err, errlen, "ibv_alloc_pd(%s): %s", d->name, strerror(errno));
@@ -386,6 +417,74 @@ void nm_qp_local_ep(nm_dev *d, struct ibv_qp *qp, nm_ep *ep)
 	ep->lid = d->port_attr.lid;
 	memcpy(ep->gid, d->gid.raw, 16);
 	ep->valid = 1;
+	ep->active_mtu = (uint8_t)d->port_attr.active_mtu;
+	ep->gid_prefix = (uint8_t)(d->gid_prefix > 0 && d->gid_prefix <= 32 ? d->gid_prefix : 0);
+}
+
+/* Path MTUs of the QPs connected since the last reset (any thread may
+ * reconnect a QP, hence atomics). */
+static atomic_int mtu_lo, mtu_hi;
+
+void nm_path_mtu_reset(void)
+{
+	atomic_store(&mtu_lo, 0);
+	atomic_store(&mtu_hi, 0);
+}
+
+void nm_path_mtu_range(int *lo, int *hi)
+{
+	*lo = atomic_load(&mtu_lo);
+	*hi = atomic_load(&mtu_hi);
+}
+
+static void mtu_seen(int bytes)
+{
+	int lo = atomic_load(&mtu_lo), hi = atomic_load(&mtu_hi);
+	while ((lo == 0 || bytes < lo) && !atomic_compare_exchange_weak(&mtu_lo, &lo, bytes))
+		;
+	while (bytes > hi && !atomic_compare_exchange_weak(&mtu_hi, &hi, bytes))
+		;
+}
+
+/* /proc/net/route, read whole (a few lines), or NULL. */
+static char *route_table(void)
+{
+	FILE *f = fopen("/proc/net/route", "r");
+	if (!f)
+		return NULL;
+	size_t cap = 4096, n = 0;
+	char *t = malloc(cap);
+	for (size_t k; t && (k = fread(t + n, 1, cap - n - 1, f)) > 0;) {
+		n += k;
+		if (n + 1 == cap) {
+			char *bigger = realloc(t, cap * 2);
+			if (!bigger) {
+				free(t);
+				t = NULL;
+				break;
+			}
+			t = bigger;
+			cap *= 2;
+		}
+	}
+	fclose(f);
+	if (t)
+		t[n] = 0;
+	return t;
+}
+
+int nm_qp_reach(const nm_dev *d, int me, const nm_ep *local, int peer, const nm_ep *remote, char *err,
+		size_t errlen)
+{
+	nm_gid_end l = {.rank = me, .gid_index = d->gid_index, .gid = local->gid, .prefix = local->gid_prefix,
+			.netdev = d->gid_netdev},
+		   r = {.rank = peer, .gid_index = -1, .gid = remote->gid, .prefix = remote->gid_prefix};
+	if (d->gid_index < 0 || nm_gid_same_subnet(l.gid, l.prefix, r.gid, r.prefix) != 0)
+		return 0;
+	char *routes = route_table();
+	int rc = nm_gid_reach(&l, &r, routes, err, errlen);
+	free(routes);
+	return rc;
 }
 
 static int rd_atomic(nm_dev *d, const nm_qp_attr *a, int devmax)
@@ -400,15 +499,16 @@ static int rd_atomic(nm_dev *d, const nm_qp_attr *a, int devmax)
 int nm_qp_connect(nm_dev *d, struct ibv_qp *qp, const nm_qp_attr *a, const nm_ep *local,
 		  const nm_ep *remote, char *err, size_t errlen)
 {
-	enum ibv_mtu mtu = d->port_attr.active_mtu;
-	if (a->mtu > 0) {
-		mtu = (enum ibv_mtu)nm_mtu_from_bytes(a->mtu);
-		if (mtu > d->port_attr.active_mtu) {
-			snprintf(err, errlen, "MTU %d exceeds the active MTU %d of %s port %d",
-				 a->mtu, nm_mtu_to_bytes(d->port_attr.active_mtu), d->name, d->port);
-			return -1;
-		}
+	int mine = nm_mtu_to_bytes(d->port_attr.active_mtu),
+	    theirs = remote->active_mtu ? nm_mtu_to_bytes((enum ibv_mtu)remote->active_mtu) : 0;
+	int bytes = nm_path_mtu(mine, theirs, a->mtu);
+	if (bytes == 0) {
+		snprintf(err, errlen, "MTU %d exceeds the active MTU of %s (%s port %d: %d, the peer's port: %d)", a->mtu,
+			 a->mtu > mine ? "this rank's port" : "the peer's port", d->name, d->port, mine, theirs);
+		return -1;
 	}
+	enum ibv_mtu mtu = (enum ibv_mtu)nm_mtu_from_bytes(bytes);
+	mtu_seen(bytes);
 	struct ibv_qp_attr qa = {
 		.qp_state = IBV_QPS_RTR,
 		.path_mtu = mtu,

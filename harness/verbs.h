@@ -5,6 +5,7 @@
 #define NM_VERBS_H
 #include "needs.h"
 #include <infiniband/verbs.h>
+#include <net/if.h>
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -18,6 +19,11 @@ typedef struct nm_dev {
 	int port;
 	int gid_index;        /* -1: LID routing (InfiniBand without -x) */
 	union ibv_gid gid;
+	/* The interface the GID belongs to, and the prefix length of its IPv4
+	 * address there (IPv4-mapped RoCEv2 GIDs; "" and 0 when unknown): what
+	 * a peer's GID is checked against when connecting (path.h). */
+	char gid_netdev[IF_NAMESIZE + 1];
+	int gid_prefix;
 	bool ethernet;        /* RoCE: GRH required */
 	bool emulated;        /* Soft-RoCE (rxe): timings are not hardware numbers */
 } nm_dev;
@@ -55,13 +61,17 @@ typedef struct nm_qp_attr {
 	int sq_depth;       /* send queue entries */
 } nm_qp_attr;
 
-/* What a peer needs to connect to one of our QPs. */
+/* What a peer needs to connect to one of our QPs, and what it needs to know
+ * of our port to choose the path with us: its active MTU (the path MTU is
+ * the smaller end's) and the prefix length of our GID's IPv4 address. */
 typedef struct nm_ep {
 	uint32_t qpn, psn;
 	uint16_t lid;
 	uint8_t gid[16];
 	uint8_t valid;
-	uint8_t pad[5];
+	uint8_t active_mtu;   /* enum ibv_mtu of our port */
+	uint8_t gid_prefix;   /* 1..32, 0: unknown */
+	uint8_t pad[3];
 } nm_ep;
 
 /* Creates an RC QP on send/recv CQs (no receive queue use: one-sided only)
@@ -69,9 +79,19 @@ typedef struct nm_ep {
 struct ibv_qp *nm_qp_create(nm_dev *d, struct ibv_cq *cq, const nm_qp_attr *a,
 			    uint32_t *inline_out, char *err, size_t errlen);
 void nm_qp_local_ep(nm_dev *d, struct ibv_qp *qp, nm_ep *ep);
-/* INIT -> RTR -> RTS towards the remote endpoint. */
+/* INIT -> RTR -> RTS towards the remote endpoint, at the smaller of the two
+ * ports' active MTUs (or a->mtu when smaller still). */
 int nm_qp_connect(nm_dev *d, struct ibv_qp *qp, const nm_qp_attr *a, const nm_ep *local,
 		  const nm_ep *remote, char *err, size_t errlen);
+/* Whether this rank (me) can reach rank `peer`'s GID, from their endpoint:
+ * path.h's nm_gid_reach with this host's route table. 0, or -1 with one
+ * line naming both GIDs. */
+int nm_qp_reach(const nm_dev *d, int me, const nm_ep *local, int peer, const nm_ep *remote, char *err,
+		size_t errlen);
+/* The path MTUs (bytes) of the QPs connected since the last reset, the
+ * smallest and the largest (0, 0: none), for the point's record. */
+void nm_path_mtu_reset(void);
+void nm_path_mtu_range(int *lo, int *hi);
 /* A QP in the error state (after a failed completion) back to RTS towards
  * the same endpoint: RESET -> INIT -> RTR -> RTS, with the PSNs of the first
  * connection. Both ends must do it before either posts again. */

@@ -5,16 +5,19 @@
 #include "log.h"
 #include "measure.h"
 #include "alloc.h"
+#include "stall.h"
 #include "topo.h"
 #include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 typedef struct {
 	nm_worker w;
 	void (*setup)(nm_worker *);
 	void (*body)(nm_worker *);
 	atomic_int *ready, *go, *done;
+	atomic_bool set_up, returned;   /* this worker's own steps, for the join's watch */
 	int numa_node;
 } slot;
 
@@ -27,6 +30,7 @@ static void *trampoline(void *p)
 		s->w.meter->cpu = s->w.cpu;
 	if (s->setup)
 		s->setup(&s->w);
+	atomic_store(&s->set_up, true);
 	atomic_fetch_add(s->ready, 1);
 	while (!atomic_load_explicit(s->go, memory_order_acquire))
 		;
@@ -38,6 +42,7 @@ static void *trampoline(void *p)
 			nm_meter_end(s->w.meter, nm_ticks());
 		nm_measure_arrive(s->w.meter);
 	}
+	atomic_store(&s->returned, true);
 	atomic_fetch_add(s->done, 1);
 	return NULL;
 }
@@ -90,6 +95,77 @@ static bool pinning(void)
 	return on;
 }
 
+/* The main thread's watch over its workers while it waits for them. It
+ * keeps telling the other ranks that this one is alive, so a worker that
+ * never returns would hold the job for ever: a worker that has used no CPU
+ * for the deadline (--timeout) is blocked (a lock nobody releases, a read
+ * nobody answers) and ends the job, naming it. A worker that spins does use
+ * CPU: the waits it may spin in carry deadlines of their own (the poller's,
+ * a mailbox's, a torn record's). */
+typedef struct join_watch {
+	int n;
+	clockid_t *clk;       /* [n]: each worker's CPU clock */
+	bool *have_clk;
+	nm_wait *w;           /* [n] */
+	double next;          /* when to look again */
+	uint64_t looks;
+} join_watch;
+
+static double mono_s(void) { return (double)nm_now_ns() / 1e9; }
+
+/* A worker's CPU time in ns (what moves while it runs); a worker whose clock
+ * cannot be read counts as moving: it is not judged. */
+static uint64_t cpu_ns(const join_watch *jw, int i)
+{
+	struct timespec t;
+	if (!jw->have_clk[i] || clock_gettime(jw->clk[i], &t) != 0)
+		return jw->looks;
+	return (uint64_t)t.tv_sec * 1000000000u + (uint64_t)t.tv_nsec;
+}
+
+static void join_watch_init(join_watch *jw, const pthread_t *tid, int n)
+{
+	*jw = (join_watch){.n = n, .clk = nm_calloc((size_t)n, sizeof *jw->clk),
+			   .have_clk = nm_calloc((size_t)n, sizeof *jw->have_clk),
+			   .w = nm_calloc((size_t)n, sizeof *jw->w)};
+	double now = mono_s();
+	for (int i = 0; i < n; i++) {
+		jw->have_clk[i] = pthread_getcpuclockid(tid[i], &jw->clk[i]) == 0;
+		nm_wait_start(&jw->w[i], now, nm_boot_deadline(), cpu_ns(jw, i));
+	}
+	jw->next = now;
+}
+
+static void join_watch_free(join_watch *jw)
+{
+	free(jw->clk);
+	free(jw->have_clk);
+	free(jw->w);
+}
+
+/* Looks at the workers not yet past `step` (set-up, or their body) a few
+ * times a second; ends the job when one of them has been blocked for the
+ * deadline. */
+static void join_watch_look(join_watch *jw, const slot *s, bool setup)
+{
+	double now = mono_s();
+	if (now < jw->next)
+		return;
+	double deadline = nm_boot_deadline();
+	jw->next = now + (deadline / 8 < 0.25 ? deadline / 8 : 0.25);
+	jw->looks++;
+	for (int i = 0; i < jw->n; i++) {
+		if (atomic_load(setup ? &s[i].set_up : &s[i].returned))
+			continue;
+		jw->w[i].deadline = deadline;
+		if (nm_wait_expired(&jw->w[i], now, cpu_ns(jw, i)))
+			nm_stalled("worker threads", now - jw->w[i].t0,
+				   "worker thread %d of %d (CPU %d) has not %s and has used no CPU for %.0f s: it is "
+				   "blocked", i, jw->n, s[i].w.cpu, setup ? "finished its set-up" : "returned",
+				   now - jw->w[i].last);
+	}
+}
+
 void nm_workers_run(const nm_round *r)
 {
 	int n = r->workers;
@@ -99,6 +175,8 @@ void nm_workers_run(const nm_round *r)
 	atomic_int ready = 0, go = 0, done = 0;
 	int first = first_core(n);
 	for (int i = 0; i < n; i++) {
+		atomic_init(&s[i].set_up, false);
+		atomic_init(&s[i].returned, false);
 		s[i] = (slot){.w = {.index = i, .cpu = pin ? nm_topo_pick_cpu(first + i, r->numa_node) : -1, .arg = r->arg,
 				    .meter = r->measure ? nm_meter_of(r->measure, i) : NULL},
 			      .setup = r->setup, .body = r->body, .ready = &ready, .go = &go,
@@ -106,9 +184,12 @@ void nm_workers_run(const nm_round *r)
 		if (pthread_create(&tid[i], NULL, trampoline, &s[i]) != 0)
 			nm_fatal("cannot start worker thread %d", i);
 	}
+	join_watch jw;
+	join_watch_init(&jw, tid, n);
 	while (atomic_load(&ready) < n) {
 		if (nm_boot_fatal_pending())
 			nm_boot_abort(nm_boot_fatal_pending());
+		join_watch_look(&jw, s, true);
 		nm_boot_alive();
 		nm_nap_ns(100000);
 	}
@@ -123,9 +204,11 @@ void nm_workers_run(const nm_round *r)
 		if (nm_boot_fatal_pending())
 			nm_boot_abort(nm_boot_fatal_pending());
 		nm_measure_poll(r->measure, n);
+		join_watch_look(&jw, s, false);
 		nm_boot_alive();  /* ranks already done wait for us */
 		nm_nap_ns(r->measure && !r->measure->started ? 50000 : 10000000);
 	}
+	join_watch_free(&jw);
 	for (int i = 0; i < n; i++) {
 		pthread_join(tid[i], NULL);
 		if (r->cpus)

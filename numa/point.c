@@ -229,8 +229,10 @@ void nm_numa_point_loads_start(nm_numa_point *np, const nm_numa_loads *l)
 	np->loads.workers.node = np->worker_node;
 	const nm_numa_load *ld = &l->load;
 	int failed = l->here && ld->threads > 0 &&
-		     nm_loadproc_start(&np->proc, ld->threads, np->load_node, ld->buf, ld->mix, l->seed, err,
-				       sizeof err);
+		     nm_loadproc_start(&np->proc, ld->threads, np->load_node, ld->buf, ld->mix, l->seed,
+				       nm_boot_deadline(), err, sizeof err);
+	if (failed && np->proc.timed_out)
+		nm_stalled("the load process's ready line", np->proc.waited, "%s", err);
 	nm_boot_check(failed ? err : NULL, NM_EXIT_FAIL);
 	nm_hammer_cfg *w = &np->loads.workers;
 	if (l->here && w->threads > 0) {
@@ -250,6 +252,8 @@ void nm_numa_point_loads_stop(nm_numa_point *np)
 	char err[512];
 	nm_hammer_stop(&np->hammer);
 	int failed = np->proc.pid > 0 && !(np->load_result = nm_loadproc_stop(&np->proc, err, sizeof err));
+	if (failed && np->proc.timed_out)
+		nm_stalled("the load process's result", np->proc.waited, "%s", err);
 	nm_boot_check(failed ? err : NULL, NM_EXIT_FAIL);
 }
 

@@ -3,9 +3,11 @@
  * (the compactor holds two blocks, and no list), then the heap's mutex. */
 #include "corm_heap.h"
 #include "corm_pair.h"
+#include "log.h"
 #include "rng.h"
 #include <errno.h>
 #include <sched.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -509,6 +511,40 @@ static void find_fn(cmem_msg *m)
 	pthread_mutex_unlock(&f->b->mu);
 }
 
+static double wait_s(const cmem_heap *h) { return h->cfg.wait_s > 0 ? h->cfg.wait_s : 60; }
+
+/* "CoRM thread 2", "the compactor" (thread index h->cfg.threads, or -1
+ * for a block the compactor holds). */
+static void thread_name(const cmem_heap *h, int t, char *buf, size_t len)
+{
+	if (t < 0 || t == h->cfg.threads)
+		snprintf(buf, len, "the compactor");
+	else
+		snprintf(buf, len, "CoRM thread %d", t);
+}
+
+/* Thread `asker` waited for `owner`'s answer, and owner showed no sign of
+ * life for the deadline: the message is still posted, on the asker's
+ * stack, so the job ends here (nm_stalled) rather than return. */
+static _Noreturn void stalled(const cmem_heap *h, int asker, int owner, double waited, const char *fmt, ...)
+	__attribute__((format(printf, 5, 6)));
+static _Noreturn void stalled(const cmem_heap *h, int asker, int owner, double waited, const char *fmt, ...)
+{
+	char asked[160], me[48], who[48], what[96];
+	va_list ap;
+	va_start(ap, fmt);
+	vsnprintf(asked, sizeof asked, fmt, ap);
+	va_end(ap);
+	if (asker < 0)
+		snprintf(me, sizeof me, "a thread outside the heap's workers");
+	else
+		thread_name(h, asker, me, sizeof me);
+	thread_name(h, owner, who, sizeof who);
+	snprintf(what, sizeof what, "an answer from %s", who);
+	nm_stalled(what, waited, "%s asked %s %s; %s has neither served its mailbox nor said it is busy for %.0f s",
+		   me, who, asked, who, wait_s(h));
+}
+
 /* The slot of object id in b, not at the pointer's hint (caller holds b,
  * and holds it again on return): the owner's table; else a scan of the
  * headers, or the owner's answer to a message, for which b is unlocked
@@ -535,7 +571,9 @@ static int64_t find_moved(cmem_heap *h, cmem_block *b, uint16_t id)
 	pthread_mutex_unlock(&b->mu);
 	if (cmem_mbox_post(to, &f.m)) {
 		__atomic_add_fetch(&h->finds_msg, 1, __ATOMIC_RELAXED);
-		cmem_msg_wait(&f.m, self_thread >= 0 ? &h->mbox[self_thread] : NULL);
+		double waited;
+		if (!cmem_msg_wait(&f.m, to, self_thread >= 0 ? &h->mbox[self_thread] : NULL, wait_s(h), &waited))
+			stalled(h, self_thread, owner, waited, "where object %u of its block moved", (unsigned)id);
 	} else {
 		find_fn(&f.m);   /* the owner serves no mailbox: the table, as it would */
 		__atomic_add_fetch(&h->finds_own, 1, __ATOMIC_RELAXED);
@@ -848,9 +886,11 @@ static cmem_block **collect(cmem_heap *h, int c, double max_occ, uint32_t *n, cm
 		}
 	}
 	collect_thread(&cc, 0);
-	for (int t = 1; t < T; t++)
-		if (msg[t].m.fn)
-			cmem_msg_wait(&msg[t].m, NULL);
+	for (int t = 1; t < T; t++) {
+		double waited;
+		if (msg[t].m.fn && !cmem_msg_wait(&msg[t].m, &h->mbox[t], NULL, wait_s(h), &waited))
+			stalled(h, T, t, waited, "for its share of the collection of class %d", c);
+	}
 	free(msg);
 	pthread_mutex_destroy(&cc.mu);
 	*n = cc.n;
@@ -1045,6 +1085,8 @@ static int compact_class(cmem_heap *h, int c, double max_occ, uint64_t *budget, 
 	/* Greedy, as the authors' Compaction(): the least utilised block A
 	 * goes into the fullest block B that has room and no common ID. */
 	while (q.count >= 2 && rc == 0 && *budget) {
+		/* lookups waiting on the compactor's mailbox see it is busy */
+		cmem_mbox_beat(&h->mbox[h->cfg.threads]);
 		uint32_t ia = corm_pairq_pop_least(&q);
 		pair_ctx pc = {.v = v, .a = v[ia]};
 		pthread_mutex_lock(&pc.a->mu);

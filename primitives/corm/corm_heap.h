@@ -138,6 +138,10 @@ typedef struct cmem_heap_cfg {
 	cmem_remap_mode mode;
 	cmem_find find;
 	cmem_nic nic;
+	/* Seconds a thread waits for another's answer (a moved object's slot, a
+	 * share of the collection) while that thread shows no sign of life,
+	 * before the job ends naming both (the point's --timeout; 0: 60). */
+	double wait_s;
 } cmem_heap_cfg;
 
 typedef struct cmem_heap {

@@ -1,12 +1,14 @@
 /* CoRM's inter-thread mailboxes (corm_mbox.h). */
 #include "corm_mbox.h"
 #include <sched.h>
+#include <time.h>
 
 void cmem_mbox_init(cmem_mbox *b)
 {
 	pthread_mutex_init(&b->mu, NULL);
 	b->head = NULL;
 	atomic_init(&b->posted, 0);
+	atomic_init(&b->beats, 0);
 	b->open = false;
 }
 
@@ -52,6 +54,7 @@ void cmem_mbox_serve_(cmem_mbox *b)
 	b->head = NULL;
 	atomic_store_explicit(&b->posted, 0, memory_order_relaxed);
 	pthread_mutex_unlock(&b->mu);
+	cmem_mbox_beat(b);
 	run_all(m);
 }
 
@@ -66,11 +69,34 @@ void cmem_mbox_close(cmem_mbox *b)
 	run_all(m);
 }
 
-void cmem_msg_wait(cmem_msg *m, cmem_mbox *own)
+static double mono_s(void)
 {
-	while (!atomic_load_explicit(&m->done, memory_order_acquire)) {
+	struct timespec t;
+	clock_gettime(CLOCK_MONOTONIC, &t);
+	return (double)t.tv_sec + (double)t.tv_nsec * 1e-9;
+}
+
+bool cmem_msg_wait(cmem_msg *m, cmem_mbox *to, cmem_mbox *own, double deadline, double *waited)
+{
+	/* The clock is read every 256 yields only: answers usually come within
+	 * a few, and a deadline is seconds. */
+	double t0 = mono_s(), last = t0;
+	unsigned seen = atomic_load_explicit(&to->beats, memory_order_relaxed);
+	for (uint32_t n = 0; !atomic_load_explicit(&m->done, memory_order_acquire); n++) {
 		if (own)
 			cmem_mbox_serve(own);
 		sched_yield();
+		if ((n & 255) != 255)
+			continue;
+		double now = mono_s();
+		unsigned b = atomic_load_explicit(&to->beats, memory_order_relaxed);
+		if (b != seen) {
+			last = now;
+			seen = b;
+		} else if (now - last > deadline) {
+			*waited = now - t0;
+			return false;
+		}
 	}
+	return true;
 }

@@ -10,7 +10,12 @@
  * closed one fails and the sender does the work itself, so a thread that
  * never serves (a worker without a connection, a unit test's caller) never
  * leaves a sender waiting. Closing a mailbox runs what was posted before it
- * closed, so no post is lost between the two. */
+ * closed, so no post is lost between the two.
+ *
+ * A sender waits for its answer only while the receiver shows signs of life:
+ * it serves its mailbox (every batch it takes counts), or, busy elsewhere
+ * (the compactor merging blocks), says so with cmem_mbox_beat. A wait that
+ * sees neither for its deadline gives up, and the caller ends the job. */
 #ifndef NM_CORM_MBOX_H
 #define NM_CORM_MBOX_H
 #include <pthread.h>
@@ -28,6 +33,7 @@ typedef struct cmem_mbox {
 	pthread_mutex_t mu;
 	cmem_msg *head;
 	atomic_uint posted;   /* not yet taken: the serving loop's only load when idle */
+	atomic_uint beats;    /* batches served and beats: the receiver's signs of life */
 	bool open;
 } cmem_mbox;
 
@@ -46,8 +52,14 @@ static inline void cmem_mbox_serve(cmem_mbox *b)
 	if (atomic_load_explicit(&b->posted, memory_order_relaxed))
 		cmem_mbox_serve_(b);
 }
-/* Waits until m is done, serving `own` meanwhile (NULL: a thread nobody
- * messages): two threads asking each other never wait for ever. Yields
- * between checks, since the receiver may need this CPU. */
-void cmem_msg_wait(cmem_msg *m, cmem_mbox *own);
+/* The receiver is alive but not serving (a long step of its own). */
+static inline void cmem_mbox_beat(cmem_mbox *b) { atomic_fetch_add_explicit(&b->beats, 1, memory_order_relaxed); }
+/* Waits until m, posted to `to`, is done, serving `own` meanwhile (NULL: a
+ * thread nobody messages): two threads asking each other never wait for
+ * ever. Yields between checks, since the receiver may need this CPU.
+ * Returns true once m is done; false when `to` has shown no sign of life
+ * for deadline seconds (*waited: how long this wait lasted), and m is then
+ * still posted: the caller must end the job, not return while m lives on
+ * its stack. */
+bool cmem_msg_wait(cmem_msg *m, cmem_mbox *to, cmem_mbox *own, double deadline, double *waited);
 #endif

@@ -124,94 +124,9 @@ void nm_chan_fence(nm_chan *ch)
 		reap(ch, (int)ch->acks_due);
 }
 
-/* ---- owned_var ---------------------------------------------------------- */
-
-#define FNV_OFFSET 0xcbf29ce484222325ull
-#define FNV_PRIME 0x100000001b3ull
-
-static size_t round8(size_t v) { return (v + 7) & ~(size_t)7; }
-
-size_t nm_ov_slot_bytes(uint32_t len) { return len <= 8 ? 8 : round8(len) + 8; }
-
-uint64_t nm_ov_checksum(const void *p, size_t len)
-{
-	const uint8_t *b = p;
-	uint64_t h = FNV_OFFSET;
-	for (size_t i = 0; i < round8(len); i++) {
-		h ^= i < len ? b[i] : 0;
-		h *= FNV_PRIME;
-	}
-	return h;
-}
+/* ---- owned_var: pushes and pulls (the local half: owned_var_local.c) ---- */
 
 static uint8_t *slot(const nm_ov *v, const nm_mr *mr) { return (uint8_t *)mr->buf + v->off; }
-
-/* Stores the value word by word (each aligned 8-byte store is untorn), then
- * the checksum after a release fence: a reader that sees the new checksum
- * and old words, or the reverse, sees a mismatch and retries. */
-static void put(const nm_ov *v, const nm_mr *mr, const void *val)
-{
-	uint64_t *w = (uint64_t *)slot(v, mr);
-	if (v->len <= 8) {
-		uint64_t x = 0;
-		memcpy(&x, val, v->len);
-		__atomic_store_n(w, x, __ATOMIC_RELEASE);
-		return;
-	}
-	size_t words = round8(v->len) / 8;
-	const uint8_t *src = val;
-	for (size_t i = 0; i < words; i++) {
-		uint64_t x = 0;
-		size_t n = v->len - i * 8 < 8 ? v->len - i * 8 : 8;
-		memcpy(&x, src + i * 8, n);
-		__atomic_store_n(&w[i], x, __ATOMIC_RELAXED);
-	}
-	__atomic_store_n(&w[words], nm_ov_checksum(val, v->len), __ATOMIC_RELEASE);
-}
-
-void nm_ov_init(nm_ov *v, const nm_mr *mr, size_t off, uint32_t len, int owner, int me,
-		const void *initial)
-{
-	if (off % 8 || len == 0 || off + nm_ov_slot_bytes(len) > mr->len)
-		nm_fatal("owned_var at offset %zu, %u bytes: not 8-aligned, empty or beyond the "
-			 "registered memory (%zu bytes)", off, len, mr->len);
-	*v = (nm_ov){.off = off, .len = len, .owner = owner, .me = me};
-	if (initial) {
-		put(v, mr, initial);
-	} else {
-		uint8_t *zeros = nm_calloc(1, len);
-		put(v, mr, zeros);
-		free(zeros);
-	}
-}
-
-void nm_ov_store(const nm_ov *v, const nm_mr *mr, const void *val)
-{
-	if (__builtin_expect(v->me != v->owner, 0))
-		nm_fatal("owned_var at offset %zu: rank %d stores, but rank %d owns it", v->off, v->me,
-			 v->owner);
-	put(v, mr, val);
-}
-
-bool nm_ov_load(const nm_ov *v, const nm_mr *mr, void *out)
-{
-	const uint64_t *w = (const uint64_t *)slot(v, mr);
-	if (v->len <= 8) {
-		uint64_t x = __atomic_load_n(w, __ATOMIC_ACQUIRE);
-		memcpy(out, &x, v->len);
-		return true;
-	}
-	size_t words = round8(v->len) / 8;
-	uint8_t *dst = out;
-	uint64_t sum = __atomic_load_n(&w[words], __ATOMIC_ACQUIRE);
-	for (size_t i = 0; i < words; i++) {
-		uint64_t x = __atomic_load_n(&w[i], __ATOMIC_RELAXED);
-		size_t n = v->len - i * 8 < 8 ? v->len - i * 8 : 8;
-		memcpy(dst + i * 8, &x, n);
-	}
-	__atomic_thread_fence(__ATOMIC_ACQUIRE);
-	return nm_ov_checksum(out, v->len) == sum;
-}
 
 void nm_ov_push(nm_chan *ch, const nm_ov *v, int peer)
 {

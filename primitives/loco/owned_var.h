@@ -149,6 +149,13 @@ void nm_ov_store(const nm_ov *v, const nm_mr *mr, const void *val);
  * pulled). Returns false when the copy is torn (len > 8 only): it is being
  * overwritten right now; the caller retries or pulls again. */
 bool nm_ov_load(const nm_ov *v, const nm_mr *mr, void *out);
+/* nm_ov_load, retried while the copy is torn. A copy stays torn only while
+ * a WRITE of it is being placed; one that stays torn with its checksum word
+ * unchanged for `deadline` seconds was left half-written (its writer stopped
+ * in the middle of a push). true with the value in *out; false then, with
+ * *waited the seconds spent. *retries counts the torn loads either way. */
+bool nm_ov_load_wait(const nm_ov *v, const nm_mr *mr, void *out, double deadline, uint64_t *retries,
+		     double *waited);
 /* Fast path for len <= 8 values that are uint64_t. */
 static inline uint64_t nm_ov_load_u64(const nm_ov *v, const nm_mr *mr)
 {

@@ -17,6 +17,8 @@ check "2 ranks, lat: WRITE read back equals what was written" nm_jq lat2 '.point
 check "2 ranks, lat: metadata names the NIC and marks it emulated" nm_jq lat2 '.meta.runs[0].ranks[0].nic.device != null and .meta.runs[0].emulated == true and (.meta.runs[0].timing_note | test("emulated"))'
 check "2 ranks, lat: metadata has versions and command line" nm_jq lat2 '.meta.runs[0].software.rdma_core != null and .meta.runs[0].software.mpi != null and (.meta.runs[0].command_line | test("ops"))'
 check "2 ranks, lat: perftest-style table on stdout" grep -q 't_typical' "$tmp/lat2.out"
+# the ports' MTUs are equal here: the path MTU is theirs
+check "2 ranks, lat: effective.path_mtu is the ports' active MTU" nm_jq lat2 '[.meta.runs[0] | .. | objects | .active_mtu? | numbers] as $m | ($m | length) > 0 and all(.points[]; .effective.path_mtu == ($m | min))'
 
 # 2. every op, windowed, 3 ranks x 2 threads, everyone to everyone (incl. loopback)
 nm_run bw3 3 --op read,write,cas,faa --mode bw -t 16 -Q 4 -T 2 --initiators all --targets all -n 400
@@ -60,9 +62,10 @@ expect_usage "resume with another configuration" $MPI -np 2 $N ops $Q --output "
 jq '.meta.runs[-1].ranks[0].nic.fw_ver = "1.2.3"' "$tmp/res.json" >"$tmp/res-fw.json"
 expect_usage "resume on a NIC of other firmware" $MPI -np 2 $N ops $Q --output "$tmp/res-fw.json" --op read -s 8,16,32 -n 20 --resume
 
-# 8. repetitions: summary holds the geometric mean
-nm_run reps 2 --op read -n 50 --reps 3
+# 8. repetitions: summary holds the geometric mean (at a path MTU asked below the ports')
+nm_run reps 2 --op read -n 50 --reps 3 --mtu 512
 check "3 repetitions: 3 points, one summary entry" nm_jq reps '(.points | length) == 3 and (.summary | length) == 1 and .summary[0].reps == 3 and .summary[0].geomean["lat.p50"] > 0'
+check "--mtu 512: effective.path_mtu 512 on every point" nm_jq reps 'all(.points[]; .effective.path_mtu == 512)'
 
 # 9. a whole sweep from a config file
 cat >"$tmp/sweep.json" <<JSON
@@ -76,5 +79,12 @@ check "netmem run CONFIG: 4 points, all valid" jq -e '(.points | length) == 4 an
 NM_USAGE_ERR=$tmp/nodev.err expect_usage "device that does not exist" $MPI -np 2 $N ops -d mlx9_9
 check "missing device lists the available ones" grep -q 'available: rxe0' "$tmp/nodev.err"
 expect_usage "port that does not exist" $MPI -np 2 $N ops -i 3
+# a window the device's send queues cannot hold (a window and 2: above
+# rxe's max_qp_wr, 1048576 on Linux 6.1, 16384 before), in the sweep's
+# second point: refused before the first point runs
+NM_USAGE_ERR=$tmp/txd.err expect_usage "--tx-depth above max_qp_wr" \
+	$MPI -np 2 $N ops $Q --output "$tmp/txd.json" --mode bw -t 16,1048576 -n 20
+check "--tx-depth above max_qp_wr: the line names the option, max_qp_wr and the device, and no document was written" \
+	sh -c "grep -q '^netmem: host .*: --tx-depth 1048576 needs send queues of 1048578 entries, rxe0 allows [0-9]* (max_qp_wr) (point 2 of 2' $tmp/txd.err && ! [ -e $tmp/txd.json ]"
 check "netmem info lists the device and its RoCEv2 GID" sh -c "$N info | jq -e '.devices[0].ports[0].gids | map(.type) | index(\"RoCEv2\") != null'"
 t_summary

@@ -1,9 +1,10 @@
 #!/bin/sh
 # netmem preflight on real verbs (Soft-RoCE): one job over several check-scale
 # configs finds that they fit, and refuses a config too large for the
-# guest's device (max_qp), one that needs ODP on a kernel without it and the
-# NUMA matrix on a guest of one node; a kv run of each verbs store creates
-# the QPs and registers the bytes preflight predicted for it; a job with
+# guest's device (max_qp), a bw window above its max_qp_wr, one that needs
+# ODP on a kernel without it and the NUMA matrix on a guest of one node; a
+# kv run of each verbs store creates the QPs and registers the bytes
+# preflight predicted for it; a job with
 # locked memory lowered and CAP_IPC_LOCK dropped refuses on RLIMIT_MEMLOCK,
 # and the run it refused does fail there. Four mpiruns: the integration lane
 # is time-limited.
@@ -16,6 +17,12 @@ nm_setup preflight
 cat >"$tmp/big.json" <<'EOF'
 {"experiment": "ops", "ranks": 8,
  "params": {"op": "read", "threads": 256, "qp": 64, "initiators": "all", "targets": "all", "iters": 10}}
+EOF
+# A bw window the device's send queues cannot hold (a window and 2: above
+# rxe's max_qp_wr, 1048576 on Linux 6.1): the job refuses it before its
+# first point (test_ops.sh), and preflight says the same.
+cat >"$tmp/txd.json" <<'EOF'
+{"experiment": "ops", "params": {"op": "read", "mode": "bw", "tx_depth": 1048576, "iters": 10}}
 EOF
 # One READ slot of 1 MiB per rank: 2 MiB or more registered, above 1 MiB.
 cat >"$tmp/mem.json" <<'EOF'
@@ -34,7 +41,7 @@ cfgs=""
 for c in $fits numa-matrix corm-fig8; do cfgs="$cfgs configs/check/$c.json"; done
 for s in $stores; do cfgs="$cfgs $tmp/kv-$s.json"; done
 
-$MPI -np 2 $N preflight --json "$tmp/pf.json" $cfgs "$tmp/big.json" >"$tmp/pf.out" 2>"$tmp/pf.err"
+$MPI -np 2 $N preflight --json "$tmp/pf.json" $cfgs "$tmp/big.json" "$tmp/txd.json" >"$tmp/pf.out" 2>"$tmp/pf.err"
 echo $? >"$tmp/pf.rc"
 check "some configs do not fit: exit 1" [ "$(nm_rc pf)" = 1 ]
 for c in $fits; do
@@ -50,6 +57,7 @@ else
 fi
 check "too many QPs: does not fit, naming the host and max_qp" nm_jq pf '.configs[] | select(.config | endswith("big.json")) | .verdict == "does_not_fit" and (.reason | test("host .*max_qp"))'
 check "too many QPs: the peak is the mesh's (2,097,152 QPs per NIC: 8 ranks x 8 peers x 256 threads x 64 QPs, both ends)" nm_jq pf '.configs[] | select(.config | endswith("big.json")) | .peak.qps_per_nic == 2097152'
+check "--tx-depth 1048576: does not fit, naming the option, the device and max_qp_wr, as the job's own refusal does" nm_jq pf '.configs[] | select(.config | endswith("txd.json")) | .verdict == "does_not_fit" and (.reason | test("--tx-depth 1048576 needs send queues of 1048578 entries, rxe0 allows [0-9]+ \\(max_qp_wr\\)"))'
 if [ "$(jq -r '.ranks[0].odp_rc' "$tmp/pf.json" 2>/dev/null)" = false ]; then
 	check "ODP config on a kernel without ODP: does not fit" nm_jq pf '.configs[] | select(.config | endswith("corm-fig8.json")) | .verdict == "does_not_fit" and (.reason | test("on-demand paging"))'
 else

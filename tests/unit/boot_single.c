@@ -7,8 +7,19 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 static uint64_t host;
+static double deadline = 60;
+void nm_boot_set_deadline(double seconds)
+{
+	if (seconds > 0)
+		deadline = seconds;
+}
+double nm_boot_deadline(void) { return deadline; }
+void nm_boot_set_where(const char *label) { nm_log_set_where(label); }
+/* Nobody else to tell. */
+void nm_boot_alive(void) {}
 int nm_boot_rank(void) { return 0; }
 int nm_boot_size(void) { return 1; }
 const uint64_t *nm_boot_hosts(void) { return &host; }
@@ -31,6 +42,12 @@ uint64_t nm_boot_max_u64(uint64_t v) { return v; }
 void nm_boot_sum_u64_array(uint64_t *v, size_t n) { (void)v, (void)n; }
 void nm_boot_hist_merge(struct nm_hist *h) { (void)h; }
 int nm_boot_fatal_pending(void) { return 0; }
+void nm_boot_abort(int code)
+{
+	fflush(stdout);
+	fflush(stderr);
+	_exit(code);
+}
 /* One rank's verdict is the job's: a failure ends it, as nm_boot_check's. */
 void nm_boot_check(const char *msg, int code)
 {

@@ -52,8 +52,21 @@ static void rank_limits(void)
 	n = small();
 	n.sq_depth = 2000;
 	CHECK(refused(&n, "max_qp_wr", why, sizeof why), "a send queue above max_qp_wr (%s)", why);
-	n.sq_capped = true;
-	CHECK(nm_fit_rank(&n, &l, why, sizeof why) == 0, "... unless the family caps it at the device's");
+	snprintf(n.sq_from, sizeof n.sq_from, "--tx-depth 1998");
+	CHECK(refused(&n, "max_qp_wr", why, sizeof why) && strstr(why, "--tx-depth 1998 needs send queues of 2000 "
+								    "entries, mlx5_0 allows 1024"),
+	      "... naming the option that set it (%s)", why);
+	CHECK(nm_fit_queue(&n, &l, why, sizeof why) != 0 && strstr(why, "--tx-depth 1998"),
+	      "the job's own check before its first point says the same (%s)", why);
+	n.sq_depth = 1024;
+	CHECK(nm_fit_rank(&n, &l, why, sizeof why) == 0 && nm_fit_queue(&n, &l, why, sizeof why) == 0,
+	      "a send queue of exactly max_qp_wr fits, in both");
+	nm_needs a = small(), b = small();
+	b.sq_depth = 4000;
+	snprintf(b.sq_from, sizeof b.sq_from, "--tx-depth 3998");
+	nm_needs_max(&a, &b);
+	CHECK(a.sq_depth == 4000 && !strcmp(a.sq_from, "--tx-depth 3998"), "a config's peak keeps the deepest "
+	      "queue's option");
 	n = small();
 	n.rd_atomic = 17;
 	CHECK(refused(&n, "max_qp_rd_atom", why, sizeof why), "outstanding READs above max_qp_rd_atom (%s)", why);

@@ -108,9 +108,38 @@ static void test_line(void)
 	CHECK(strlen(small) < sizeof small, "a tiny buffer stays terminated");
 }
 
+/* A wait outside the collectives: the deadline counts from its start or
+ * its last sign of progress, and its line has the collectives' form. */
+static void test_wait(void)
+{
+	nm_wait w;
+	nm_wait_start(&w, 100, 5, 7);
+	CHECK(!nm_wait_expired(&w, 104.9, 7), "no progress, within the deadline: still waiting");
+	CHECK(nm_wait_expired(&w, 105.1, 7), "no progress past the deadline: it gives up");
+	nm_wait_start(&w, 100, 5, 7);
+	CHECK(!nm_wait_expired(&w, 103, 8) && !nm_wait_expired(&w, 107.9, 8),
+	      "progress at 103 moves the deadline to 108");
+	CHECK(nm_wait_expired(&w, 108.1, 8) && w.t0 == 100, "... and it gives up past it, the start kept");
+	char line[NM_STALL_LINE];
+	nm_wait_line(line, sizeof line, 3, "hostD", 31.4, "worker threads", "point 2/4 {\"size\":16}",
+		     "worker thread 1 of 2 (CPU 5) has not returned");
+	CHECK(!strcmp(line, "netmem: rank 3 (hostD) waited 31 s at worker threads during point 2/4 {\"size\":16}: "
+			    "worker thread 1 of 2 (CPU 5) has not returned; ending the job (finished points are saved)"),
+	      "the line: %s", line);
+	char big[600];
+	memset(big, 'y', sizeof big - 1);
+	big[sizeof big - 1] = 0;
+	char shortline[300];
+	nm_wait_line(shortline, sizeof shortline, 0, "h", 1, "x", "setup", big);
+	const char *tail = "; ending the job (finished points are saved)";
+	size_t n = strlen(shortline);
+	CHECK(n < sizeof shortline && !strcmp(shortline + n - strlen(tail), tail), "a long reason keeps the line's end");
+}
+
 int main(void)
 {
 	test_find();
 	test_line();
+	test_wait();
 	return tap_done();
 }

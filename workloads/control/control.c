@@ -178,6 +178,7 @@ typedef struct cjob {
 	const ctl_params *mp;
 	int rank, R, N;
 	bool yield;
+	double timeout;        /* --timeout: how long a record may stay torn */
 	nm_mr mr;
 	nm_mesh mesh;
 	nm_poller pl;
@@ -195,10 +196,16 @@ static int owner_of(const cjob *j, int i) { return 1 + i % (j->R - 1); }
 
 static uint64_t since_ns(const cjob *j, uint64_t now) { return nm_ticks_to_ns(now - j->start); }
 
+/* A record that stays torn ends the job: retrying it for ever would hold
+ * the loop, and the rank with it, while its main thread keeps telling the
+ * others that it is alive. */
 static void load_msg(cjob *j, const nm_ov *v, ctl_msg *out)
 {
-	while (!nm_ov_load(v, &j->mr, out))
-		j->m->c[C_TORN]++;
+	double waited;
+	if (!nm_ov_load_wait(v, &j->mr, out, j->timeout, &j->m->c[C_TORN], &waited))
+		nm_stalled("a torn record", waited, "the copy of the %zu-byte record at offset %zu, written by rank %d, "
+			   "has stayed torn (value and checksum disagree, no new value placed) for %.0f s: its "
+			   "writer stopped in the middle of a push", (size_t)v->len, v->off, v->owner, j->timeout);
 }
 
 /* Reads one message and checks it against what was last seen. */
@@ -545,7 +552,8 @@ static void control_teardown(cjob *j)
 static void control_run(nm_ctx *ctx, const void *point, json_t *out)
 {
 	const control_point *p = point;
-	cjob j = {.p = p, .mp = &ctl_default_params, .rank = ctx->rank, .R = ctx->nranks, .N = p->converters};
+	cjob j = {.p = p, .mp = &ctl_default_params, .rank = ctx->rank, .R = ctx->nranks, .N = p->converters,
+		  .timeout = ctx->base.timeout};
 	control_setup(ctx, &j);
 	j.yield = nm_yield_wanted(j.p->yield, nm_boot_hosts(), j.R, j.rank,
 				  (int)sysconf(_SC_NPROCESSORS_ONLN));

@@ -444,7 +444,7 @@ static void heap_make(nm_ctx *ctx, const corm_point *p, corm_srv *sv)
 		int workers = heap_workers(p, &ctx->base);
 		cmem_heap_cfg hc = {.block_size = p->block_size, .va_blocks = p->va_blocks, .threads = workers,
 				    .seed = ctx->base.seed, .mode = sv->strat == CORM_STRAT_DEFER ? CORM_DEFER : CORM_REMAP,
-				    .find = p->find, .nic = corm_nic_hooks(&sv->nic)};
+				    .find = p->find, .nic = corm_nic_hooks(&sv->nic), .wait_s = ctx->base.timeout};
 		fail = cmem_init(sv->h, &hc, err, sizeof err) ? err : memlock_fits(ctx, p, sv, err, sizeof err);
 	}
 	nm_boot_check(fail, NM_EXIT_USAGE);

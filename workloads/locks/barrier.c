@@ -60,7 +60,7 @@
  *    two compare.
  *  - QPs: every participant initiates to every other participant (no
  *    loopback: the SST never writes its own row remotely), plus rank 0 to
- *    itself (the finished counter) and to every sitting-out rank. Two QPs
+ *    itself (the finished counter); sitting-out ranks have none. Two QPs
  *    per pair, in two mesh threads so that each has a CQ of its own: thread
  *    0 carries only the barrier (pushes and fences), thread 1 the checks and
  *    bookkeeping. Keeping the check's READs off the barrier's QP matters: a
@@ -74,10 +74,14 @@
  *    warm-up (harness/measure.h), which sitting-out ranks join too. Every
  *    participant runs warm-up + iters + validate barriers, so the SST rows
  *    and the MPI communicator's collectives line up.
- *  - Sitting-out ranks sleep (1 ms naps) on a release word, an owned_var
- *    that rank 0 pushes when its loop and validation are over, then join
- *    the collective calls that gather results; they take no CPU from
- *    participants sharing their host.
+ *  - Sitting-out ranks wait in the harness's idle barrier (naps growing to
+ *    16 ms) for the participants to finish, so they take no CPU from
+ *    participants sharing their host, and a participant that stops (a
+ *    SIGSTOP, a hung node) ends the job within --timeout, with the line
+ *    naming it, as any stalled collective does (harness/boot.h). For that
+ *    the participants tell the other ranks they are alive while they loop:
+ *    nm_boot_alive between barriers, outside the timed section, at most
+ *    every 10 ms, timed by the clock reads the loop makes anyway.
  *  - Spinning: pure spin as Fig. 1a, except that when a host has more
  *    participants than CPUs (a Soft-RoCE VM) the SST spin yields the CPU
  *    every 64 rounds (--yield auto; on/off force it): a pure spin there
@@ -90,10 +94,9 @@
  *    says so on every mpi point.
  *
  * Memory of each rank, one registered region (same offsets everywhere):
- *   [0, 64)          release word (owned_var, owner rank 0)
- *   [64, 128)        finished counter (atomic_var, host rank 0)
- *   [128, 256)       registered scratch of the two chans
- *   [256, +64 R)     entered records, one owned_var per rank
+ *   [0, 64)          finished counter (atomic_var, host rank 0)
+ *   [64, 192)        registered scratch of the two chans
+ *   [192, +64 R)     entered records, one owned_var per rank
  *   [.., +64 K)      the barrier's SST rows
  */
 #include "alloc.h"
@@ -107,6 +110,7 @@
 #include "mesh.h"
 #include "owned_var.h"
 #include "rdma.h"
+#include "stall.h"
 #include "topo.h"
 #include "workers.h"
 #include <inttypes.h>
@@ -191,10 +195,9 @@ static int barrier_decode(const json_t *pt, const nm_base *b, void *out, char *e
 	return 0;
 }
 
-#define OFF_RELEASE 0
-#define OFF_DONE 64
-#define OFF_SCRATCH 128
-#define OFF_ENTERED 256
+#define OFF_DONE 0
+#define OFF_SCRATCH 64
+#define OFF_ENTERED 192
 #define REC_STRIDE 64
 #define YIELD_SPINS 64
 
@@ -226,7 +229,6 @@ typedef struct bjob {
 	nm_mesh mesh;
 	nm_poller pl, plc;     /* the two mesh threads' CQs */
 	nm_chan cb, cc;        /* barrier (mesh thread 0), checks (mesh thread 1) */
-	nm_ov release;
 	nm_av done;
 	nm_ov *entered;        /* [R] */
 	const nm_ov **vs;      /* [K] epoch check: records to pull, */
@@ -237,6 +239,7 @@ typedef struct bjob {
 	nm_meter *m;           /* this rank's (participants) */
 	uint64_t last;         /* the last episode (validation included) */
 	double timeout;        /* --timeout, for the injected fault's handshake */
+	uint64_t beat, beat_every;  /* ticks: next nm_boot_alive, and the spacing */
 } bjob;
 
 /* After leaving episode k (unmeasured): every other participant must have
@@ -284,15 +287,19 @@ static void wait_rank0_ahead(bjob *j, uint64_t k)
 		return;
 	const nm_ov *v = &j->entered[0];
 	void *out = &j->recs[0];
-	uint64_t start = nm_ticks(), limit = nm_ns_to_ticks((uint64_t)(j->timeout * 1e9));
+	nm_wait w;
+	/* progress: rank 0's record moving at all */
+	nm_wait_start(&w, (double)nm_now_ns() / 1e9, j->timeout, 0);
 	for (;;) {
 		nm_ov_pull_many(&j->cc, &v, &out, 1);
 		if (j->recs[0].rank == 0 && j->recs[0].episode > k)
 			return;
-		if (nm_ticks() - start > limit)
-			nm_fatal("barrier --inject no-wait: rank %d waited more than %g s for rank 0 to enter episode %"
-				 PRIu64 " (it last entered %" PRIu64 ")", j->rank, j->timeout, k + 1,
-				 j->recs[0].episode);
+		double now = (double)nm_now_ns() / 1e9;
+		if (nm_wait_expired(&w, now, j->recs[0].episode))
+			nm_stalled("rank 0's entered record (barrier --inject no-wait)", now - w.t0,
+				   "rank 0 last entered episode %" PRIu64 ", this rank waits for it to enter %" PRIu64,
+				   j->recs[0].episode, k + 1);
+		nm_boot_alive();   /* waiting for rank 0 is not a stall of this rank */
 		sched_yield();
 	}
 }
@@ -304,6 +311,17 @@ static void enter(bjob *j, uint64_t k)
 		wait_rank0_ahead(j, k);
 	rec mine = {.episode = k, .rank = (uint64_t)j->rank};
 	nm_ov_store(&j->entered[j->rank], &j->mr, &mine);
+}
+
+/* Between barriers, outside the timed section: the other ranks (those
+ * sitting out wait in a collective) hear that this one is alive. t: the
+ * ticks the loop read last. */
+static inline void alive(bjob *j, uint64_t t)
+{
+	if (t >= j->beat) {
+		j->beat = t + j->beat_every;
+		nm_boot_alive();
+	}
 }
 
 /* One episode: the barrier under test. */
@@ -344,9 +362,11 @@ static void participant_loop(bjob *j)
 		enter(j, k);
 		uint64_t t0 = nm_ticks();
 		one_barrier(j, k, reqs, ibarrier);
-		nm_loop_done(&lp, t0, nm_ticks());
+		uint64_t t1 = nm_ticks();
+		nm_loop_done(&lp, t0, t1);
 		if (p->every && (k % p->every == 0 || k == total))
 			epoch_check(j, k, PHASE_LOOP);
+		alive(j, t1);
 	}
 	j->m->c[C_BARRIERS] = total;
 	j->m->c[C_FENCES] = j->cb.fences - fences0;
@@ -354,6 +374,7 @@ static void participant_loop(bjob *j)
 		enter(j, k);
 		one_barrier(j, k, reqs, ibarrier);
 		epoch_check(j, k, PHASE_VALIDATION);
+		alive(j, nm_ticks());
 	}
 	if (j->sst)
 		nm_chan_fence(&j->cb);   /* place the last pushes before teardown */
@@ -362,8 +383,7 @@ static void participant_loop(bjob *j)
 	free(reqs);
 }
 
-/* Mesh: participants all-to-all, rank 0 to itself (finished counter) and to
- * every sitting-out rank (release word). */
+/* Mesh: participants all-to-all, rank 0 to itself (finished counter). */
 static uint8_t *initiates(int R, int K)
 {
 	uint8_t *m = nm_calloc((size_t)R * R, 1);
@@ -371,8 +391,6 @@ static uint8_t *initiates(int R, int K)
 		for (int p = 0; p < K; p++)
 			m[i * R + p] = i != p;
 	m[0] = 1;
-	for (int p = K; p < R; p++)
-		m[p] = 1;
 	return m;
 }
 
@@ -414,7 +432,6 @@ static void barrier_setup(nm_ctx *ctx, bjob *j)
 	int failed = nm_mr_alloc(ctx->dev, &j->mr, total, ctx->base.hugepages, ctx->base.mem_node, err, sizeof err);
 	nm_boot_check(failed ? err : NULL, NM_EXIT_FAIL);
 	memset(j->mr.buf, 0, total);
-	nm_ov_init(&j->release, &j->mr, OFF_RELEASE, 8, 0, j->rank, NULL);
 	nm_av_init(&j->done, &j->mr, OFF_DONE, 0, j->rank, 0);
 	j->entered = nm_calloc((size_t)R, sizeof *j->entered);
 	for (int r = 0; r < R; r++) {
@@ -442,8 +459,7 @@ static void barrier_setup(nm_ctx *ctx, bjob *j)
 }
 
 /* A participant: the loop on the main thread, pinned meanwhile to the core
- * its first worker would get; then the finished count, and rank 0 releases
- * the ranks that sat out. */
+ * its first worker would get; then the finished count. */
 static void participate(bjob *j, int mem_node)
 {
 	cpu_set_t saved;
@@ -451,28 +467,25 @@ static void participate(bjob *j, int mem_node)
 	j->m->cpu = nm_topo_pick_cpu(nm_local_rank(), mem_node);
 	if (j->m->cpu >= 0 && nm_topo_pin_self(j->m->cpu) != 0)
 		j->m->cpu = -1;
+	j->beat_every = nm_ns_to_ticks(10 * 1000 * 1000);
+	j->beat = nm_ticks() + j->beat_every;
 	nm_boot_barrier();
 	participant_loop(j);
 	if (have_saved)
 		pthread_setaffinity_np(pthread_self(), sizeof saved, &saved);
 	nm_av_faa(&j->cc, &j->done, 1);
-	if (j->rank == 0 && j->K < j->R) {
-		uint64_t one = 1;
-		nm_ov_store(&j->release, &j->mr, &one);
-		for (int p = j->K; p < j->R; p++)
-			nm_ov_push(&j->cc, &j->release, p);
-		nm_chan_fence(&j->cc);
-	}
+	/* Every FAA completed before its rank reached this barrier. */
+	nm_boot_barrier();
 }
 
-/* A rank that sits out joins the start collectives, then sleeps on its
- * release word; it takes no CPU from participants sharing its host. */
-static void sit_out(bjob *j, nm_measure *ms)
+/* A rank that sits out joins the start collectives, then waits for the
+ * participants in the idle barrier that ends their loop: asleep, and ending
+ * the job if one of them stops (harness/boot.h). */
+static void sit_out(nm_measure *ms)
 {
 	nm_boot_barrier();
 	nm_measure_sit_out(ms);
-	while (nm_ov_load_u64(&j->release, &j->mr) == 0)
-		nm_nap_ns(1000000);
+	nm_boot_barrier_idle();
 }
 
 /* checks: the epoch check's records and violations, in total and by where
@@ -579,9 +592,7 @@ static void barrier_run(nm_ctx *ctx, const void *point, json_t *out)
 	if (j.part)
 		participate(&j, ctx->base.mem_node);
 	else
-		sit_out(&j, ms);
-	/* Every FAA completed before its rank reached this barrier. */
-	nm_boot_barrier();
+		sit_out(ms);
 	if (j.rank == 0)
 		ms->rank_c[C_FINISHED] = nm_av_load(&j.cc, &j.done);
 	nm_measure_gather(ms);

@@ -56,8 +56,9 @@ static const nm_opt ops_opts[] = {
 	 "message size in bytes (READ/WRITE; CAS and FAA are always 8)"},
 	{"all", 'a', NM_OPT_ALIAS, NULL, 0, 0, NULL, 0, "sizes 2 to 8 MiB in powers of two (perftest -a)",
 	 "size", "2..8M"},
-	{"tx-depth", 't', NM_OPT_INT, "0", 0, 65536, NULL, NM_OPT_LIST,
-	 "window: outstanding ops per thread (0: 1 in lat mode, 128 in bw mode)"},
+	{"tx-depth", 't', NM_OPT_INT, "0", 0, 1 << 20, NULL, NM_OPT_LIST,
+	 "window: outstanding ops per thread (0: 1 in lat mode, 128 in bw mode); the device's max_qp_wr, "
+	 "less 2, is the limit, checked before the first point"},
 	{"cq-mod", 'Q', NM_OPT_INT, "100", 1, 65536, NULL, 0,
 	 "bw mode: one signaled completion per N ops (capped at the window)"},
 	{"qp", 'q', NM_OPT_INT, "1", 1, 64, NULL, NM_OPT_LIST, "QPs per thread and target"},
@@ -222,7 +223,9 @@ static size_t ops_mr_len(const ops_point *p, int T, int nconn)
 	return p->l.local + ops_thread_area(p, nconn) * (size_t)T;
 }
 
-/* The mesh before the device's caps (ops_connect applies them). */
+/* The mesh before the device's caps (ops_connect applies them). A send
+ * queue holds the window and 2 entries of slack; a window that does not
+ * fit is refused before the job's first point (ops_needs). */
 static nm_mesh_cfg ops_mesh_cfg(const ops_point *p, const nm_base *b)
 {
 	nm_mesh_cfg mc = {.nthreads = b->threads, .qps = p->qps, .initiates = p->matrix, .qp = b->qp};
@@ -239,9 +242,10 @@ static void ops_connect(nm_ctx *ctx, ops_job *j)
 {
 	j->thread_area = ops_thread_area(j->p, j->nconn);
 	nm_numa_point_alloc(&j->np, &j->mr, ops_mr_len(j->p, j->T, j->nconn), ctx->base.hugepages, ops_fill, j);
+	/* A window the send queue cannot hold was refused before the first
+	 * point (nm_fit_queue, through ops_needs): a queue capped here would
+	 * fail at a post in the middle of the measured loop. */
 	nm_mesh_cfg mc = ops_mesh_cfg(j->p, &ctx->base);
-	if (mc.qp.sq_depth > ctx->dev->attr.max_qp_wr)
-		mc.qp.sq_depth = ctx->dev->attr.max_qp_wr;
 	/* Without --max-rd-atomic, perftest's outstanding READs and atomics: the
 	 * device's maximum (128 on rxe), not the harness's 16, which would cap
 	 * a bw-mode READ window of 128 at 16 in flight. */
@@ -260,7 +264,9 @@ static void ops_needs(const void *point, const nm_base *b, int rank, int nranks,
 	nm_mr_needs(n, ops_mr_len(p, b->threads, nconn), b->hugepages, false);
 	nm_mesh_cfg mc = ops_mesh_cfg(p, b);
 	nm_mesh_needs(&mc, rank, nranks, n);
-	n->sq_capped = true;  /* ops_connect caps the window's queue at max_qp_wr */
+	/* the window is what a user sets: the line names it (nm_fit_queue) */
+	if (mc.qp.sq_depth >= (int)n->sq_depth)
+		snprintf(n->sq_from, sizeof n->sq_from, "--tx-depth %d", p->window);
 	n->atomics |= p->op >= NM_OP_CAS && initiator;
 	int a = nm_place_nodes_needed(&p->buf), c = nm_place_nodes_needed(&p->cpu);
 	n->numa_nodes = a > c ? a : c;
