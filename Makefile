@@ -70,10 +70,17 @@ build/tests/netmem-otherbuild: $(filter-out build/build_id.o,$(OBJS))
 	@printf 'const char nm_build_id[] = "other-build";\n' >build/tests/otherbuild_id.c
 	@$(MPICC) $(CFLAGS) -o $@ $^ build/tests/otherbuild_id.c $(LDLIBS)
 
-build/tests/%: tests/unit/%.c tests/unit/tap.h $(UNIT_MODS) $(filter harness/% primitives/% numa/%,$(HDRS))
+# The modules under test are compiled with the sanitizers once, not once per test.
+UNIT_OBJS := $(UNIT_MODS:%.c=build/san/%.o)
+.SECONDARY: $(UNIT_OBJS)
+build/san/%.o: %.c $(HDRS)
 	@mkdir -p $(@D)
 	@echo "  CC+SAN  $<"
-	@$(CC) $(CPPFLAGS) $(CSTD) $(WARN) -O1 -g $(SAN) -pthread -Itests/unit -o $@ $< $(UNIT_MODS) -ljansson -lhwloc -lz -lm
+	@$(CC) $(CPPFLAGS) $(CSTD) $(WARN) -O1 -g $(SAN) -pthread -Itests/unit -c -o $@ $<
+build/tests/%: tests/unit/%.c tests/unit/tap.h $(UNIT_OBJS) $(filter harness/% primitives/% numa/%,$(HDRS))
+	@mkdir -p $(@D)
+	@echo "  CC+SAN  $<"
+	@$(CC) $(CPPFLAGS) $(CSTD) $(WARN) -O1 -g $(SAN) -pthread -Itests/unit -o $@ $< $(UNIT_OBJS) -ljansson -lhwloc -lz -lm
 
 # ALock's Fig. 2 trace on real verbs, run by tests/integration/test_alock_trace.sh:
 # alock_trace.c against the harness, primitives and NUMA objects (no netmem main,
