@@ -108,8 +108,8 @@ if wait_cluster 7500 4; then
 	wait "$job"; echo $? >"$tmp/lost.rc"
 	check "a server killed mid-point: exit 1" [ "$(nm_rc lost)" = 1 ]
 	[ "$(nm_rc lost)" = 1 ] || nm_diag lost
-	check "a server killed mid-point: the line names the instance" grep -q '^netmem: rank [01] .*redis instance 127.0.0.1:7500' "$tmp/lost.err"
-	grep -q '^netmem: rank [01] .*redis instance 127.0.0.1:7500' "$tmp/lost.err" || nm_diag lost
+	check "a server killed mid-point: the line names the instance" grep -qE '^netmem: rank [01] .*redis (prefill: )?instance 127.0.0.1:7500' "$tmp/lost.err"
+	grep -qE '^netmem: rank [01] .*redis (prefill: )?instance 127.0.0.1:7500' "$tmp/lost.err" || nm_diag lost
 	check "a server killed mid-point: no server left, no directory" none_left
 	check "no open door: the secret in no log line and not in the result" \
 		sh -c "[ -n '$secret' ] && ! cat '$tmp/lost.out' '$tmp/lost.err' '$tmp/lost.json' 2>/dev/null | grep -qF '$secret'"
