@@ -2,7 +2,9 @@
  * line ("ok N - what" / "not ok N - what"); tests/run-unit.sh counts them. */
 #ifndef NM_TAP_H
 #define NM_TAP_H
+#include <stdbool.h>
 #include <stdio.h>
+#include <string.h>
 
 static int tap_n, tap_failed;
 
@@ -23,5 +25,17 @@ static inline int tap_done(void)
 {
 	printf("1..%d\n", tap_n);
 	return tap_failed ? 1 : 0;
+}
+/* The whole of a small file (under 512 bytes) is exactly text. */
+static inline bool tap_file_holds(const char *path, const char *text)
+{
+	char buf[512];
+	FILE *f = fopen(path, "r");
+	if (!f)
+		return false;
+	size_t n = fread(buf, 1, sizeof buf - 1, f);
+	fclose(f);
+	buf[n] = 0;
+	return !strcmp(buf, text);
 }
 #endif

@@ -13,18 +13,6 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-static bool holds(const char *path, const char *text)
-{
-	char buf[256];
-	FILE *f = fopen(path, "r");
-	if (!f)
-		return false;
-	size_t n = fread(buf, 1, sizeof buf - 1, f);
-	fclose(f);
-	buf[n] = 0;
-	return !strcmp(buf, text);
-}
-
 int main(void)
 {
 	char tmp[256];
@@ -60,7 +48,7 @@ int main(void)
 	s.rw.cas_seen = 77;
 	s.rw.conn_full = 2;
 	CHECK(cl_path_write_counters(p.counters, &s) == 0, "the counters written");
-	CHECK(holds(victim, "root's file\n"), "the planted symlink was not followed");
+	CHECK(tap_file_holds(victim, "root's file\n"), "the planted symlink was not followed");
 	json_error_t je;
 	json_t *o = json_load_file(p.counters, 0, &je);
 	CHECK(o && cl_path_stats_from_json(o, &back) == 0 && !memcmp(&back, &s, sizeof s),

@@ -8,18 +8,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-static bool holds(const char *path, const char *text)
-{
-	char buf[512];
-	FILE *f = fopen(path, "r");
-	if (!f)
-		return false;
-	size_t n = fread(buf, 1, sizeof buf - 1, f);
-	fclose(f);
-	buf[n] = 0;
-	return !strcmp(buf, text);
-}
-
 #define H(n) "{\"history\":\"netmem kv\",\"point\":" #n "}\n{\"op\":\"get\"}\n"
 
 int main(void)
@@ -35,18 +23,18 @@ int main(void)
 		return 1;
 
 	bool started = false;
-	CHECK(kv_history_put(path, H(1), false, &started) == 0 && holds(path, H(1)),
+	CHECK(kv_history_put(path, H(1), false, &started) == 0 && tap_file_holds(path, H(1)),
 	      "a fresh job's first point starts the file anew");
-	CHECK(kv_history_put(path, H(2), false, &started) == 0 && holds(path, H(1) H(2)), "its next point appends");
+	CHECK(kv_history_put(path, H(2), false, &started) == 0 && tap_file_holds(path, H(1) H(2)), "its next point appends");
 
 	started = false; /* a second job, resuming the document of the first */
-	CHECK(kv_history_put(path, H(3), true, &started) == 0 && holds(path, H(1) H(2) H(3)),
+	CHECK(kv_history_put(path, H(3), true, &started) == 0 && tap_file_holds(path, H(1) H(2) H(3)),
 	      "a resumed job's first point appends: the earlier points keep their history");
-	CHECK(kv_history_put(path, H(4), true, &started) == 0 && holds(path, H(1) H(2) H(3) H(4)),
+	CHECK(kv_history_put(path, H(4), true, &started) == 0 && tap_file_holds(path, H(1) H(2) H(3) H(4)),
 	      "and so does its next");
 
 	started = false; /* a third, fresh job */
-	CHECK(kv_history_put(path, H(5), false, &started) == 0 && holds(path, H(5)), "a fresh job starts anew again");
+	CHECK(kv_history_put(path, H(5), false, &started) == 0 && tap_file_holds(path, H(5)), "a fresh job starts anew again");
 
 	char cmd[300];
 	snprintf(cmd, sizeof cmd, "rm -rf '%s'", dir);
