@@ -44,6 +44,7 @@ check "--fence=0: valid, and no fence posted" nm_jq nofence 'all(.points[]; .val
 nm_run hist 3 -T 2 -K 16 --system loco,sherman,scythe -w mixed --dist zipfian -n 60 --warmup 5 --history "$tmp/h.jsonl"
 check "history: 3 points x (a header + 6 threads x 65 operations), one JSON object per line" sh -c "[ \$(wc -l <$tmp/h.jsonl) = 1173 ] && jq -se '(map(select(.history)) | length) == 3 and (map(select(.op)) | length == 1170 and all(.[]; (.op | IN(\"get\",\"update\",\"insert\")) and (.key | test(\"^0x[0-9a-f]{16}$\")) and .response_ns >= .invoke_ns and (.rank | IN(0,1,2))))' $tmp/h.jsonl >/dev/null"
 check "history: every point checked its own history (linearizable, point valid)" nm_jq hist '(.points | length) == 3 and all(.points[]; .valid and .checks.history.verdict == "linearizable")'
+echo "# the points' own history checks (states, seconds): $(jq -c '[.points[].checks.history | [.states, .check_s]]' "$tmp/hist.json" 2>/dev/null)"
 check "history: every write records what it wrote (its writer, a version from 1)" jq -se '[.[] | select((.op == "update" or .op == "insert") and .found)] | length > 0 and all(.[]; .writer == .rank * 256 + .thread and .version >= 1 and .value != "0x0000000000000000")' "$tmp/h.jsonl"
 # A resumed job continues the history file (tests/unit/test_kv_history.c;
 # the check here failed on its first run under make check: not asserted

@@ -20,7 +20,7 @@ static kv_lin_verdict check(kv_lin_op *ops, size_t n, kv_lin_state init, kv_lin_
 {
 	for (size_t i = 0; i < n; i++)
 		ops[i].id = i;
-	return kv_lin_check(ops, n, init, 0, rep);
+	return kv_lin_check(ops, n, init, 0, rep, NULL);
 }
 
 static void test_linearizable(void)
@@ -67,6 +67,9 @@ static void test_violations(void)
 
 /* Many concurrent writes and a read of a value none wrote: the search must
  * visit many states; a small bound leaves it undecided, none decides it. */
+static uint64_t ticks;
+static void count_tick(void) { ticks++; }
+
 static void test_bound(void)
 {
 	enum { N = 10 };
@@ -82,7 +85,14 @@ static void test_bound(void)
 	CHECK(rep.steps < 200000, "the memo prunes: %llu steps", (unsigned long long)rep.steps);
 	for (int i = 0; i <= N; i++)
 		ops[i].id = (size_t)i;
-	CHECK(kv_lin_check(ops, N + 1, init1, 100, &rep) == KV_LIN_UNDECIDED, "a bound of 100 states: undecided");
+	CHECK(kv_lin_check(ops, N + 1, init1, 100, &rep, NULL) == KV_LIN_UNDECIDED, "a bound of 100 states: undecided");
+	/* a job checking a point's history in place is kept alive by the tick */
+	for (int i = 0; i <= N; i++)
+		ops[i].id = (size_t)i;
+	ticks = 0;
+	CHECK(kv_lin_check(ops, N + 1, init1, 0, &rep, count_tick) == KV_LIN_VIOLATION &&
+		      ticks >= rep.states_seen / 4096 / 2 && ticks > 0,
+	      "a long search calls its tick: %llu times over %llu states", (unsigned long long)ticks, (unsigned long long)rep.states_seen);
 	/* 12 concurrent writes, each read once (reads invoked later): a read the
 	 * register satisfies is taken without branching, so the writes are not
 	 * tried in every order before the reads */

@@ -237,7 +237,9 @@ int kv_redis_check(const kv_point *p, char *err, size_t len);
 extern const kv_system *const kv_systems[KV_NSYSTEMS];  /* by kv_system_id */
 /* netmem kv-check's decision on one point's history in memory: texts[0 ..
  * n) are the ranks' lines (the header first). 0 linearizable, 1 not, 2
- * undecided past KV_CHECK_MAX_STATES; why gets kv-check's line otherwise. */
+ * undecided past KV_CHECK_MAX_STATES; why gets kv-check's line otherwise.
+ * tick (or NULL) is called during a long search (kv_lin_check); *states
+ * gets the search states of all keys. */
 #define KV_CHECK_MAX_STATES 2000000   /* about 0.5 GB of memo at 2,000 operations per key */
-int kv_history_check(char *const *texts, int n, char *why, size_t len);
+int kv_history_check(char *const *texts, int n, void (*tick)(void), uint64_t *states, char *why, size_t len);
 #endif

@@ -33,6 +33,8 @@ typedef struct history {
 	size_t header_line;
 	char system[32];
 	uint64_t prefill, max_states;
+	void (*tick)(void);        /* kv_lin_check's, for a check inside a job */
+	uint64_t states;           /* search states, all keys so far */
 	hrec *r;
 	size_t n, cap;
 	size_t ops, keys, points;  /* checked so far */
@@ -181,7 +183,8 @@ static int check_key(history *h, hrec *r, size_t n, bool prefill)
 		ops[i].id = i;
 	}
 	kv_lin_report rep;
-	kv_lin_verdict v = kv_lin_check(ops, n, init, h->max_states, &rep);
+	kv_lin_verdict v = kv_lin_check(ops, n, init, h->max_states, &rep, h->tick);
+	h->states += rep.states_seen;
 	int rc = 0;
 	if (v == KV_LIN_UNDECIDED) {
 		snprintf(h->why, sizeof h->why, "kv-check: %s:%zu: key 0x%016" PRIx64 ": undecided after %" PRIu64
@@ -229,9 +232,9 @@ static int check_segment(history *h)
 
 /* netmem kv --history: the same check on one point's history, as the ranks
  * gathered it (rank order, the header first in texts[0]). */
-int kv_history_check(char *const *texts, int n, char *why, size_t len)
+int kv_history_check(char *const *texts, int n, void (*tick)(void), uint64_t *states, char *why, size_t len)
 {
-	history h = {.path = "this point's history", .max_states = KV_CHECK_MAX_STATES};
+	history h = {.path = "this point's history", .max_states = KV_CHECK_MAX_STATES, .tick = tick};
 	size_t no = 0;
 	for (int i = 0; i < n; i++) {
 		for (char *line = texts[i], *end; line && *line; line = end ? end + 1 : NULL) {
@@ -249,6 +252,7 @@ int kv_history_check(char *const *texts, int n, char *why, size_t len)
 		}
 	}
 	int rc = check_segment(&h);
+	*states = h.states;
 	snprintf(why, len, "%s", rc ? h.why : "");
 	free(h.r);
 	return rc;

@@ -149,7 +149,7 @@ static size_t next_op(const kv_lin_op *ops, size_t n, const uint64_t *bits, size
 }
 
 kv_lin_verdict kv_lin_check(kv_lin_op *ops, size_t n, kv_lin_state init, uint64_t max_states,
-			    kv_lin_report *rep)
+			    kv_lin_report *rep, void (*tick)(void))
 {
 	if (n)
 		qsort(ops, n, sizeof *ops, by_invoke);
@@ -161,7 +161,9 @@ kv_lin_verdict kv_lin_check(kv_lin_op *ops, size_t n, kv_lin_state init, uint64_
 	kv_lin_verdict v = KV_LIN_OK;
 	uint64_t steps = 0;
 	*rep = (kv_lin_report){.total = n, .state = init, .stuck = first_return(ops, n, bits)};
-	while (depth < n) {
+	for (uint64_t round = 1; depth < n; round++) {
+		if (tick && round % 4096 == 0)
+			tick();
 		kv_lin_state next;
 		bool forced, moved = false;
 		size_t i;

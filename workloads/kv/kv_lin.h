@@ -46,7 +46,10 @@ typedef struct kv_lin_report {
 } kv_lin_report;
 
 /* Decides ops[0 .. n) (reordered: sorted by invocation) from init.
- * max_states bounds the memo table (KV_LIN_UNDECIDED past it; 0: no bound). */
+ * max_states bounds the memo table (KV_LIN_UNDECIDED past it; 0: no bound).
+ * tick, when not NULL, is called every few thousand search steps: a job
+ * that checks a point's history in place tells the other ranks it is
+ * alive (a search of a hot key can take seconds under emulation). */
 kv_lin_verdict kv_lin_check(kv_lin_op *ops, size_t n, kv_lin_state init, uint64_t max_states,
-			    kv_lin_report *rep);
+			    kv_lin_report *rep, void (*tick)(void));
 #endif
