@@ -18,6 +18,7 @@
 #include <linux/rtnetlink.h>
 #include <linux/sockios.h>
 #include <net/if.h>
+#include <pthread.h>
 #include <signal.h>
 #include <spawn.h>
 #include <stdint.h>
@@ -363,7 +364,20 @@ static int janitor_start(cl_fwd *f, int state)
 	if (pipe2(p, O_CLOEXEC) != 0)
 		return -1;
 	char *const argv[] = {"netmem", "cleanup", "--janitor", f->state, NULL};
+	/* The janitor starts with its stop signals blocked (a mask survives fork
+	 * and exec; a pending signal waits), and unblocks them once its handlers
+	 * are in: a SIGTERM that comes as soon as the rank says "up" makes it
+	 * undo, where the default action would kill it with the changes in place
+	 * (seen on a loaded host, tests/cli/test_clover_route_ns.sh). */
+	sigset_t stop, old;
+	sigemptyset(&stop);
+	sigaddset(&stop, SIGTERM);
+	sigaddset(&stop, SIGINT);
+	sigaddset(&stop, SIGHUP);
+	pthread_sigmask(SIG_BLOCK, &stop, &old);
 	pid_t pid = fork();
+	if (pid != 0)
+		pthread_sigmask(SIG_SETMASK, &old, NULL);
 	if (pid < 0) {
 		int e = errno;
 		close(p[0]);
@@ -976,6 +990,11 @@ static int janitor(const char *path)
 	if (fstat(3, &st) != 0 || !S_ISREG(st.st_mode))
 		nm_usage_error("cleanup --janitor: no state file is open on descriptor 3 (a job starts its janitor "
 			       "itself; to undo a killed one's changes, run netmem cleanup)");
+	/* test-only: hold here, before the handlers, as a loaded host may
+	 * (tests/cli/test_clover_route_ns.sh signals it during this) */
+	const char *late = getenv("NETMEM_TEST_JANITOR_LATE_MS");
+	if (late)
+		usleep((useconds_t)strtoul(late, NULL, 10) * 1000u);
 	struct sigaction sa = {.sa_handler = on_stop};   /* no SA_RESTART: read returns */
 	sigset_t set;
 	sigemptyset(&set);
@@ -984,7 +1003,7 @@ static int janitor(const char *path)
 		sigaction(sigs[i], &sa, NULL);
 		sigaddset(&set, sigs[i]);
 	}
-	sigprocmask(SIG_UNBLOCK, &set, NULL);   /* a rank may have had them blocked */
+	sigprocmask(SIG_UNBLOCK, &set, NULL);   /* janitor_start blocked them: one pending is taken now */
 	char buf[256];
 	while (!janitor_stop) {
 		ssize_t n = read(0, buf, sizeof buf);
