@@ -32,18 +32,25 @@ lane_start=$(date +%s)
 echo "== unit tests"
 tests/run-unit.sh "$@" >"$log" 2>&1; grep -v '^unit ' "$log" | grep -v '^[0-9]* passed' ; tally unit "$log"
 
-# The VM lanes run as two streams beside the host's command-line tests: a
-# guest under TCG keeps about 1.1 of the host's cores busy (process starts,
-# MPI's wire-up and the tests' own waits leave the rest idle), so the
-# integration lane in one guest and the NUMA, ODP and cluster lanes in
-# others, one after another, fill both cores. Each lane writes its own log;
-# its progress lines are shown as they come, prefixed with the lane's name,
-# and its total is added up below in a fixed order.
+# The VM lanes run in two phases. First the correctness lane (the lock and
+# kv files, tests/integration/correctness/run.sh) in a guest of two vCPUs,
+# beside nothing but the host's command-line tests, which mostly wait for
+# mpirun: its ranks must really run at once, and with another guest beside
+# it a vCPU the host deschedules while its thread holds a lock leaves the
+# other spinning for the host's time slice (its files took two to four
+# times as long, test_txn 187 s against 47 s alone). Then two streams:
+# the integration lane, then ODP, in guests of one vCPU; the NUMA lane (two
+# nodes, two vCPUs), then the cluster lane (two guests of one vCPU). Each
+# lane writes its own log; its progress lines are shown as they come,
+# prefixed with the lane's name, and its total is added up below in a
+# fixed order.
 # vm_lane NAME CMD...: one VM lane into $vmlogs/NAME, its time in NAME.time
 vm_lane() {
 	name=$1; shift
 	s=$(date +%s)
-	"$@" 2>&1 | tee "$vmlogs/$name" |
+	# NETMEM_TEST_PROFILE (tests/lib.sh's nm_run): a file per lane, as
+	# guests side by side would interleave their appends over 9p
+	NETMEM_TEST_PROFILE=${NETMEM_TEST_PROFILE:+$NETMEM_TEST_PROFILE.$name} "$@" 2>&1 | tee "$vmlogs/$name" |
 		grep --line-buffered -E '^(not ok|# .* s\)$|integration:|[0-9]+ passed)|netmem-(vm|cluster)|^cluster:' |
 		sed -u "s/^/[$name] /"
 	echo $(( $(date +%s) - s )) >"$vmlogs/$name.time"
@@ -55,7 +62,7 @@ else
 	# run_all.sh at check scale, split over the VMs below (tests/integration/test_run_all.sh)
 	NETMEM_CHECK_RUN=$(mktemp -d); export NETMEM_CHECK_RUN
 	# Generous limits: the VM runs under emulation; a loaded host is slower.
-	echo "== VM lanes started: integration (Soft-RoCE), then cluster (two Soft-RoCE hosts joined by a link); correctness (locks and kv, two vCPUs), then NUMA (two NUMA nodes), then ODP (CoRM's remap; a newer Debian kernel)"
+	echo "== VM lanes: correctness (locks and kv, two vCPUs) beside the command-line tests; then integration (Soft-RoCE), then ODP (CoRM's remap; a newer Debian kernel), beside NUMA (two NUMA nodes), then cluster (two Soft-RoCE hosts joined by a link)"
 	# Lanes on the host's own verbs (a device, or Soft-RoCE the host can add)
 	# would share it, and the first to end removes an added one: one at a time
 	# there, as with NETMEM_CHECK_SERIAL=1.
@@ -65,45 +72,37 @@ else
 		serial=1
 	fi
 	# Side by side, each guest gets one vCPU (the NUMA lane's two nodes need
-	# two): with two per guest, four vCPUs share two cores, and a rank that
-	# waits for one whose vCPU the host has descheduled spins for the host's
-	# time slice; with one, the guest's own scheduler hands the CPU over
-	# (measured: the same six test files in two guests side by side took
-	# 364 s with two vCPUs each, 215 s with one).
+	# two, the correctness lane runs alone with two): with two per guest, four
+	# vCPUs share two cores, and a rank that waits for one whose vCPU the host
+	# has descheduled spins for the host's time slice; with one, the guest's
+	# own scheduler hands the CPU over (measured: the same six test files in
+	# two guests side by side took 364 s with two vCPUs each, 215 s with one).
 	[ "$serial" = 1 ] || { NETMEM_VM_SMP=${NETMEM_VM_SMP:-1}; export NETMEM_VM_SMP; }
-	# The lock and kv files run in a guest of two vCPUs of their own (the
-	# correctness lane, tests/integration/correctness/run.sh); the others here.
 	plain=$(ls tests/integration/test_*.sh | grep -vxF "$(tests/integration/correctness/run.sh --list)")
-	# Everything but the correctness lane runs at a lower priority ($low):
-	# that guest's locks spin on two vCPUs, and a vCPU the host deschedules
-	# while it holds a lock leaves the other spinning for the host's time
-	# slice. Beside the other lanes at equal priority, its files took four
-	# times as long as alone (test_txn: 201 s against 47 s) and the make
-	# check about 28 minutes; given the CPU first, it keeps close to its
-	# time alone, and the others take what it leaves.
-	low="nice -n ${NETMEM_CHECK_NICE:-5}"
-	{
-		# shellcheck disable=SC2086
-		vm_lane integration $low tests/vm/softroce-run --timeout 3600 -- tests/integration/run-all.sh $plain
-		NETMEM_VM_TIMEOUT=1200 vm_lane cluster $low tests/integration/cluster/run.sh
-	} &
-	vm_a=$!
-	[ "$serial" = 0 ] || wait "$vm_a"
-	{
-		NETMEM_VM_TIMEOUT=1500 vm_lane correctness tests/integration/correctness/run.sh
-		NETMEM_VM_TIMEOUT=1800 vm_lane numa $low tests/integration/numa/run.sh
-		NETMEM_VM_TIMEOUT=1200 vm_lane odp $low tests/integration/odp/run.sh
-	} &
-	vm_b=$!
+	NETMEM_VM_TIMEOUT=1500 vm_lane correctness tests/integration/correctness/run.sh &
+	vm_c=$!
 fi
 
 for t in tests/cli/test_*.sh; do
 	lane_start=$(date +%s)
 	echo "== command-line tests: $t"
-	${low:-} sh "$t" >"$log" 2>&1; grep '^not ok' "$log"; tally "$(basename "$t" .sh)" "$log"
+	sh "$t" >"$log" 2>&1; grep '^not ok' "$log"; tally "$(basename "$t" .sh)" "$log"
 done
 
 if [ "${NETMEM_SKIP_VM:-0}" != 1 ]; then
+	wait "$vm_c"
+	{
+		# shellcheck disable=SC2086
+		vm_lane integration tests/vm/softroce-run --timeout 3600 -- tests/integration/run-all.sh $plain
+		NETMEM_VM_TIMEOUT=1200 vm_lane odp tests/integration/odp/run.sh
+	} &
+	vm_a=$!
+	[ "$serial" = 0 ] || wait "$vm_a"
+	{
+		NETMEM_VM_TIMEOUT=1800 vm_lane numa tests/integration/numa/run.sh
+		NETMEM_VM_TIMEOUT=1200 vm_lane cluster tests/integration/cluster/run.sh
+	} &
+	vm_b=$!
 	wait "$vm_a" "$vm_b"
 	for lane in integration correctness numa odp; do
 		lane_start=$(( $(date +%s) - $(cat "$vmlogs/$lane.time" 2>/dev/null || echo 0) ))
@@ -114,7 +113,8 @@ if [ "${NETMEM_SKIP_VM:-0}" != 1 ]; then
 	tests/run-all-check.sh "$NETMEM_CHECK_RUN" >"$log" 2>&1; grep '^not ok' "$log"
 	tally run_all "$log"
 	# kept for a look when something failed
-	if grep -q '^not ok' "$log"; then echo "== kept $NETMEM_CHECK_RUN"; else rm -rf "$NETMEM_CHECK_RUN"; fi
+	# (NETMEM_CHECK_KEEP_RUN=1 keeps it anyway: its documents time every config)
+	if grep -q '^not ok' "$log" || [ "${NETMEM_CHECK_KEEP_RUN:-0}" = 1 ]; then echo "== kept $NETMEM_CHECK_RUN"; else rm -rf "$NETMEM_CHECK_RUN"; fi
 	lane_start=$(( $(date +%s) - $(cat "$vmlogs/cluster.time" 2>/dev/null || echo 0) ))
 	tally cluster "$vmlogs/cluster"
 	# a failed lane's log in full: its "not ok" lines were shown, the why is here

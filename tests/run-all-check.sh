@@ -29,6 +29,14 @@ for n in $(nm_docs configs/check/*.json); do
 	fi
 done
 
+# LOCO Fig. 4b (2 nodes of 2 ranks, 1 and 2 workers each, ticket vs mpi):
+# workers = nodes x threads in both styles, one table series per lock.
+check "loco-fig4b: workers = nodes x threads in both styles" jq -e \
+	'(.points | length) >= 4 and all(.points[]; .effective.workers == .params.nodes * .params.threads)' "$run/loco-fig4b.json"
+check "loco-fig4b: netmem table gives ticket and mpi series" sh -c "bin/netmem table $run/loco-fig4b.json --x threads \
+	--y txns_per_sec --series lock --where nodes=2 >$run/t4b && [ \$(grep -c '^threads ' $run/t4b) = 2 ] &&
+	grep -qx 'threads ticket' $run/t4b && grep -qx 'threads mpi' $run/t4b"
+
 # CoRM Figs. 15 and 16 ran the paper's mechanisms, not a neighbour of them:
 # the collection asked the workers through their mailboxes; under thread
 # messaging no worker scanned a block, under block scan none sent a message;

@@ -4,21 +4,26 @@
 # counts the failures of each check. A check that fails even once rests on
 # luck: it must force what it asserts, or not assert it (tests/README.md).
 #
-#   tests/bench/flake-hunt.sh [--n N] [--smp V] [--no-load] [--out DIR] [--timeout SEC] [FILE...]
+#   tests/bench/flake-hunt.sh [--n N] [--smp V] [--no-load] [--out DIR] [--timeout SEC]
+#                             [--kernel K] [--more DIR] [FILE...]
 #
 # FILE: integration test files (default: the lock, kv, Clover and CoRM
 # files: test_alock, test_lock, test_ticket_mpi, test_txn, test_kv,
 # test_clover, test_corm). --smp: the guest's vCPUs (default: make check's
 # for that lane, 2 for the lock and kv files, see tests/README.md; 1
-# otherwise). --no-load: no busy loop.
+# otherwise). --no-load: no busy loop. --kernel: the guest's kernel
+# (softroce-run's; trixie-backports has the ODP CoRM's remap needs, so that
+# test_corm runs all its checks). --more DIR: N more rounds into an earlier
+# hunt's DIR (same files), numbered after its last; the table counts all of
+# its rounds (a hunt of 20 rounds can be run in parts).
 #
 # Output: DIR/flake-hunt-<UTC stamp>/ with each run's log (runK-FILE.log)
 # and table.txt: one line per check that failed at least once (failures out
 # of N), then the totals. DIR defaults to results/bench.
 set -u
 cd "$(dirname "$0")/../.." || exit 1
-out=results/bench n=20 smp="" load=1 timeout=""
-files=()
+out=results/bench n=20 smp="" load=1 timeout="" more=""
+files=() vmflags=()
 while [ $# -gt 0 ]; do
 	case "$1" in
 	--n) n=$2; shift 2 ;;
@@ -26,7 +31,9 @@ while [ $# -gt 0 ]; do
 	--no-load) load=0; shift ;;
 	--out) out=$2; shift 2 ;;
 	--timeout) timeout=$2; shift 2 ;;
-	-h|--help) sed -n '2,17p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+	--kernel) vmflags=(--kernel "$2"); shift 2 ;;
+	--more) more=$2; shift 2 ;;
+	-h|--help) sed -n '2,23p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
 	-*) echo "flake-hunt.sh: unknown option '$1' (see --help)" >&2; exit 2 ;;
 	*) files+=("$1"); shift ;;
 	esac
@@ -41,15 +48,23 @@ for f in "${files[@]}"; do
 done
 [ -n "$smp" ] || smp=${NETMEM_CORRECTNESS_SMP:-2}
 [ -n "$timeout" ] || timeout=$((n * 1800))
+[ -z "$more" ] || [ -f "$more/table.txt" ] || { echo "flake-hunt.sh: --more: '$more' holds no earlier hunt (no table.txt)" >&2; exit 2; }
 . tests/bench/lib.sh
 bench_setup flake-hunt "$out"
+first=1
+if [ -n "$more" ]; then
+	rmdir "$dir"
+	dir=$more
+	last=$(ls "$dir" | sed -n 's/^run\([0-9]*\)-.*/\1/p' | sort -n | tail -1)
+	first=$(( ${last:-0} + 1 ))
+fi
 {
 	echo 'set -u'
-	printf 'for k in $(seq 1 %d); do\n' "$n"
+	printf 'for k in $(seq %d %d); do\n' "$first" "$((first + n - 1))"
 	for f in "${files[@]}"; do
 		printf '\tsh %q >"%s/run$k-%s.log" 2>&1\n' "$f" "$dir" "$(basename "$f" .sh)"
 	done
-	printf '\techo "flake-hunt: round $k of %d done"\n' "$n"
+	printf '\techo "flake-hunt: round $k of %d done"\n' "$((first + n - 1))"
 	echo 'done'
 	echo 'exit 0'
 } >"$inner"
@@ -60,10 +75,14 @@ if [ "$load" = 1 ]; then
 	trap 'kill "$busy" 2>/dev/null; rm -f "$inner"' EXIT
 fi
 start=$(date +%s)
-NETMEM_VM_SMP=$smp bench_run flake-hunt.sh 0 "$timeout"
+NETMEM_VM_SMP=$smp bench_run flake-hunt.sh 0 "$timeout" "${vmflags[@]}"
 secs=$(( $(date +%s) - start ))
+# the earlier parts' lines, read before tee truncates the table
+parts=""
+[ -z "$more" ] || parts=$(sed -n 's/^\(flake hunt\|  part\): /  part: /p' "$dir/table.txt")
 {
-	echo "flake hunt: ${#files[@]} file(s) x $n round(s), guest of $smp vCPU(s), $([ "$load" = 1 ] && echo "beside a busy loop" || echo "no load"), $secs s"
+	[ -z "$parts" ] || echo "$parts"
+	echo "flake hunt: ${#files[@]} file(s) x rounds $first to $((first + n - 1)), guest of $smp vCPU(s)${vmflags[1]:+, kernel ${vmflags[1]}}, $([ "$load" = 1 ] && echo "beside a busy loop" || echo "no load"), $secs s"
 	for f in "${files[@]}"; do
 		b=$(basename "$f" .sh)
 		runs=$(ls "$dir"/run*-"$b".log 2>/dev/null | wc -l)

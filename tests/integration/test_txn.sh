@@ -4,7 +4,7 @@
 # threads) and MPI style (two ranks per node), nodes emulated as pairs of
 # ranks on the VM's one host. Every point must conserve the bank; injected
 # faults (a lost credit, a torn word) must make points invalid and the run
-# fail; the Fig. 4b config runs and tabulates; bad placement exits 2.
+# fail; bad placement exits 2.
 cd "$(dirname "$0")/../.." || exit 1
 . tests/lib.sh
 nm_setup txn
@@ -40,17 +40,9 @@ nm_run torn 6 $EMU --lock alock -A 100 -n 10 --warmup 1 --inject torn
 check "--inject torn: exit 1" [ "$(nm_rc torn)" = 1 ]
 check "--inject torn: the point invalid, one torn word found and named" nm_jq torn '(.points | length) == 1 and (.points[0] | (.valid | not) and .checks.balances.torn_words == 1 and (.checks.balances.first_torn_account | type) == "number")'
 
-# 4. LOCO Fig. 4b's config, at check scale (the quick one's 6 ranks and 8
-#    points took minutes in the VM; run_all.sh's check-scale run in the same
-#    lane runs it as well): 2 nodes of 2 ranks, 1 and 2 workers, ticket vs
-#    mpi; workers = nodes x threads in both styles, one table series per lock
-$MPI -np 4 $N run configs/check/loco-fig4b.json --duration 0 -n 20 --warmup 2 --reps 1 $Q \
-	--output "$tmp/fig4b.json" >"$tmp/fig4b.out" 2>"$tmp/fig4b.err"; echo $? >"$tmp/fig4b.rc"
-check "Fig. 4b config, 4 ranks: exit 0" [ "$(nm_rc fig4b)" = 0 ]
-check "Fig. 4b: 4 points (2 locks x 2 workers), all valid" nm_jq fig4b '(.points | length) == 4 and all(.points[]; .valid)'
-check "Fig. 4b: workers = nodes x threads in both styles" nm_jq fig4b 'all(.points[]; .effective.workers == .params.nodes * .params.threads)'
-check "Fig. 4b: netmem table gives ticket and mpi series" sh -c "$N table $tmp/fig4b.json --x threads --y txns_per_sec --series lock --where nodes=2 >$tmp/t4b &&
-	[ \$(grep -c '^threads ' $tmp/t4b) = 2 ] && grep -qx 'threads ticket' $tmp/t4b && grep -qx 'threads mpi' $tmp/t4b"
+# 4. LOCO Fig. 4b's config runs at check scale in run_all.sh's run of make
+#    check (tests/integration/test_run_all.sh); tests/run-all-check.sh checks
+#    its workers and its table on that document.
 # bad placement (more nodes than the ranks hold, too many MPI workers) is
 # found before any device is opened: tests/cli/test_bad_input.sh
 t_summary
