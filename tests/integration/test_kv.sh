@@ -49,20 +49,6 @@ check "history: 3 points x (a header + 6 threads x 65 operations), one JSON obje
 check "history: every point checked its own history (linearizable, point valid)" nm_jq hist '(.points | length) == 3 and all(.points[]; .valid and .checks.history.verdict == "linearizable")'
 echo "# the points' own history checks (states, seconds): $(jq -c '[.points[].checks.history | [.states, .check_s]]' "$tmp/hist.json" 2>/dev/null)"
 check "history: every write records what it wrote (its writer, a version from 1)" jq -se '[.[] | select((.op == "update" or .op == "insert") and .found)] | length > 0 and all(.[]; .writer == .rank * 256 + .thread and .version >= 1 and .value != "0x0000000000000000")' "$tmp/h.jsonl"
-# A resumed job continues the history file: the document without its last
-# point (a job stopped before it), --resume runs that point again and
-# appends its history to a copy of the file (3 headers before: 4 after; a
-# fresh start would leave 1). tests/unit/test_kv_history.c checks the file
-# handling alone.
-cp "$tmp/h.jsonl" "$tmp/hres.jsonl"
-jq 'del(.points[2])' "$tmp/hist.json" >"$tmp/hres.json"
-nm_run hres 3 -T 2 -K 16 --system loco,sherman,scythe -w mixed --dist zipfian -n 60 --warmup 5 -W 1 --history "$tmp/hres.jsonl" --resume
-if [ "$(nm_rc hres)" = 0 ] && [ "$(grep -c '"history":"netmem kv"' "$tmp/hres.jsonl")" = 4 ]; then
-	ok "history on --resume: appended, the earlier points' history kept"
-else
-	notok "history on --resume: appended, the earlier points' history kept ($(grep -c '"history":"netmem kv"' "$tmp/hres.jsonl") headers)"
-	nm_diag hres
-fi
 # One file per point (a header line starts each); each correct run's
 # history must be linearizable (kv-check exits 0 with one line); the
 # injected faults below must not be.
@@ -84,6 +70,21 @@ def tag: .[2:] as $h | reduce ($h[0:4], $h[4:8], $h[8:12], $h[12:16]) as $g (0; 
 [.[] | select(.op == "get" and .found)] | length > 0 and all(.[]; (.value[2:6] | hex) == (.key | tag))
 JQ
 check "history: every found get returns a value of its key's tag" jq -se -f "$tmp/tag.jq" "$tmp/h.jsonl"
+
+# A resumed job continues the history file: the document without its last
+# point (a job stopped before it), --resume runs that point again and
+# appends its history to the file (3 headers before: 4 after; a fresh start
+# would leave 1). The same --history path, as a resume must run the same
+# configuration (the file's other checks are done). tests/unit/test_kv_history.c
+# checks the file handling alone.
+jq 'del(.points[2])' "$tmp/hist.json" >"$tmp/hres.json"
+nm_run hres 3 -T 2 -K 16 --system loco,sherman,scythe -w mixed --dist zipfian -n 60 --warmup 5 -W 1 --history "$tmp/h.jsonl" --resume
+if [ "$(nm_rc hres)" = 0 ] && [ "$(grep -c '"history":"netmem kv"' "$tmp/h.jsonl")" = 4 ]; then
+	ok "history on --resume: appended, the earlier points' history kept"
+else
+	notok "history on --resume: appended, the earlier points' history kept ($(grep -c '"history":"netmem kv"' "$tmp/h.jsonl") headers)"
+	nm_diag hres
+fi
 
 # 5. the checks fire whatever the schedule: a write landing after its lock's
 #    release (the writer's own first look after returning sees either the
