@@ -12,10 +12,10 @@ EMU="--ranks-per-node 2 -N 3 -T 2"
 
 # 1. LOCO ticket lock vs MPI at 3 nodes x 2 workers, the paper's 341 locks
 #    per worker over 1000 accounts (one job, both styles)
-nm_run tm 6 $EMU --lock ticket,mpi -A 1000 -n 40 --warmup 4
+nm_run tm 6 $EMU --lock ticket,mpi -A 1000 -n 20 --warmup 2
 check "ticket,mpi 3 nodes x 2 workers: exit 0" [ "$(nm_rc tm)" = 0 ]
 check "ticket,mpi: both points valid (sum, weighted sum, no torn word)" nm_jq tm '(.points | length) == 2 and all(.points[]; .valid and .checks.conservation.ok and .checks.transfers.weighted_sum_ok and .checks.balances.ok)'
-check "ticket,mpi: 6 workers x 44 transfers committed each, 40 of them measured" nm_jq tm 'all(.points[]; .checks.transfers.committed == 264 and .metrics.txns == 240)'
+check "ticket,mpi: 6 workers x 22 transfers committed each, 20 of them measured" nm_jq tm 'all(.points[]; .checks.transfers.committed == 132 and .metrics.txns == 120)'
 check "ticket: LOCO style, 3 ranks x 2 threads" nm_jq tm '.points[] | select(.params.lock == "ticket") | .effective | .style == "loco" and .ranks_taking_part == 3 and .workers == 6 and .nodes_emulated'
 check "mpi: one rank per worker, 6 ranks" nm_jq tm '.points[] | select(.params.lock == "mpi") | .effective | .style == "mpi" and .ranks_taking_part == 6 and .workers == 6'
 check "ticket,mpi: 1000 accounts get a lock each (at most one empty lock per home)" nm_jq tm 'all(.points[]; .effective.locks >= 1000 and .effective.locks - 1000 < .effective.ranks_taking_part and .effective.accounts_per_lock == 1)'
