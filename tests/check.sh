@@ -33,15 +33,15 @@ echo "== unit tests"
 tests/run-unit.sh "$@" >"$log" 2>&1; grep -v '^unit ' "$log" | grep -v '^[0-9]* passed' ; tally unit "$log"
 
 # The VM lanes run in two phases. First the correctness lane (the lock and
-# kv files, tests/integration/correctness/run.sh) alone, in a guest of two
-# vCPUs: its ranks must really run at once, and with another guest beside
+# kv files, tests/integration/correctness/run.sh) in a guest of two vCPUs,
+# beside nothing but the host's command-line tests, which mostly wait for
+# mpirun: its ranks must really run at once, and with another guest beside
 # it a vCPU the host deschedules while its thread holds a lock leaves the
 # other spinning for the host's time slice (its files took two to four
-# times as long, test_txn 187 s against 47 s alone; even the command-line
-# tests beside it made test_txn 98 s). Then two streams beside the
-# command-line tests: the integration lane, then the ODP lane, in guests of
-# one vCPU; the NUMA lane (two nodes, two vCPUs), then the cluster lane
-# (two guests of one vCPU). Each
+# times as long, test_txn 187 s against 47 s alone). The ODP lane (one
+# vCPU) starts when the command-line tests end. Then two streams: the
+# integration lane in a guest of one vCPU; the NUMA lane (two nodes, two
+# vCPUs), then the cluster lane (two guests of one vCPU). Each
 # lane writes its own log; its progress lines are shown as they come,
 # prefixed with the lane's name, and its total is added up below in a
 # fixed order.
@@ -63,7 +63,7 @@ else
 	# run_all.sh at check scale, split over the VMs below (tests/integration/test_run_all.sh)
 	NETMEM_CHECK_RUN=$(mktemp -d); export NETMEM_CHECK_RUN
 	# Generous limits: the VM runs under emulation; a loaded host is slower.
-	echo "== VM lanes: correctness (locks and kv, two vCPUs) alone; then integration (Soft-RoCE), then ODP (CoRM's remap; a newer Debian kernel), beside NUMA (two NUMA nodes), then cluster (two Soft-RoCE hosts joined by a link), beside the command-line tests"
+	echo "== VM lanes: correctness (locks and kv, two vCPUs) beside the command-line tests, then ODP (CoRM's remap; a newer Debian kernel); then integration (Soft-RoCE) beside NUMA (two NUMA nodes), then cluster (two Soft-RoCE hosts joined by a link)"
 	# Lanes on the host's own verbs (a device, or Soft-RoCE the host can add)
 	# would share it, and the first to end removes an added one: one at a time
 	# there, as with NETMEM_CHECK_SERIAL=1.
@@ -80,19 +80,8 @@ else
 	# two guests side by side took 364 s with two vCPUs each, 215 s with one).
 	[ "$serial" = 1 ] || { NETMEM_VM_SMP=${NETMEM_VM_SMP:-1}; export NETMEM_VM_SMP; }
 	plain=$(ls tests/integration/test_*.sh | grep -vxF "$(tests/integration/correctness/run.sh --list)")
-	NETMEM_VM_TIMEOUT=1500 vm_lane correctness tests/integration/correctness/run.sh
-	{
-		# shellcheck disable=SC2086
-		vm_lane integration tests/vm/softroce-run --timeout 3600 -- tests/integration/run-all.sh $plain
-		NETMEM_VM_TIMEOUT=1200 vm_lane odp tests/integration/odp/run.sh
-	} &
-	vm_a=$!
-	[ "$serial" = 0 ] || wait "$vm_a"
-	{
-		NETMEM_VM_TIMEOUT=1800 vm_lane numa tests/integration/numa/run.sh
-		NETMEM_VM_TIMEOUT=1200 vm_lane cluster tests/integration/cluster/run.sh
-	} &
-	vm_b=$!
+	NETMEM_VM_TIMEOUT=1500 vm_lane correctness tests/integration/correctness/run.sh &
+	vm_c=$!
 fi
 
 for t in tests/cli/test_*.sh; do
@@ -102,7 +91,23 @@ for t in tests/cli/test_*.sh; do
 done
 
 if [ "${NETMEM_SKIP_VM:-0}" != 1 ]; then
-	wait "$vm_a" "$vm_b"
+	# The ODP lane (one vCPU) starts as the command-line tests end, over the
+	# correctness lane's last minutes and the next phase's first.
+	[ "$serial" = 0 ] || wait "$vm_c"
+	NETMEM_VM_TIMEOUT=1200 vm_lane odp tests/integration/odp/run.sh &
+	vm_o=$!
+	[ "$serial" = 0 ] || wait "$vm_o"
+	wait "$vm_c"
+	# shellcheck disable=SC2086
+	vm_lane integration tests/vm/softroce-run --timeout 3600 -- tests/integration/run-all.sh $plain &
+	vm_a=$!
+	[ "$serial" = 0 ] || wait "$vm_a"
+	{
+		NETMEM_VM_TIMEOUT=1800 vm_lane numa tests/integration/numa/run.sh
+		NETMEM_VM_TIMEOUT=1200 vm_lane cluster tests/integration/cluster/run.sh
+	} &
+	vm_b=$!
+	wait "$vm_o" "$vm_a" "$vm_b"
 	for lane in integration correctness numa odp; do
 		lane_start=$(( $(date +%s) - $(cat "$vmlogs/$lane.time" 2>/dev/null || echo 0) ))
 		tally "$lane" "$vmlogs/$lane" "integration: "
