@@ -45,24 +45,6 @@ static int temp_files(void)
 	return dp ? n : -1;
 }
 
-static char *slurp(const char *path)
-{
-	static char buf[1 << 17];
-	FILE *f = fopen(path, "r");
-	if (!f)
-		return NULL;
-	size_t n = fread(buf, 1, sizeof buf - 1, f);
-	fclose(f);
-	buf[n] = 0;
-	return buf;
-}
-
-static bool holds(const char *path, const char *text)
-{
-	const char *t = slurp(path);
-	return t && !strcmp(t, text);
-}
-
 static void put(const char *path, const char *text)
 {
 	FILE *f = fopen(path, "w");
@@ -114,7 +96,7 @@ static void test_replace(void)
 	char path[512];
 	snprintf(path, sizeof path, "%s/doc.json", dir);
 	put(path, "old\n");
-	CHECK(nm_write_atomic(path, "new\n") == 0 && holds(path, "new\n") && temp_files() == 0,
+	CHECK(nm_write_atomic(path, "new\n") == 0 && tap_file_holds(path, "new\n") && temp_files() == 0,
 	      "a write replaces the file and leaves no temp file");
 
 	char *big = big_text(64 << 10);
@@ -124,7 +106,7 @@ static void test_replace(void)
 	int err = errno;
 	unlimit();
 	CHECK(rc == -1 && err == EFBIG, "a write past the file-size limit fails with EFBIG (%s)", strerror(err));
-	CHECK(holds(path, "new\n"), "the failed write left the old file whole");
+	CHECK(tap_file_holds(path, "new\n"), "the failed write left the old file whole");
 	CHECK(temp_files() == 0, "the failed write left no temp file");
 
 	/* A stream written piece by piece, as the report and the CSV are: the
@@ -139,11 +121,11 @@ static void test_replace(void)
 	err = errno;
 	unlimit();
 	CHECK(rc == -1 && err == EFBIG, "a stream's failed write fails its commit with EFBIG (%s)", strerror(err));
-	CHECK(holds(path, "new\n") && temp_files() == 0, "and leaves the old file whole and no temp file");
+	CHECK(tap_file_holds(path, "new\n") && temp_files() == 0, "and leaves the old file whole and no temp file");
 
 	CHECK(nm_atomic_open(&a, path) == 0 && fputs("dropped\n", a.f) >= 0, "a stream opened");
 	nm_atomic_abort(&a);
-	CHECK(holds(path, "new\n") && temp_files() == 0, "an aborted stream leaves the old file and no temp file");
+	CHECK(tap_file_holds(path, "new\n") && temp_files() == 0, "an aborted stream leaves the old file and no temp file");
 	free(big);
 }
 
@@ -167,13 +149,13 @@ static void test_pair(void)
 	int err = errno;
 	unlimit();
 	CHECK(rc == -1 && err == EFBIG, "the second file's failed write fails the pair (%s)", strerror(err));
-	CHECK(holds(md, "old md\n") && holds(html, "old html\n") && temp_files() == 0,
+	CHECK(tap_file_holds(md, "old md\n") && tap_file_holds(html, "old html\n") && temp_files() == 0,
 	      "neither file replaced (the first was written whole), no temp file");
 
 	CHECK(nm_atomic_open(&a, md) == 0 && nm_atomic_open(&b, html) == 0, "two streams opened again");
 	fputs("new md\n", a.f);
 	fputs("new html\n", b.f);
-	CHECK(nm_atomic_commit_all(both, 2) == 0 && holds(md, "new md\n") && holds(html, "new html\n") &&
+	CHECK(nm_atomic_commit_all(both, 2) == 0 && tap_file_holds(md, "new md\n") && tap_file_holds(html, "new html\n") &&
 	      temp_files() == 0, "both replaced when both are written");
 }
 
@@ -189,7 +171,7 @@ static void test_symlinks(void)
 	CHECK(symlink(victim, path) == 0, "a symlink planted at the target");
 	struct stat st;
 	CHECK(nm_write_atomic(path, "table\n") == 0 && lstat(path, &st) == 0 && S_ISREG(st.st_mode) &&
-	      holds(path, "table\n") && holds(victim, "root's file\n"),
+	      tap_file_holds(path, "table\n") && tap_file_holds(victim, "root's file\n"),
 	      "a symlink at the target is replaced by the file, not followed");
 	unlink(path);
 
@@ -199,7 +181,7 @@ static void test_symlinks(void)
 	CHECK(symlink(victim, link) == 0, "a symlink planted at the temp file's name");
 	int rc = nm_write_atomic(path, "table\n");
 	CHECK(forced == 2, "the planted name was the first drawn, and another was drawn (%d draws)", forced);
-	CHECK(rc == 0 && holds(path, "table\n") && holds(victim, "root's file\n"),
+	CHECK(rc == 0 && tap_file_holds(path, "table\n") && tap_file_holds(victim, "root's file\n"),
 	      "a symlink at the temp name is not followed: the victim is untouched, the file written");
 	CHECK(lstat(link, &st) == 0 && S_ISLNK(st.st_mode), "the planted link is left as it was");
 	unlink(link);
@@ -207,7 +189,7 @@ static void test_symlinks(void)
 	/* a dangling link there must not create its target (O_CREAT alone would) */
 	forced = 0;
 	CHECK(symlink(ghost, link) == 0, "a dangling symlink planted at the temp file's name");
-	CHECK(nm_write_atomic(path, "again\n") == 0 && holds(path, "again\n") && access(ghost, F_OK) != 0,
+	CHECK(nm_write_atomic(path, "again\n") == 0 && tap_file_holds(path, "again\n") && access(ghost, F_OK) != 0,
 	      "a dangling link at the temp name creates nothing through it");
 	unlink(link);
 	forced = -1;
@@ -226,14 +208,14 @@ static void test_append(void)
 	snprintf(path, sizeof path, "%s/history.jsonl", dir);
 	snprintf(victim, sizeof victim, "%s/victim2", dir);
 	CHECK(nm_append_durable(path, "{\"a\":1}\n") == 0 && nm_append_durable(path, "{\"a\":2}\n") == 0 &&
-	      holds(path, "{\"a\":1}\n{\"a\":2}\n"), "appends follow each other");
+	      tap_file_holds(path, "{\"a\":1}\n{\"a\":2}\n"), "appends follow each other");
 	char *big = big_text(64 << 10);
 	limit(size_of(path) + 100);
 	errno = 0;
 	int rc = nm_append_durable(path, big);
 	int err = errno;
 	unlimit();
-	CHECK(rc == -1 && err == EFBIG && holds(path, "{\"a\":1}\n{\"a\":2}\n"),
+	CHECK(rc == -1 && err == EFBIG && tap_file_holds(path, "{\"a\":1}\n{\"a\":2}\n"),
 	      "a failed append is cut back: the file is as before (%s)", strerror(err));
 
 	put(victim, "root's file\n");
@@ -241,7 +223,7 @@ static void test_append(void)
 	CHECK(symlink(victim, path) == 0, "a symlink planted at the appended file");
 	errno = 0;
 	rc = nm_append_durable(path, "x\n");
-	CHECK(rc == -1 && errno == ELOOP && holds(victim, "root's file\n"),
+	CHECK(rc == -1 && errno == ELOOP && tap_file_holds(victim, "root's file\n"),
 	      "an append to a symlink is refused (ELOOP) and its target untouched");
 	unlink(path);
 
@@ -264,7 +246,7 @@ static void test_append(void)
 	nm_journal_close(&j);
 	unlink(jpath);
 	CHECK(symlink(victim, jpath) == 0 && nm_journal_init(&j, jpath) == 0, "a symlink planted at the journal");
-	CHECK(nm_journal_append(&j, small) == -1 && holds(victim, "root's file\n"),
+	CHECK(nm_journal_append(&j, small) == -1 && tap_file_holds(victim, "root's file\n"),
 	      "a journal append does not follow it");
 	nm_journal_close(&j);
 	json_decref(small);
