@@ -1,7 +1,7 @@
 /* netmem clover's version pool for a --duration point that ran out
  * (workloads/clover/clover_pool.h): the rate it measured, the pool it asks
  * for, the bound of what the memory nodes can register, and the cases where
- * a second run cannot help. */
+ * another run cannot help or is not allowed. */
 #include "tap.h"
 #include "clover_pool.h"
 #include <math.h>
@@ -48,6 +48,18 @@ int main(void)
 	v = cl_pool_size(&r, &rate, &slots);
 	CHECK(v == CL_POOL_RESIZE && slots == 2000, "an estimate below the pool that ran out: twice the pool (%llu)",
 	      (unsigned long long)slots);
+
+	/* A host faster in the second run than the first predicted: sized
+	 * again from the second run's rate, then no more. */
+	r = fast();
+	r.resized = 1;
+	v = cl_pool_size(&r, &rate, &slots);
+	CHECK(v == CL_POOL_RESIZE && slots > r.slots, "run out once more after a resize: sized again (%llu)",
+	      (unsigned long long)slots);
+	r.resized = CL_POOL_RESIZES;
+	v = cl_pool_size(&r, &rate, &slots);
+	CHECK(v == CL_POOL_NO_MORE && slots == r.slots && fabs(rate - 200000) < 1e-6,
+	      "sized again %d times already: no more runs, the rate still measured", CL_POOL_RESIZES);
 
 	r = fast();
 	r.duration = 1e9;

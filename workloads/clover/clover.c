@@ -392,7 +392,9 @@ static json_t *cl_effective(const cl_job *j, const nm_ctx *ctx)
 /* What the last run of a point did with its pool, for its result. */
 typedef struct cl_pool_note {
 	uint64_t first_slots;      /* the pool of the first run */
-	double rate;               /* writes per second per client thread before it ran out; 0: no resize */
+	double rate;               /* writes per second per client thread before it ran out (the last run's); 0: no resize */
+	unsigned resized;          /* how many times the point was sized again */
+	cl_pool_verdict last;      /* the last run-out's verdict */
 	uint64_t cap;              /* the most slots per thread the memory nodes can register */
 } cl_pool_note;
 
@@ -422,13 +424,20 @@ static uint64_t cl_pool_again(const cl_job *j, const nm_measure *ms, cl_pool_not
 	const uint64_t *c = ms->total_c;
 	cl_pool_run run = {.slots = j->cp->slots, .acked = c[CL_C_X_ACKED], .us = c[CL_C_X_US],
 			   .duration = j->ctx->base.measure.duration, .warmup = j->ctx->base.measure.warmup,
-			   .batch = CL_MS_BATCH, .cap = note->cap};
+			   .batch = CL_MS_BATCH, .cap = note->cap, .resized = note->resized};
 	uint64_t slots;
-	cl_pool_verdict v = cl_pool_size(&run, &note->rate, &slots);
-	if (j->rank == 0 && v == CL_POOL_RESIZE)
+	double rate;
+	cl_pool_verdict v = cl_pool_size(&run, &rate, &slots);
+	note->last = v;
+	if (rate > 0)
+		note->rate = rate;
+	if (v != CL_POOL_RESIZE)
+		return 0;
+	note->resized++;
+	if (j->rank == 0)
 		nm_note("clover: the version pool (%" PRIu64 " slots per client thread) ran out at %.0f writes/s per "
-			"thread: the point runs again with %" PRIu64 " slots", run.slots, note->rate, slots);
-	return v == CL_POOL_RESIZE ? slots : 0;
+			"thread: the point runs again with %" PRIu64 " slots", run.slots, rate, slots);
+	return slots;
 }
 
 /* Rank 0, the point's last run: its result, and one line when its pool ran out. */
@@ -441,9 +450,10 @@ static void cl_result(cl_job *j, nm_measure *ms, const cl_path_stats *pst, uint6
 	if (j->cp->resolve != CL_RESOLVE_NONE)
 		json_object_set_new(metrics, "path", cl_path_metrics(j, pst));
 	json_t *eff = cl_effective(j, j->ctx);
-	json_object_set_new(eff, "pool", json_pack("{s:I, s:I, s:f, s:I}", "first_slots", (json_int_t)note->first_slots,
+	json_object_set_new(eff, "pool", json_pack("{s:I, s:I, s:f, s:I, s:i}", "first_slots", (json_int_t)note->first_slots,
 						   "slots", (json_int_t)j->cp->slots, "measured_writes_per_s_per_thread",
-						   note->rate, "register_cap_slots", (json_int_t)note->cap));
+						   note->rate, "register_cap_slots", (json_int_t)note->cap, "resized",
+						   (int)note->resized));
 	json_object_set_new(out, "valid", json_boolean(valid));
 	json_object_set_new(out, "checks", checks);
 	json_object_set_new(out, "metrics", metrics);
@@ -452,9 +462,10 @@ static void cl_result(cl_job *j, nm_measure *ms, const cl_path_stats *pst, uint6
 	if (lost)
 		nm_note("clover: the version pool (%" PRIu64 " slots per client thread per memory node) ran out: %" PRIu64
 			" update(s) left unwritten, the point is invalid (%s)", j->cp->slots, lost,
-			j->ctx->base.measure.duration > 0 && note->rate > 0 ? "sized again from its rate, it still ran out"
-			: j->ctx->base.measure.duration > 0 ? "the memory nodes cannot register a larger pool"
-							     : "raise --slots");
+			j->ctx->base.measure.duration <= 0 ? "raise --slots"
+			: note->last == CL_POOL_NO_MORE ? "sized again from its rate twice, it still ran out"
+			: note->last == CL_POOL_AT_CAP ? "the memory nodes cannot register a larger pool"
+						       : "no write was acknowledged before it ran out");
 }
 
 /* Rank `rank`'s job of a point in a job of N ranks: rank 0 the metadata
@@ -492,6 +503,7 @@ static uint64_t cl_run_once(nm_ctx *ctx, const cl_point *cp, cl_pool_note *note,
 	int T = ctx->base.threads;
 	cl_job j = cl_job_of(cp, &ctx->base, ctx->rank, ctx->nranks);
 	j.ctx = ctx;
+	j.first_alone = getenv("NETMEM_TEST_CLOVER_FIRST_ALONE") != NULL;   /* test-only (clover.h) */
 	bool client = is_client(&j, j.rank);
 	/* gets and updates timed apart (kv_done), in metrics.lat_by_op */
 	static const nm_measure_def def = {"ops", cl_counters, CL_C_N, kv_op_names, KV_NOPS};
@@ -533,7 +545,7 @@ static uint64_t cl_run_once(nm_ctx *ctx, const cl_point *cp, cl_pool_note *note,
 	nm_measure_gather(ms);
 	note->cap = cl_pool_cap(&j);
 	uint64_t again = 0;
-	if (ctx->base.measure.duration > 0 && ms->total_c[CL_C_EXHAUSTED] && note->rate == 0)
+	if (ctx->base.measure.duration > 0 && ms->total_c[CL_C_EXHAUSTED])
 		again = cl_pool_again(&j, ms, note);
 	json_t *rtt = cl_rtt_json(&j);
 	if (ctx->rank == 0 && !again)

@@ -59,6 +59,13 @@ typedef struct cl_job {
 	nm_mesh mesh;
 	size_t slot_bytes, part_bytes, scratch_per_op;
 	nm_hist *rtt;                 /* [T]: round trips per measured operation */
+	/* test-only (NETMEM_TEST_CLOVER_FIRST_ALONE): thread 0 of each client
+	 * rank finishes its first operation before the rank's other threads
+	 * start, so that the packet path learns the key's tail from a CAS that
+	 * was alone and every later writer's first CAS is on a stale tail, in
+	 * every schedule (tests/integration/cluster/clover_path.sh) */
+	bool first_alone;
+	_Atomic int first_done;
 } cl_job;
 
 /* Ranks: 0 the metadata server, then the clients, then the memory nodes,

@@ -9,6 +9,8 @@ cl_pool_verdict cl_pool_size(const cl_pool_run *r, double *rate, uint64_t *slots
 	if (r->acked == 0 || r->us == 0)
 		return CL_POOL_NO_RATE;
 	*rate = (double)r->acked / ((double)r->us * 1e-6);
+	if (r->resized >= CL_POOL_RESIZES)
+		return CL_POOL_NO_MORE;
 	/* Every warm-up operation may be a write; then the timed run's writes. */
 	double need = ceil(*rate * r->duration * CL_POOL_MARGIN) + (double)r->warmup + (double)r->batch;
 	/* A pool that ran out was too small whatever the estimate says (a rate

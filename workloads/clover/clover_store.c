@@ -65,7 +65,10 @@
 #include "boot.h"
 #include "clock.h"
 #include "log.h"
+#include "stall.h"
 #include <inttypes.h>
+#include <sched.h>
+#include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -146,6 +149,23 @@ static void cl_finish(cl_thr *t, cl_op *o, const uint64_t *val)
 	if (m->measuring)
 		nm_hist_add(&t->j->rtt[t->t], o->rtts);
 	kv_win_finish(&t->win, &o->w, val);
+	if (t->j->first_alone && t->t == 0)
+		atomic_store(&t->j->first_done, 1);
+}
+
+/* NETMEM_TEST_CLOVER_FIRST_ALONE: the rank's threads but the first wait
+ * here until its first operation is done (clover.h). */
+static void wait_first_alone(cl_thr *t)
+{
+	nm_wait w;
+	nm_wait_start(&w, (double)nm_now_ns() / 1e9, t->j->timeout, 0);
+	while (!atomic_load(&t->j->first_done)) {
+		double now = (double)nm_now_ns() / 1e9;
+		if (nm_wait_expired(&w, now, 0))
+			nm_stalled("thread 0's first operation (NETMEM_TEST_CLOVER_FIRST_ALONE)", now - w.t0,
+				   "rank %d thread %d waits for it to start its own", t->j->rank, t->t);
+		sched_yield();
+	}
 }
 
 static void read_post(cl_thr *t, cl_op *o, cl_state s, void *dst, uint32_t len)
@@ -374,6 +394,8 @@ void cl_thr_setup(nm_worker *w)
 void cl_thr_body(nm_worker *w)
 {
 	cl_thr *t = w->arg;
+	if (t->j->first_alone && t->t > 0)
+		wait_first_alone(t);
 	kv_win_body(&t->win);
 	cl_ms_bye(kv_win_conn(&t->win, 0), t->j->mesh.cq[t->t], t->msg, t->win.lkey, t->j->timeout);
 	kv_win_free(&t->win);
