@@ -267,6 +267,14 @@ static char *check_summary(nm_rundoc *d)
 		free(p);
 	}
 	json_object_clear(seen);
+	json_array_foreach(summary, i, e) { /* duplicates first: no entry of theirs can be chosen */
+		char *p = canon(json_object_get(e, "params"));
+		if (!why && p && json_object_get(seen, p))
+			why = whyf("duplicate parameters %s in its summary", p);
+		if (p)
+			json_object_set_new(seen, p, json_true());
+		free(p);
+	}
 	json_array_foreach(summary, i, e) {
 		if (why)
 			break;
@@ -274,14 +282,10 @@ static char *check_summary(nm_rundoc *d)
 		const json_t *r = p ? json_object_get(index, p) : NULL;
 		if (!p)
 			why = whyf("a summary entry without params");
-		else if (json_object_get(seen, p))
-			why = whyf("duplicate parameters %s in its summary", p);
 		else if (!r)
 			why = whyf("summary entry %s has no points", p);
 		else
 			why = entry_differs(e, json_array_get(d->entries, (size_t)json_integer_value(r)), p);
-		if (p)
-			json_object_set_new(seen, p, json_true());
 		free(p);
 	}
 	json_array_foreach(d->entries, i, e) {
