@@ -140,6 +140,30 @@ bool nm_rundoc_rank_is(const nm_rundoc *d, const json_t *run, long rank, const c
 	return false;
 }
 
+bool nm_rundoc_nics_differ(const nm_rundoc *d, char *buf, size_t len)
+{
+	static const char *const identity[] = {"device", "vendor_part_id", "fw_ver"};
+	const json_t *runs = json_object_get(json_object_get(d->doc, "meta"), "runs");
+	const json_t *first = json_array_get(runs, 0);
+	for (size_t r = 1; r < json_array_size(runs); r++) {
+		const json_t *ranks = json_object_get(json_array_get(runs, r), "ranks");
+		for (size_t i = 0; i < json_array_size(ranks); i++)
+			for (size_t k = 0; k < sizeof identity / sizeof identity[0]; k++) {
+				const json_t *a = json_object_get(json_object_get(json_array_get(json_object_get(first, "ranks"), i), "nic"), identity[k]);
+				const json_t *b = json_object_get(json_object_get(json_array_get(ranks, i), "nic"), identity[k]);
+				if ((a || b) && !(a && b && nm_json_same_value(a, b))) {
+					char *sa = json_dumps(a, JSON_ENCODE_ANY), *sb = json_dumps(b, JSON_ENCODE_ANY);
+					snprintf(buf, len, "its runs were on different NICs: rank %zu's %s was %s in run 1, %s in run %zu",
+						 i, identity[k], sa ? sa : "absent", sb ? sb : "absent", r + 1);
+					free(sa);
+					free(sb);
+					return true;
+				}
+			}
+	}
+	return false;
+}
+
 /* ---- what a document says about itself, checked ---- */
 
 static char *canon(const json_t *params)
@@ -168,6 +192,16 @@ static bool same_number(const json_t *a, const json_t *b)
 	return x == y || fabs(x - y) <= 1e-9 * fmax(fabs(x), fabs(y));
 }
 
+/* A geometric mean as a message shows it. */
+static const char *shown(const json_t *v, char *buf, size_t len)
+{
+	if (json_is_number(v))
+		snprintf(buf, len, "%.6g", json_number_value(v));
+	else
+		snprintf(buf, len, "%s", !v ? "nothing" : json_is_null(v) ? "null" : "not a number");
+	return buf;
+}
+
 /* The summary entry against the one its points give: NULL, or why not. */
 static char *entry_differs(const json_t *e, const json_t *r, const char *p)
 {
@@ -183,12 +217,9 @@ static char *entry_differs(const json_t *e, const json_t *r, const char *p)
 			    json_number_value(json_object_get(e, "reps")), json_number_value(json_object_get(r, "reps")));
 	json_object_foreach((json_t *)ge, key, v)
 		if (!same_number(v, json_object_get(gr, key))) {
-			char *a = json_dumps(v, JSON_ENCODE_ANY), *b = json_dumps(json_object_get(gr, key), JSON_ENCODE_ANY);
-			char *w = whyf("summary entry %s says %s = %s, its points give %s", p, key, a ? a : "?",
-				       b ? b : "absent");
-			free(a);
-			free(b);
-			return w;
+			char a[32], b[32];
+			return whyf("summary entry %s says %s = %s, its points give %s", p, key, shown(v, a, sizeof a),
+				    shown(json_object_get(gr, key), b, sizeof b));
 		}
 	json_object_foreach((json_t *)gr, key, v)
 		if (!json_object_get(ge, key))

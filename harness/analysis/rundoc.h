@@ -77,6 +77,9 @@ bool nm_experiment_simulated(const char *experiment);
 /* Does rank `rank` of a run of the document play `role` ("server": the
  * ranks whose memory the experiment serves; "every": all)? */
 bool nm_rundoc_rank_is(const nm_rundoc *d, const json_t *run, long rank, const char *role);
+/* Were the document's runs on different NICs (a rank's device, part or
+ * firmware changed from one run to another)? Why into buf. */
+bool nm_rundoc_nics_differ(const nm_rundoc *d, char *buf, size_t len);
 /* Is there a known server rank for the experiment? */
 bool nm_experiment_has_server(const char *experiment);
 /* A NIC record's part: "ConnectX-5", "Soft-RoCE (rxe)", "part 4242". */
