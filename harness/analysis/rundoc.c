@@ -355,9 +355,10 @@ static bool command_config(const char *cmd, char *buf, size_t len)
 
 /* The spec a config of the suite decodes to (its options, the run options
  * taken out), or NULL when the config is not there or does not decode. */
-static json_t *config_spec(const char *path, const char *experiment)
+static json_t *config_spec(const char *path, const char *experiment, json_t **params_out)
 {
 	json_t *cfg = json_load_file(path, 0, NULL);
+	*params_out = json_incref(json_object_get(cfg, "params"));
 	const nm_experiment *e = nm_experiment_find(json_string_value(json_object_get(cfg, "experiment")));
 	json_t *spec = NULL;
 	if (e && !e->tool_main && experiment && !strcmp(e->name, experiment)) {
@@ -369,20 +370,22 @@ static json_t *config_spec(const char *path, const char *experiment)
 		json_decref(copy);
 		if (spec)
 			json_decref(nm_opt_take_run(tables, spec));
-	} else if (cfg)
-		spec = json_pack("{s:s?}", "experiment", json_string_value(json_object_get(cfg, "experiment")));
+	} else if (e && experiment && strcmp(e->name, experiment))
+		spec = json_pack("{s:s}", "experiment", e->name); /* another experiment's config */
 	json_decref(cfg);
 	return spec;
 }
 
-/* A key whose value the document's spec and a config's give differently. */
-static const char *spec_differs(const json_t *doc_spec, const json_t *cfg_spec)
+/* A key the config sets whose value the document's spec and the config's
+ * decoded spec give differently (the options the config leaves at their
+ * defaults are not compared: a default may change between versions). */
+static const char *spec_differs(const json_t *doc_spec, const json_t *cfg_spec, const json_t *cfg_params)
 {
 	const char *key;
 	json_t *v;
-	json_object_foreach((json_t *)cfg_spec, key, v) {
-		const json_t *mine = json_object_get(doc_spec, key);
-		if (mine && !nm_json_same_value(mine, v))
+	json_object_foreach((json_t *)cfg_params, key, v) {
+		const json_t *mine = json_object_get(doc_spec, key), *theirs = json_object_get(cfg_spec, key);
+		if (mine && theirs && !nm_json_same_value(mine, theirs))
 			return key;
 	}
 	return NULL;
@@ -412,12 +415,14 @@ static char *check_name(const nm_rundoc *d)
 		char rel[512], buf[4096 + 600];
 		snprintf(rel, sizeof rel, "configs/%s/%s.json", scales[k], config);
 		const char *path = nm_suite_file(rel, buf, sizeof buf);
-		json_t *cs = access(path, R_OK) == 0 ? config_spec(path, d->experiment) : NULL;
-		if (!cs)
+		json_t *cp = NULL, *cs = access(path, R_OK) == 0 ? config_spec(path, d->experiment, &cp) : NULL;
+		if (!cs) {
+			json_decref(cp);
 			continue;
+		}
 		found = true;
 		const char *exp = json_string_value(json_object_get(cs, "experiment"));
-		const char *key = exp && json_object_size(cs) == 1 ? NULL : spec_differs(spec, cs);
+		const char *key = exp && json_object_size(cs) == 1 ? NULL : spec_differs(spec, cs, cp);
 		if (exp && json_object_size(cs) == 1) {
 			if (!first[0])
 				snprintf(first, sizeof first, "config %.300s is experiment %.60s, the document %.60s", rel, exp,
@@ -433,6 +438,7 @@ static char *check_name(const nm_rundoc *d)
 		} else
 			matches = true;
 		json_decref(cs);
+		json_decref(cp);
 	}
 	if (found && !matches)
 		return whyf("%s is not what config %s runs: %s", d->name, config, first);

@@ -294,6 +294,11 @@ edit "$d/numa-fig4.json" '.spec = {"op": ["read", "write"], "mode": "bw", "size"
 	| .meta.runs[0].command_line = "bin/netmem ops --size 8 --load-node any,nic,other -o numa-fig4.json"'
 rep "$d"
 incons "$d" t-bynic 'numa-fig4 is not what config numa-fig4 runs: its spec has size = 8, config configs/check/numa-fig4.json has \[8,64\]'
+d=$tmp/own-config; mkdir -p "$d"; fig4 "$d" # the control: a document that is its config's
+edit "$d/numa-fig4.json" ".spec = $(jq -c .params configs/check/numa-fig4.json)
+	| .meta.runs[0].command_line = \"bin/netmem run configs/check/numa-fig4.json --output results/c/numa-fig4.json --resume\""
+rep "$d"
+verdict "$d" t-bynic "reproduced (measured 1.75, hardware)"
 d=$(case_dir fig5-variant)
 doc "$d" numa-fig5 ops false "[$(e '{"op":"write","buf_node":"other","size":8,"server_write_ratio":0.9}' '{"mops":1.2}'),
 	$(e '{"op":"write","buf_node":"nic","size":8,"server_write_ratio":0.9}' '{"mops":1}'),
