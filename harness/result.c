@@ -155,6 +155,11 @@ out:
 	return summary;
 }
 
+json_t *nm_result_summary(const json_t *points)
+{
+	return summarize(points);
+}
+
 /* ---- document ---- */
 
 bool nm_json_same_value(const json_t *a, const json_t *b)

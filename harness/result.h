@@ -47,6 +47,9 @@ int nm_result_add_point(nm_result *r, json_t *point);
  * through another JSON tool may come back with 0.0 written as 0, and a
  * claim's selector says 100 where a document holds 100.0. */
 bool nm_json_same_value(const json_t *a, const json_t *b);
+/* The summary the writer derives from points (the layout above): what a
+ * reader recomputes to check a document's own summary against. */
+json_t *nm_result_summary(const json_t *points);
 /* Sets doc[key] = value (steals), e.g. "meta". Does not save. */
 void nm_result_set(nm_result *r, const char *key, json_t *value);
 /* Computes the summary (geomean over repetitions of each numeric entry of

@@ -16,6 +16,7 @@
 const char *const nm_verdict_names[NM_VERDICT_COUNT] = {
 	[NM_VERDICT_NOT_RUN] = "not run",
 	[NM_VERDICT_NO_MATCH] = "no matching points",
+	[NM_VERDICT_INCONSISTENT] = "inconsistent document",
 	[NM_VERDICT_FAILED] = "failed run",
 	[NM_VERDICT_NOT_EXERCISED] = "not exercised",
 	[NM_VERDICT_NOT_REPRODUCED] = "not reproduced",
@@ -27,7 +28,7 @@ const char *const nm_verdict_names[NM_VERDICT_COUNT] = {
 
 bool nm_verdict_measured(nm_verdict v)
 {
-	return v != NM_VERDICT_NOT_RUN && v != NM_VERDICT_NO_MATCH;
+	return v != NM_VERDICT_NOT_RUN && v != NM_VERDICT_NO_MATCH && v != NM_VERDICT_INCONSISTENT;
 }
 
 typedef enum reduce_kind { REDUCE_MAX, REDUCE_MIN, REDUCE_MEAN, REDUCE_VALUE } reduce_kind;
@@ -49,10 +50,13 @@ typedef struct gathered {
 	size_t n, cap;
 	size_t selected, failed, skipped;
 	char skip_why[200];      /* the first skipped point's reason */
-	double exercised[NM_EXERCISED_MAX]; /* the largest value of each "exercised" metric */
+	double exercised[NM_EXERCISED_MAX]; /* the least value of each "exercised" metric */
+	size_t ex_missing[NM_EXERCISED_MAX]; /* used entries without it */
 	nm_basis basis;
 	char docs[256];
-	const nm_rundoc *first;  /* the first document a value came from: its NIC picks the range */
+	char inconsistent[600];  /* the first inconsistency the claim met, or "" */
+	const nm_rundoc *used_docs[64]; /* the documents values came from: their NICs pick the range */
+	size_t nused_docs;
 	char *left;              /* "- doc {params}: why" lines */
 	size_t left_len;
 } gathered;
@@ -79,16 +83,38 @@ static void leave(gathered *g, const nm_rundoc *d, const json_t *params, const c
 	free(p);
 }
 
-static void note_doc(gathered *g, const nm_rundoc *d, bool numa_claim)
+static void inconsistent(gathered *g, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+static void inconsistent(gathered *g, const char *fmt, ...)
+{
+	if (g->inconsistent[0])
+		return;
+	va_list ap;
+	va_start(ap, fmt);
+	vsnprintf(g->inconsistent, sizeof g->inconsistent, fmt, ap);
+	va_end(ap);
+}
+
+static void note_doc(gathered *g, const nm_rundoc *d)
 {
 	size_t used = strlen(g->docs);
 	snprintf(g->docs + used, sizeof g->docs - used, "%s%s", used ? ", " : "", d->name);
 	g->basis.emulated |= d->emulated;
-	g->basis.numa_not_real |= d->numa_not_real;
-	g->basis.numa_unverified |= numa_claim && !d->has_placement && !d->simulated;
+	g->basis.soft_roce |= d->soft_roce;
 	g->basis.simulated |= d->simulated;
-	if (!g->first)
-		g->first = d;
+	if (g->nused_docs < sizeof g->used_docs / sizeof g->used_docs[0])
+		g->used_docs[g->nused_docs++] = d;
+}
+
+/* A NUMA claim's placement, entry by entry: every point of every entry it
+ * uses must carry a placement record, and say the NUMA is real. */
+static void note_placement(gathered *g, const nm_rundoc *d, const json_t *e, bool numa_claim)
+{
+	if (!numa_claim || d->simulated)
+		return;
+	if (!json_is_true(json_object_get(e, "placed")))
+		g->basis.numa_unverified = true;
+	else if (!json_is_true(json_object_get(e, "numa_real")))
+		g->basis.numa_not_real = true;
 }
 
 /* Do a and b have equal values for every key but those of the selection? */
@@ -127,23 +153,57 @@ static const json_t *exercised_cond(const json_t *claim, size_t k)
 	return json_is_array(ex) ? json_array_get(ex, k) : k == 0 ? ex : NULL;
 }
 
+/* Every used entry counts: the least value of each condition's metric,
+ * and how many entries lack it. */
 static void note_exercised(const json_t *claim, const json_t *e, gathered *g)
 {
 	const json_t *c;
 	double v;
-	for (size_t k = 0; k < NM_EXERCISED_MAX && (c = exercised_cond(claim, k)); k++)
-		if (nm_entry_value(e, json_string_value(json_object_get(c, "metric")), true, &v) && v > g->exercised[k])
+	for (size_t k = 0; k < NM_EXERCISED_MAX && (c = exercised_cond(claim, k)); k++) {
+		if (g->n == 1) /* the first used entry */
+			g->exercised[k] = INFINITY;
+		if (!nm_entry_value(e, json_string_value(json_object_get(c, "metric")), true, &v))
+			g->ex_missing[k]++;
+		else if (v < g->exercised[k])
 			g->exercised[k] = v;
+	}
 }
 
-/* The first "exercised" condition the selected entries never reached, or -1. */
+/* The first "exercised" condition some used entry did not reach, or -1. */
 static int unexercised(const json_t *claim, const gathered *g)
 {
 	const json_t *c;
 	for (size_t k = 0; k < NM_EXERCISED_MAX && (c = exercised_cond(claim, k)); k++)
-		if (g->exercised[k] < json_number_value(json_object_get(c, "min")))
+		if (g->ex_missing[k] || g->exercised[k] < json_number_value(json_object_get(c, "min")))
 			return (int)k;
 	return -1;
+}
+
+/* A metric in a selected entry that no verdict may stand on: present but
+ * null, not a number, negative or not finite. Why, into buf, or NULL. */
+static const char *bad_number(const json_t *e, const char *metric, char *buf, size_t len)
+{
+	const json_t *m = json_object_get(json_object_get(e, "geomean"), metric);
+	if (!m)
+		return NULL;
+	if (json_is_null(m))
+		snprintf(buf, len, "%s is null (a repetition lacks it, or a value is negative or not finite)", metric);
+	else if (!json_is_number(m))
+		snprintf(buf, len, "%s is not a number", metric);
+	else if (!isfinite(json_number_value(m)))
+		snprintf(buf, len, "%s is not finite", metric);
+	else if (json_number_value(m) < 0)
+		snprintf(buf, len, "%s is negative (%g)", metric, json_number_value(m));
+	else
+		return NULL;
+	return buf;
+}
+
+static void bad_entry(gathered *g, const nm_rundoc *d, const json_t *e, const char *why)
+{
+	char *p = json_dumps(json_object_get(e, "params"), JSON_COMPACT | JSON_SORT_KEYS);
+	inconsistent(g, "%s %.200s: %s", d->name, p ? p : "{}", why);
+	free(p);
 }
 
 /* Why the points of a summary entry were skipped (a path this device
@@ -153,40 +213,45 @@ static const char *skipped_reason(const nm_rundoc *d, const json_t *params)
 	size_t i;
 	json_t *p;
 	json_array_foreach(json_object_get(d->doc, "points"), i, p)
-		if (nm_params_match(params_of(p), params) && json_is_string(json_object_get(p, "skipped")))
+		if (nm_json_same_value(params_of(p), params) && json_is_string(json_object_get(p, "skipped")))
 			return json_string_value(json_object_get(p, "skipped"));
 	return NULL;
 }
 
 /* One entry of a plain claim: its metric, or why it is left out. */
-static void gather_value(const json_t *claim, const nm_rundoc *d, const json_t *e, gathered *g)
+static void gather_value(const json_t *claim, const nm_rundoc *d, const json_t *e, gathered *g, bool numa_claim)
 {
 	const char *metric = json_string_value(json_object_get(claim, "metric"));
 	double v;
+	char why[160];
 	g->selected++;
+	if (bad_number(e, metric, why, sizeof why))
+		bad_entry(g, d, e, why);
 	if (!json_is_true(json_object_get(e, "valid"))) {
 		g->failed++;
 		leave(g, d, params_of(e), "failed (invalid point)");
 	} else if (!nm_entry_value(e, metric, true, &v)) {
-		const char *why = skipped_reason(d, params_of(e));
-		if (why) {
+		const char *skip = skipped_reason(d, params_of(e));
+		if (skip) {
 			if (!g->skipped++)
-				snprintf(g->skip_why, sizeof g->skip_why, "%s", why);
-			leave(g, d, params_of(e), "skipped: %s", why);
+				snprintf(g->skip_why, sizeof g->skip_why, "%s", skip);
+			leave(g, d, params_of(e), "skipped: %s", skip);
 		} else
 			leave(g, d, params_of(e), "no %s in its summary", metric);
 	} else {
 		push(g, v);
 		note_exercised(claim, e, g);
+		note_placement(g, d, e, numa_claim);
 	}
 }
 
 /* One numerator entry of a ratio: num over its one den partner, or why not. */
 static void gather_ratio(const json_t *claim, const nm_rundoc *d, const json_t *e, const json_t *den,
-			 const json_t *keys, gathered *g)
+			 const json_t *keys, gathered *g, bool numa_claim)
 {
 	const char *metric = json_string_value(json_object_get(claim, "metric"));
-	json_t *summary = json_object_get(d->doc, "summary"), *f, *partner = NULL;
+	json_t *summary = d->entries, *f, *partner = NULL;
+	char why[160];
 	size_t k, partners = 0;
 	json_array_foreach(summary, k, f)
 		if (nm_params_match(params_of(f), den) && paired(params_of(e), params_of(f), keys)) {
@@ -195,6 +260,10 @@ static void gather_ratio(const json_t *claim, const nm_rundoc *d, const json_t *
 		}
 	double a, b;
 	g->selected++;
+	if (bad_number(e, metric, why, sizeof why))
+		bad_entry(g, d, e, why);
+	if (partners == 1 && bad_number(partner, metric, why, sizeof why))
+		bad_entry(g, d, partner, why);
 	if (partners == 0)
 		leave(g, d, params_of(e), "no denominator entry with the same other parameters");
 	else if (partners > 1)
@@ -211,14 +280,18 @@ static void gather_ratio(const json_t *claim, const nm_rundoc *d, const json_t *
 	} else {
 		push(g, a / b);
 		note_exercised(claim, e, g);
+		note_placement(g, d, e, numa_claim);
+		note_placement(g, d, partner, numa_claim);
 	}
 }
 
 static void gather_doc(const json_t *claim, const nm_rundoc *d, gathered *g, bool numa_claim)
 {
 	const json_t *select = json_object_get(claim, "select"), *ratio = json_object_get(claim, "ratio");
-	json_t *summary = json_object_get(d->doc, "summary"), *e;
+	json_t *summary = d->entries, *e;
 	size_t selected = g->selected, i;
+	if (d->inconsistent)
+		inconsistent(g, "%s", d->inconsistent);
 	json_t *num = merged(select, json_object_get(ratio, "num"));
 	json_t *den = merged(select, json_object_get(ratio, "den"));
 	json_t *keys = merged(json_object_get(ratio, "num"), json_object_get(ratio, "den"));
@@ -226,15 +299,15 @@ static void gather_doc(const json_t *claim, const nm_rundoc *d, gathered *g, boo
 		if (!nm_params_match(params_of(e), num))
 			continue;
 		if (ratio)
-			gather_ratio(claim, d, e, den, keys, g);
+			gather_ratio(claim, d, e, den, keys, g, numa_claim);
 		else
-			gather_value(claim, d, e, g);
+			gather_value(claim, d, e, g, numa_claim);
 	}
 	json_decref(num);
 	json_decref(den);
 	json_decref(keys);
 	if (g->selected > selected) /* what a verdict stands on, even one of skipped points */
-		note_doc(g, d, numa_claim);
+		note_doc(g, d);
 }
 
 static double reduce(reduce_kind kind, const double *v, size_t n)
@@ -251,14 +324,74 @@ static double reduce(reduce_kind kind, const double *v, size_t n)
 	return kind == REDUCE_MEAN ? r / (double)n : r;
 }
 
-/* The reproduced range for the documents' NIC: ranges_by_nic's entry whose
- * part the NIC's part name contains, else the claim's own, else NULL (a
- * range only some NIC generations have: direction only elsewhere). */
-static const json_t *range_for(const json_t *claim, const nm_rundoc *d, char *desc, size_t len)
+/* The part of the NIC a claim's range depends on: that of the ranks its
+ * nic_of names ("server"; by default every rank), over every run of every
+ * document the values came from. They must agree: else the claim's
+ * inconsistency names two of them. */
+static bool claim_part(const json_t *claim, gathered *g, char *part, size_t len)
+{
+	const char *role = json_string_value(json_object_get(claim, "nic_of"));
+	char where[160] = "";
+	part[0] = '\0';
+	for (size_t i = 0; i < g->nused_docs; i++) {
+		const nm_rundoc *d = g->used_docs[i];
+		json_t *runs = json_object_get(json_object_get(d->doc, "meta"), "runs"), *r, *rank;
+		size_t k, j;
+		char p[64];
+		if (d->simulated || json_array_size(runs) == 0) {
+			snprintf(p, sizeof p, "%s", d->simulated ? "no NIC (simulation)" : "no NIC record");
+			if (part[0] && strcmp(part, p)) {
+				inconsistent(g, "the %s NIC differs: %s (%s) and %s (%s)", role ? role : "ranks'", part, where, p, d->name);
+				return false;
+			}
+			snprintf(part, len, "%s", p);
+			snprintf(where, sizeof where, "%s", d->name);
+			continue;
+		}
+		json_array_foreach(runs, k, r) {
+			bool any = false;
+			json_array_foreach(json_object_get(r, "ranks"), j, rank) {
+				const json_t *id = json_object_get(rank, "rank");
+				long rk = json_is_integer(id) ? (long)json_integer_value(id) : (long)j;
+				if (!nm_rundoc_rank_is(d, r, rk, role))
+					continue;
+				any = true;
+				nm_nic_part_name(json_object_get(rank, "nic"), p, sizeof p);
+				if (part[0] && strcmp(part, p)) {
+					inconsistent(g, "the %s NIC differs: %s (%s) and %s (%s, run %zu, rank %ld)",
+						     role ? role : "ranks'", part, where, p, d->name, k + 1, rk);
+					return false;
+				}
+				snprintf(part, len, "%s", p);
+				snprintf(where, sizeof where, "%s, run %zu, rank %ld", d->name, k + 1, rk);
+			}
+			if (!any) {
+				snprintf(p, sizeof p, "no NIC record");
+				if (part[0] && strcmp(part, p)) {
+					inconsistent(g, "the %s NIC differs: %s (%s) and %s (%s, run %zu)", role ? role : "ranks'",
+						     part, where, p, d->name, k + 1);
+					return false;
+				}
+				snprintf(part, len, "%s", p);
+				snprintf(where, sizeof where, "%s, run %zu", d->name, k + 1);
+			}
+		}
+	}
+	if (!part[0])
+		snprintf(part, len, "no NIC record");
+	return true;
+}
+
+/* The reproduced range for the NIC the claim depends on: ranges_by_nic's
+ * entry whose part that NIC's part name contains, else the claim's own,
+ * else NULL (a range only some NIC generations have: direction only
+ * elsewhere). *ok false when the NICs differ (the claim is inconsistent). */
+static const json_t *range_for(const json_t *claim, gathered *g, char *desc, size_t len, bool *ok)
 {
 	const json_t *rs = json_object_get(claim, "ranges_by_nic"), *r;
 	char part[64];
 	size_t i;
+	*ok = true;
 	if (!rs) {
 		r = json_object_get(claim, "reproduced");
 		if (r)
@@ -266,10 +399,13 @@ static const json_t *range_for(const json_t *claim, const nm_rundoc *d, char *de
 				 json_number_value(json_object_get(r, "max")));
 		return r;
 	}
-	nm_rundoc_part(d, part, sizeof part);
+	if (!(*ok = claim_part(claim, g, part, sizeof part)))
+		return NULL;
+	const char *role = json_string_value(json_object_get(claim, "nic_of"));
 	json_array_foreach(rs, i, r)
 		if (strstr(part, json_string_value(json_object_get(r, "part")))) {
-			snprintf(desc, len, "%s: [%.3g, %.3g]", json_string_value(json_object_get(r, "part")),
+			snprintf(desc, len, "%s%s: [%.3g, %.3g]", json_string_value(json_object_get(r, "part")),
+				 role && !strcmp(role, "server") ? " (server)" : "",
 				 json_number_value(json_object_get(r, "min")), json_number_value(json_object_get(r, "max")));
 			return r;
 		}
@@ -319,7 +455,7 @@ static void describe_miss(const json_t *claim, const nm_run *run, char *buf, siz
 			size_t k;
 			json_t *e;
 			if (d->experiment && !strcmp(d->experiment, exp) && nm_name_matches(d->name, docs))
-				json_array_foreach(json_object_get(d->doc, "summary"), k, e) {
+				json_array_foreach(d->entries, k, e) {
 					json_t *v = json_object_get(params_of(e), key);
 					if (v && !nm_json_array_has(held, v))
 						json_array_append(held, v);
@@ -341,10 +477,18 @@ static void judge(const json_t *claim, const nm_run *run, gathered *g, nm_claim_
 {
 	reduce_kind kind = reduce_of(claim);
 	int k;
+	bool nics_agree = true;
+	const json_t *range = NULL;
 	if (g->n)
 		res->measured = reduce(kind, g->v, g->n);
 	res->used = g->n;
-	if (g->failed) {
+	if (g->n && !g->inconsistent[0])
+		range = range_for(claim, g, res->range, sizeof res->range, &nics_agree);
+	if (g->inconsistent[0] || !nics_agree || (g->n && !isfinite(res->measured))) {
+		res->verdict = NM_VERDICT_INCONSISTENT;
+		res->used = 0;
+		snprintf(res->note, sizeof res->note, "%s", g->inconsistent[0] ? g->inconsistent : "a value that is not finite");
+	} else if (g->failed) {
 		res->verdict = NM_VERDICT_FAILED;
 		snprintf(res->note, sizeof res->note, "%zu of %zu points failed%s", g->failed, g->selected,
 			 g->n ? "; the value is over the valid ones" : "; no valid one");
@@ -363,11 +507,14 @@ static void judge(const json_t *claim, const nm_run *run, gathered *g, nm_claim_
 	} else if ((k = unexercised(claim, g)) >= 0) {
 		const json_t *c = exercised_cond(claim, (size_t)k);
 		res->verdict = NM_VERDICT_NOT_EXERCISED;
-		snprintf(res->note, sizeof res->note, "%s reached %.4g, below the %.4g the claim needs",
-			 json_string_value(json_object_get(c, "metric")), g->exercised[k],
-			 json_number_value(json_object_get(c, "min")));
+		if (g->ex_missing[k])
+			snprintf(res->note, sizeof res->note, "%s is absent from %zu of the %zu entries used",
+				 json_string_value(json_object_get(c, "metric")), g->ex_missing[k], g->n);
+		else
+			snprintf(res->note, sizeof res->note, "%s reached %.4g%s, below the %.4g the claim needs",
+				 json_string_value(json_object_get(c, "metric")), g->exercised[k],
+				 g->n > 1 ? " in some entry used" : "", json_number_value(json_object_get(c, "min")));
 	} else {
-		const json_t *range = range_for(claim, g->first, res->range, sizeof res->range);
 		res->verdict = verdict_of(claim, range, res->measured);
 	}
 }
@@ -441,7 +588,7 @@ void nm_basis_describe(const nm_basis *b, char *buf, size_t len)
 	if (b->simulated)
 		snprintf(buf, len, "simulation");
 	else if (b->emulated)
-		snprintf(buf, len, "Soft-RoCE (emulated)%s", b->numa_not_real ? "; NUMA not real" :
+		snprintf(buf, len, "%s%s", b->soft_roce ? "Soft-RoCE (emulated)" : "no NIC record", b->numa_not_real ? "; NUMA not real" :
 							    b->numa_unverified ? "; NUMA not verified" : "");
 	else if (b->numa_not_real)
 		snprintf(buf, len, "NUMA not real");

@@ -14,6 +14,7 @@
 typedef enum nm_verdict {
 	NM_VERDICT_NOT_RUN,        /* the run has no document the claim names */
 	NM_VERDICT_NO_MATCH,       /* documents, but no usable entry in the selection */
+	NM_VERDICT_INCONSISTENT,   /* a document contradicts itself, its name or the claim's one NIC */
 	NM_VERDICT_FAILED,         /* a selected point failed (invalid, or a zero divisor) */
 	NM_VERDICT_NOT_EXERCISED,  /* the path the claim is about did not happen */
 	NM_VERDICT_NOT_REPRODUCED, /* on the wrong side of the paper's direction */
@@ -24,13 +25,15 @@ typedef enum nm_verdict {
 	NM_VERDICT_COUNT
 } nm_verdict;
 extern const char *const nm_verdict_names[NM_VERDICT_COUNT];
-/* Was a value computed (a verdict other than not run / no matching points)? */
+/* Was a value computed (a verdict other than not run / no matching points /
+ * inconsistent document)? */
 bool nm_verdict_measured(nm_verdict v);
 
 /* What produced the numbers behind a claim: only hardware counts as a
  * reproduction; the others are marked. */
 typedef struct nm_basis {
 	bool emulated;        /* Soft-RoCE, or a document with no NIC record */
+	bool soft_roce;       /* of them, Soft-RoCE by some sign (else: no NIC record) */
 	bool numa_not_real;   /* placement verified, timings not NUMA effects */
 	bool numa_unverified; /* a NUMA claim on a document without placement records */
 	bool simulated;       /* a simulator's document */
@@ -46,7 +49,7 @@ typedef struct nm_claim_result {
 	nm_basis basis;
 	char documents[256];     /* the documents the entries came from */
 	char range[96];          /* the range the verdict used ("[21.8, 43.5]", "ConnectX-3: ...") */
-	char note[512];          /* why not run, what failed, what was odd */
+	char note[768];          /* why not run, what failed, what was odd, what is inconsistent */
 	char *left_out;          /* entries the claim left out, one "- doc {params}: why" line each, or NULL */
 } nm_claim_result;
 

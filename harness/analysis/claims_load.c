@@ -10,7 +10,7 @@
 static const char *const paper_keys[] = {"id", "title", "figures", "claims", NULL};
 static const char *const claim_keys[] = {
 	"id", "figure", "claim", "quote", "where", "experiment", "documents", "select", "metric", "reduce",
-	"ratio", "paper_value", "unit", "reproduced", "ranges_by_nic", "direction", "exercised", "needs", NULL,
+	"ratio", "paper_value", "unit", "reproduced", "ranges_by_nic", "direction", "exercised", "needs", "nic_of", NULL,
 };
 const char *const nm_claim_reductions[] = {"max", "min", "mean", "value", NULL};
 
@@ -95,6 +95,23 @@ static const char *bad_ranges_by_nic(const json_t *claim)
 	return NULL;
 }
 
+/* nic_of names whose NIC a range by NIC depends on: "server" (for an
+ * experiment whose server rank the report knows) or "every" rank. */
+static const char *bad_nic_of(const json_t *claim)
+{
+	const json_t *of = json_object_get(claim, "nic_of");
+	const char *s = json_string_value(of);
+	if (!of)
+		return NULL;
+	if (!json_object_get(claim, "ranges_by_nic"))
+		return "has nic_of without ranges_by_nic";
+	if (!s || (strcmp(s, "server") && strcmp(s, "every")))
+		return "has nic_of that is neither \"server\" nor \"every\"";
+	if (!strcmp(s, "server") && !nm_experiment_has_server(json_string_value(json_object_get(claim, "experiment"))))
+		return "has nic_of \"server\" for an experiment without a known server rank (ops, numa-kv, corm)";
+	return NULL;
+}
+
 static bool bad_condition(const json_t *c)
 {
 	return !nonempty(c, "metric") || !json_is_number(json_object_get(c, "min")) || json_object_size(c) != 2;
@@ -144,6 +161,8 @@ static const char *bad_claim(const json_t *claim)
 			return why;
 	}
 	const char *why = bad_ranges_by_nic(claim);
+	if (!why)
+		why = bad_nic_of(claim);
 	return why ? why : bad_direction(claim);
 }
 

@@ -50,7 +50,10 @@ static void usage(FILE *out)
 		"comma list); a point that would then pair with several of another run is\n"
 		"dropped. Points one run lacks, invalid ones, and documents not compared are\n"
 		"listed with the reason. Rows follow the runs' sweep order, whatever the order\n"
-		"of the arguments.\n\n"
+		"of the arguments. Each document's entries are recomputed from its points; a\n"
+		"document that contradicts itself (a summary its points do not give, duplicate\n"
+		"parameters, a spec that is not its config's, runs on different NICs) is not\n"
+		"compared: \"inconsistent document in RUN: WHY\".\n\n"
 		"--per node divides a rate by the point's params.nodes, --per thread by\n"
 		"params.nodes x params.threads (threads per node), so that clusters of different\n"
 		"sizes compare. A rate is a top-level metric whose name ends in _per_sec\n"
@@ -191,6 +194,17 @@ static void plan_doc(const cmp_opts *o, const nm_run *runs, const char *const *d
 	if (!same_exp) {
 		d->why = printed("experiment %s", exps);
 		return;
+	}
+	for (int r = 0; r < nruns; r++) {
+		char nics[512];
+		if (d->docs[r]->inconsistent) {
+			d->why = printed("inconsistent document in %c: %s", 'A' + r, d->docs[r]->inconsistent);
+			return;
+		}
+		if (nm_rundoc_nics_differ(d->docs[r], nics, sizeof nics)) {
+			d->why = printed("inconsistent document in %c: %s", 'A' + r, nics);
+			return;
+		}
 	}
 	d->shared = true;
 	cmp_classify(d, o->ignore);

@@ -37,9 +37,16 @@ static void usage(FILE *out)
 		"paper's range, not reproduced, failed run (a selected point failed: never\n"
 		"reproduced), not exercised, no matching points (the document is there, the\n"
 		"selection matches nothing: listed against the values it holds), not run (no\n"
-		"such document). Entries a claim left out are listed under the table. Claims\n"
-		"computed from Soft-RoCE (any sign of it in any run's NIC records, or no NIC\n"
-		"record), \"NUMA not real\", \"NUMA not verified\" or simulator documents are\n"
+		"such document), inconsistent document: WHY (no value trusted: a summary entry\n"
+		"its points do not give, duplicate parameters, a document that is not what its\n"
+		"config name says, a null, negative or non-finite metric in the selection, or\n"
+		"NICs that differ where the claim's range depends on one). Every entry a claim\n"
+		"uses is recomputed from the document's points. Entries a claim left out are\n"
+		"listed under the table. Claims\n"
+		"computed from Soft-RoCE (any sign of it in any run's NIC records: flag, driver,\n"
+		"device name, vendor id), documents with no NIC record, \"NUMA not real\" or\n"
+		"\"NUMA not verified\" entries (placement checked point by point), or a\n"
+		"simulator's experiment are\n"
 		"marked and never count as hardware reproductions. A bad claims file or a\n"
 		"document of another schema: one line, exit 2.\n");
 }
@@ -80,6 +87,7 @@ static const char *verdict_class(const nm_claim_result *r)
 		return "direction-only";
 	case NM_VERDICT_FAILED:
 	case NM_VERDICT_NOT_EXERCISED:
+	case NM_VERDICT_INCONSISTENT:
 		return "failed";
 	default:
 		return "not-reproduced";
@@ -154,9 +162,11 @@ static void left_out_section(nm_out *o, const nm_claim_result *res, size_t n)
 
 static void claims_section(nm_out *o, const nm_claim_result *res, size_t n)
 {
-	size_t hw[NM_VERDICT_COUNT] = {0}, marked = 0, sim = 0, unrun = 0, on_hw = 0;
+	size_t hw[NM_VERDICT_COUNT] = {0}, marked = 0, sim = 0, unrun = 0, on_hw = 0, bad = 0;
 	for (size_t i = 0; i < n; i++) {
-		if (!nm_verdict_measured(res[i].verdict))
+		if (res[i].verdict == NM_VERDICT_INCONSISTENT)
+			bad++;
+		else if (!nm_verdict_measured(res[i].verdict))
 			unrun++;
 		else if (nm_claim_on_hardware(&res[i]))
 			on_hw++, hw[res[i].verdict]++;
@@ -172,10 +182,10 @@ static void claims_section(nm_out *o, const nm_claim_result *res, size_t n)
 		 "computed on hardware (and %zu above the paper's range, %zu below it, %zu failed runs, %zu not "
 		 "exercised). %zu claims computed from Soft-RoCE, NUMA-not-real or NUMA-not-verified documents "
 		 "(not hardware reproductions); %zu by a simulator (no NIC involved); %zu not run or with no matching "
-		 "points.",
+		 "points; %zu on an inconsistent document (no value trusted).",
 		 hw[NM_VERDICT_REPRODUCED], hw[NM_VERDICT_DIRECTION_ONLY], hw[NM_VERDICT_NOT_REPRODUCED], on_hw,
 		 hw[NM_VERDICT_ABOVE_RANGE], hw[NM_VERDICT_BELOW_RANGE], hw[NM_VERDICT_FAILED], hw[NM_VERDICT_NOT_EXERCISED],
-		 marked, sim, unrun);
+		 marked, sim, unrun, bad);
 	nm_out_para(o, line);
 	static const char *const head[CLAIM_COLS] = {"paper", "figure", "claim", "measured", "paper value",
 						      "verdict", "the paper's words", "basis", "documents"};
@@ -221,6 +231,10 @@ static void document_block(nm_out *o, const nm_rundoc *d)
 		 t.valid, t.invalid, t.skipped,
 		 t.invalid ? " (INVALID POINTS: left out of the figure)" : "", hw);
 	nm_out_para(o, text);
+	if (d->inconsistent) {
+		snprintf(text, sizeof text, "INCONSISTENT DOCUMENT: %s.", d->inconsistent);
+		nm_out_para(o, text);
+	}
 	snprintf(text, sizeof text, "sweep: %s%s%s", sweep[0] ? sweep : "(one point)", cmd ? "\ncommand: " : "",
 		 cmd ? cmd : "");
 	nm_out_pre(o, text);
@@ -306,9 +320,11 @@ static void header(nm_out *o, const nm_run *run)
 	char line[2048], stamp[64];
 	time_t now = time(NULL);
 	strftime(stamp, sizeof stamp, "%Y-%m-%dT%H:%M:%SZ", gmtime(&now));
-	size_t emulated = 0, numa = 0, sim = 0;
+	size_t emulated = 0, numa = 0, sim = 0, unrecorded = 0, bad = 0;
 	for (size_t i = 0; i < run->ndocs; i++) {
-		emulated += run->docs[i].emulated;
+		emulated += run->docs[i].soft_roce && !run->docs[i].simulated;
+		unrecorded += run->docs[i].emulated && !run->docs[i].soft_roce;
+		bad += run->docs[i].inconsistent != NULL;
 		numa += run->docs[i].numa_not_real;
 		sim += run->docs[i].simulated;
 	}
@@ -319,6 +335,16 @@ static void header(nm_out *o, const nm_run *run)
 		snprintf(line, sizeof line, "SOFT-ROCE (EMULATED): %zu of the documents were measured on Soft-RoCE, software "
 			 "emulation of RDMA. Their timings are not hardware numbers; claims computed from them are "
 			 "marked and do not count as reproductions.", emulated);
+		nm_out_para(o, line);
+	}
+	if (unrecorded) {
+		snprintf(line, sizeof line, "NO NIC RECORD: %zu of the documents name no NIC for some run or rank; claims "
+			 "computed from them are marked and do not count as reproductions.", unrecorded);
+		nm_out_para(o, line);
+	}
+	if (bad) {
+		snprintf(line, sizeof line, "INCONSISTENT DOCUMENTS: %zu of the documents contradict themselves or their "
+			 "names (each said under it); no claim trusts a value of theirs.", bad);
 		nm_out_para(o, line);
 	}
 	if (numa) {
@@ -421,8 +447,10 @@ static void print_claim(const nm_claim_result *r)
 			printf(" ("); /* every point skipped: what it ran on still says what it is */
 		printf("%s%s)", basis, nm_claim_on_hardware(r) || r->basis.simulated ? "" : ", not a hardware reproduction");
 	}
-	if (r->verdict == NM_VERDICT_FAILED || r->verdict == NM_VERDICT_NO_MATCH || r->verdict == NM_VERDICT_NOT_EXERCISED ||
-	    json_object_get(r->claim, "needs"))
+	if (r->verdict == NM_VERDICT_INCONSISTENT)
+		printf(": %s", r->note);
+	else if (r->verdict == NM_VERDICT_FAILED || r->verdict == NM_VERDICT_NO_MATCH ||
+		 r->verdict == NM_VERDICT_NOT_EXERCISED || json_object_get(r->claim, "needs"))
 		printf("; %s", r->note);
 	printf("\n");
 }

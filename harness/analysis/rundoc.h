@@ -13,10 +13,14 @@ typedef struct nm_rundoc {
 	json_t *doc;
 	const char *experiment;
 	const char *schema;  /* "netmem-result/1", or "none" for a tool's document (corm-sim) */
-	bool emulated;       /* some run of it used Soft-RoCE, or named no NIC */
+	bool emulated;       /* not hardware: soft_roce, or some run (or the document) names no NIC */
+	bool soft_roce;      /* some run or NIC record says Soft-RoCE or siw, by any field */
 	bool numa_not_real;  /* some point says placement.numa_real false */
-	bool has_placement;  /* some point carries a placement record (numa_real) */
-	bool simulated;      /* a tool's document: no NIC, no metadata */
+	bool simulated;      /* a simulator's experiment (nm_experiment_simulated) */
+	json_t *entries;     /* the entries a reader may use: the summary recomputed from the
+			      * points (each with "placed" and "numa_real", over its points), or
+			      * a simulator's own summary */
+	char *inconsistent;  /* why the document contradicts itself or its name, or NULL */
 } nm_rundoc;
 
 typedef struct nm_run {
@@ -63,8 +67,21 @@ const json_t *nm_rundoc_meta(const nm_rundoc *d);
  * and "Soft-RoCE (emulated)" or "simulator (no NIC)" where so. */
 void nm_rundoc_hardware(const nm_rundoc *d, char *buf, size_t len);
 /* Is a document with runs emulated: any run flagged, any NIC record of
- * rxe or siw (by driver or device name), or a run with no NIC record? */
+ * rxe or siw (by driver, device name, vendor id or its own flag), or a run
+ * with no NIC record? */
 bool nm_doc_emulated(const json_t *doc);
+/* Is this NIC record Soft-RoCE or siw, by any field that can say so? */
+bool nm_nic_emulated(const json_t *nic);
+/* Is the experiment a simulator's (no NIC measured, whatever its metadata)? */
+bool nm_experiment_simulated(const char *experiment);
+/* Does rank `rank` of a run of the document play `role` ("server": the
+ * ranks whose memory the experiment serves; "every": all)? */
+bool nm_rundoc_rank_is(const nm_rundoc *d, const json_t *run, long rank, const char *role);
+/* Were the document's runs on different NICs (a rank's device, part or
+ * firmware changed from one run to another)? Why into buf. */
+bool nm_rundoc_nics_differ(const nm_rundoc *d, char *buf, size_t len);
+/* Is there a known server rank for the experiment? */
+bool nm_experiment_has_server(const char *experiment);
 /* A NIC record's part: "ConnectX-5", "Soft-RoCE (rxe)", "part 4242". */
 void nm_nic_part_name(const json_t *nic, char *buf, size_t len);
 /* The part of the NIC of the document's last run ("no NIC" for a tool's). */

@@ -11,6 +11,14 @@ tmp=$(mktemp -d); trap 'rm -rf "$tmp"' EXIT
 # with gnuplot a compare that draws exits 0; without, drawing fails: 1
 if command -v gnuplot >/dev/null 2>&1; then drawn=0; else drawn=1; fi
 
+# pts FILE: the document's points as the writer has them for its summary
+# (one repetition per entry, its metrics the geometric means nested at the
+# dots), so that the entries compare recomputes are the summary's.
+pts() {
+	jq '.points = [.summary[] | {key: ((.params | tojson) + "#0"), params, rep: 0, valid,
+		metrics: (reduce (.geomean | to_entries[]) as $m ({}; setpath($m.key | split("."); $m.value)))}]' "$1" >"$1.tmp" &&
+		mv "$1.tmp" "$1"
+}
 # run DIR DEVICE FW GBPS DURATION SIZES SCALE [SCHEMA]: an ops-lat document,
 # one entry per size, lat.p50 = size * SCALE.
 run() {
@@ -23,6 +31,7 @@ run() {
 		points: [],
 		summary: [$sizes[] | {params: {op: "read", size: ., duration: $dur, ib_dev: $dev}, reps: 1, valid: true,
 			geomean: {"lat.p50": (. * $k)}}]}' >"$1/ops-lat.json"
+	pts "$1/ops-lat.json"
 }
 # lockrun DIR NODES THREADS RATE [DURATION]: a lock document, one entry per
 # (nodes, threads) in that order; every thread does RATE ops/s, so
@@ -38,6 +47,7 @@ lockrun() {
 			reps: 1, valid: true,
 			geomean: {ops_per_sec: ($k * $n * $t), mops: ($k * $n * $t / 1e6), seconds: 1, "lat.p50": 3,
 				"fairness.min_ops_per_sec": $k}}]}' >"$1/lock.json"
+	pts "$1/lock.json"
 }
 
 run "$tmp/cx3" mlx4_0 2.42.5000 56 10 '[8, 64, 4096]' 2
@@ -121,7 +131,8 @@ check "--per node divides the rate by the point's nodes: 800/4 against 300/2, B/
 check "--per thread divides by nodes x threads: 800/8 against 300/2, B/A 1.500" sh -c \
 	"$N compare $tmp/four $tmp/pair --ignore nodes,threads --per thread --y ops_per_sec --out $tmp/o4 >$tmp/o 2>$tmp/e; [ \$? = $drawn ] &&
 	 grep -q 'ops_per_sec per thread' $tmp/o && grep -q 'A 100  *B 150  *B/A 1.500' $tmp/o"
-jq '.summary[].params |= del(.threads)' "$tmp/pair/lock.json" >"$tmp/d.json" && mkdir -p "$tmp/nothreads" && mv "$tmp/d.json" "$tmp/nothreads/lock.json"
+jq '.summary[].params |= del(.threads)' "$tmp/pair/lock.json" >"$tmp/d.json" && mkdir -p "$tmp/nothreads" && mv "$tmp/d.json" "$tmp/nothreads/lock.json" &&
+	pts "$tmp/nothreads/lock.json"
 expect_usage "--per thread on points without threads" $N compare "$tmp/four" "$tmp/nothreads" --ignore nodes,threads --per thread --out "$tmp/o4"
 check "--per thread on points without threads: the error names the parameter" sh -c \
 	"$N compare $tmp/four $tmp/nothreads --ignore nodes,threads --per thread --out $tmp/o4 2>&1 >/dev/null | grep -q 'no params.threads'"
@@ -134,10 +145,10 @@ expect_usage "--per with neither node nor thread" $N compare "$tmp/four" "$tmp/p
 
 # What is dropped is listed with the reason.
 run "$tmp/half" mlx5_0 16.35.2000 100 2 '[8, 64]' 1
-jq '.summary[1].valid = false' "$tmp/half/ops-lat.json" >"$tmp/d.json" && mv "$tmp/d.json" "$tmp/half/ops-lat.json"
+jq '.summary[1].valid = false' "$tmp/half/ops-lat.json" >"$tmp/d.json" && mv "$tmp/d.json" "$tmp/half/ops-lat.json" && pts "$tmp/half/ops-lat.json"
 for r in cx3 half; do
 	jq '.summary = [{params: {x: 1}, reps: 1, valid: true, geomean: {foo: 1}}] | .experiment = "odd"' \
-		"$tmp/$r/ops-lat.json" >"$tmp/$r/odd.json"
+		"$tmp/$r/ops-lat.json" >"$tmp/$r/odd.json" && pts "$tmp/$r/odd.json"
 done
 cp "$tmp/cx3/ops-lat.json" "$tmp/cx3/ops-extra.json"
 check "an invalid point, a document with no default metric, a document one run lacks: each listed, with the reason" sh -c \
@@ -145,6 +156,27 @@ check "an invalid point, a document with no default metric, a document one run l
 	 grep -q '^   dropped size=64: not valid in B' $tmp/o &&
 	 grep -q '^== odd: not compared: it has none of the metrics compare draws by default' $tmp/o &&
 	 grep -q '^== ops-extra: not compared: only in A (none in B)' $tmp/o && grep -q '1 point(s) matched' $tmp/o"
+
+# A document that contradicts itself is not compared, and says why: a
+# summary entry its points do not give (the value compare would show), and
+# a document whose runs were on two NICs (its legend would name one).
+mkdir -p "$tmp/stale" "$tmp/tworuns"
+cp "$tmp/cx5/ops-lat.json" "$tmp/stale/ops-lat.json"
+jq '.summary[0].geomean."lat.p50" = 99' "$tmp/cx5/ops-lat.json" >"$tmp/stale/ops-lat.json"
+jq '.meta.runs += [.meta.runs[0] | .ranks[0].nic.device = "mlx4_0" | .ranks[0].nic.fw_ver = "2.42.5000"]' "$tmp/cx5/ops-lat.json" >"$tmp/tworuns/ops-lat.json"
+for r in stale tworuns; do cp "$tmp/cx3/ops-extra.json" "$tmp/$r/ops-extra.json"; done
+check "a summary entry its points do not give: not compared, the reason named" sh -c \
+	"$N compare $tmp/cx3 $tmp/stale $IGN --out $tmp/o6 >$tmp/o 2>$tmp/e;
+	 grep -q '^== ops-lat: not compared: inconsistent document in B: summary entry .* says lat.p50 = 99, its points give 8' $tmp/o &&
+	 ! grep -q '^== ops-lat (experiment' $tmp/o"
+check "a document whose runs were on two NICs: not compared, the reason named" sh -c \
+	"$N compare $tmp/cx3 $tmp/tworuns $IGN --out $tmp/o6 >$tmp/o 2>$tmp/e;
+	 grep -q '^== ops-lat: not compared: inconsistent document in B: its runs were on different NICs' $tmp/o &&
+	 ! grep -q '^== ops-lat (experiment' $tmp/o"
+mkdir -p "$tmp/rxe"
+jq '.meta.runs[0].ranks[0].nic += {device: "RXE0", vendor_id: 16777215}' "$tmp/cx5/ops-lat.json" >"$tmp/rxe/ops-lat.json"
+check "Soft-RoCE by its vendor id or a device name in capitals: the legend says so" sh -c \
+	"$N compare $tmp/cx3 $tmp/rxe $IGN --out $tmp/o7 >$tmp/o 2>$tmp/e; grep -q 'run B: RXE0, .*Soft-RoCE (emulated)' $tmp/o"
 
 # Refusals
 run "$tmp/old" mlx5_0 16.35.2000 100 2 '[8]' 1 netmem-result/0
@@ -157,7 +189,7 @@ check "an unknown schema: the line names the document and the schema" sh -c \
 mkdir -p "$tmp/other"; cp "$tmp/cx5/ops-lat.json" "$tmp/other/ops-bw.json"
 expect_usage "runs with no document in common" $N compare "$tmp/cx5" "$tmp/other" --out "$tmp/out2"
 run "$tmp/invalid" mlx5_0 16.35.2000 100 2 '[8, 64]' 1
-jq '.summary[].valid = false' "$tmp/invalid/ops-lat.json" >"$tmp/d.json" && mv "$tmp/d.json" "$tmp/invalid/ops-lat.json"
+jq '.summary[].valid = false' "$tmp/invalid/ops-lat.json" >"$tmp/d.json" && mv "$tmp/d.json" "$tmp/invalid/ops-lat.json" && pts "$tmp/invalid/ops-lat.json"
 expect_usage "runs with no valid point in common" $N compare "$tmp/cx5" "$tmp/invalid" --out "$tmp/out2"
 check "a refusal after the tables: the tables and the refusal reach a file" sh -c \
 	"$N compare $tmp/cx5 $tmp/invalid --out $tmp/out2 >$tmp/of 2>$tmp/ef; [ \$? = 2 ] &&

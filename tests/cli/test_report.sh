@@ -11,21 +11,28 @@ cd "$(dirname "$0")/../.." || exit 1
 N=bin/netmem
 tmp=$(mktemp -d); trap 'rm -rf "$tmp"' EXIT
 
-# doc DIR NAME EXPERIMENT EMULATED SUMMARY [POINTS] [NIC]: a result document
-# with one run's metadata (a ConnectX-5, or rxe when EMULATED is true; NIC,
-# a JSON object, replaces the NIC record).
+# doc DIR NAME EXPERIMENT EMULATED SUMMARY [PLACEMENT] [NIC]: a result
+# document as the writer leaves it: one run's metadata (a ConnectX-5, or rxe
+# when EMULATED is true; NIC, a JSON object, replaces the NIC record), the
+# summary and, for each of its entries, the point it summarises (one
+# repetition: its metrics the entry's geometric means, nested at the dots;
+# PLACEMENT, a JSON object, the placement record of every point).
 doc() {
-	jq -n --arg exp "$3" --argjson emu "$4" --argjson summary "$5" --argjson points "${6:-[]}" --argjson nic "${7:-null}" '{
+	jq -n --arg exp "$3" --argjson emu "$4" --argjson summary "$5" --argjson placement "${6:-null}" --argjson nic "${7:-null}" '{
 		schema: "netmem-result/1", experiment: $exp, spec: {},
 		meta: {runs: [{emulated: $emu, nranks: 2, hosts: ["n1", "n2"], command_line: "netmem run x",
-			ranks: [{cpu_model: "EPYC", nic: (if $nic != null then $nic elif $emu then {device: "rxe0", fw_ver: "0.0.0", link_layer: "Ethernet", link_gbps: 10}
-				else {device: "mlx5_0", fw_ver: "16.35.2000", link_layer: "Ethernet", link_gbps: 100, vendor_part_id: 4119, driver: "mlx5_core"} end)}]}]},
-		points: $points, summary: $summary}' >"$1/$2.json"
+			ranks: ((if $nic != null then $nic elif $emu then {device: "rxe0", fw_ver: "0.0.0", link_layer: "Ethernet", link_gbps: 10}
+				else {device: "mlx5_0", fw_ver: "16.35.2000", link_layer: "Ethernet", link_gbps: 100, vendor_part_id: 4119, driver: "mlx5_core"} end) as $n |
+				[0, 1] | map({rank: ., cpu_model: "EPYC", nic: $n}))}]},
+		points: [$summary[] | {key: ((.params | tojson) + "#0"), params, rep: 0, valid,
+			metrics: (reduce (.geomean | to_entries[]) as $m ({}; setpath($m.key | split("."); $m.value)))}
+			+ (if $placement != null then {placement: $placement} else {} end)],
+		summary: $summary}' >"$1/$2.json"
 }
 e() { # e PARAMS GEOMEAN [VALID]: a summary entry
 	echo "{\"params\": $1, \"reps\": 1, \"valid\": ${3:-true}, \"geomean\": $2}"
 }
-PLACED='[{"params": {}, "valid": true, "placement": {"numa_real": true}}]'
+PLACED='{"numa_real": true}'
 
 # The claims these checks evaluate: one per verdict and rule, so that the
 # checks do not move when the papers' claims file is edited.
@@ -134,7 +141,7 @@ check "report.md counts the hardware verdicts apart" \
 check "report.md: the figure beside its paper figure and caption, its NIC and point validity" sh -c \
 	"grep -q '^### alock-fig5 (paper Fig. 5): Throughput for a variety' $tmp/hw/report.md &&
 	 grep -q 'mlx5_0 (part 4119, fw 16.35.2000, Ethernet 100 Gb/s' $tmp/hw/report.md &&
-	 grep -q 'Points: 0, valid 0' $tmp/hw/report.md"
+	 grep -q 'Points: 4, valid 3' $tmp/hw/report.md"
 check "index.html embeds the figure as a data URI" grep -q 'src="data:image/svg+xml;base64,' $tmp/hw/index.html
 check "index.html is self-contained: no script, nothing fetched" sh -c \
 	"! grep -Eiq '<script|src=\"(https?:)?//|href=\"(https?:)?//|<link' $tmp/hw/index.html"
@@ -148,7 +155,7 @@ verdict "$tmp/cx5" t-bynic "direction only (measured 1.75, hardware)"
 check "a NIC the claim has no range for: the report says so" grep -q 'none for ConnectX-5: direction only' "$tmp/cx5/report.md"
 mkdir -p "$tmp/noplace"
 doc "$tmp/noplace" numa-fig4 ops false "[$(e '{"op":"read","buf_node":"nic","size":8}' '{"mops":1.75}'),
-	$(e '{"op":"read","buf_node":"other","size":8}' '{"mops":1.0}')]" '[]' '{"device": "mlx4_0", "vendor_part_id": 4099, "driver": "mlx4_core"}'
+	$(e '{"op":"read","buf_node":"other","size":8}' '{"mops":1.0}')]" null '{"device": "mlx4_0", "vendor_part_id": 4099, "driver": "mlx4_core"}'
 $N report "$tmp/noplace" $C >"$tmp/noplace/out" 2>&1
 verdict "$tmp/noplace" t-bynic "reproduced (measured 1.75, NUMA not verified, not a hardware reproduction)"
 
@@ -163,11 +170,200 @@ check "a Soft-RoCE run counts no hardware reproduction and says SOFT-ROCE (EMULA
 for sign in rxe:'{"device": "rxe0", "driver": "rxe", "vendor_part_id": 0}' \
 	siw:'{"device": "x0", "driver": "siw"}' none:null; do
 	k=${sign%%:*}; mkdir -p "$tmp/sign-$k"
-	doc "$tmp/sign-$k" alock-fig5 lock false "[$(e '{"lock":"alock","locks":20,"p_local":100,"nodes":2}' '{"ratio_to_mcs":30,"ratio_to_spin":5}')]" '[]' "${sign#*:}"
+	doc "$tmp/sign-$k" alock-fig5 lock false "[$(e '{"lock":"alock","locks":20,"p_local":100,"nodes":2}' '{"ratio_to_mcs":30,"ratio_to_spin":5}')]" null "${sign#*:}"
 	[ "$k" = none ] && jq '.meta.runs[0].ranks = []' "$tmp/sign-$k/alock-fig5.json" >"$tmp/x" && mv "$tmp/x" "$tmp/sign-$k/alock-fig5.json"
+	$N report "$tmp/sign-$k" $C >"$tmp/sign-$k/out" 2>&1
+	if [ "$k" = none ]; then basis="no NIC record"; else basis="Soft-RoCE (emulated)"; fi
+	verdict "$tmp/sign-$k" t-repro "reproduced (measured 30, $basis, not a hardware reproduction)"
+done
+# ... and by every field that can say so: the driver's module name, the
+# device's name in any case, siw's or rxe's vendor id under another driver
+# name, the flag as 1 or "true" in the NIC record or the run.
+for sign in rdma_rxe:'{"device": "roce0", "driver": "rdma_rxe", "vendor_part_id": 0}' \
+	RXE:'{"device": "RXE", "driver": "x"}' RXE0:'{"device": "RXE0", "vendor_part_id": 4119}' \
+	siw-id:'{"device": "eth_rdma0", "driver": "mlx5_core", "vendor_id": 6450548, "vendor_part_id": 4119}' \
+	rxe-id:'{"device": "r0", "driver": "mlx5_core", "vendor_id": 16777215, "vendor_part_id": 4119}' \
+	flag-1:'{"device": "mlx5_0", "driver": "mlx5_core", "vendor_part_id": 4119, "emulated": 1}' \
+	flag-str:'{"device": "mlx5_0", "driver": "mlx5_core", "vendor_part_id": 4119, "emulated": "true"}' run-flag:run; do
+	k=${sign%%:*}; nic=${sign#*:}; mkdir -p "$tmp/sign-$k"
+	[ "$nic" = run ] && nic=null
+	doc "$tmp/sign-$k" alock-fig5 lock false "[$(e '{"lock":"alock","locks":20,"p_local":100,"nodes":2}' '{"ratio_to_mcs":30,"ratio_to_spin":5}')]" null "$nic"
+	[ "$k" = run-flag ] && jq '.meta.runs[0].emulated = "true"' "$tmp/sign-$k/alock-fig5.json" >"$tmp/x" && mv "$tmp/x" "$tmp/sign-$k/alock-fig5.json"
 	$N report "$tmp/sign-$k" $C >"$tmp/sign-$k/out" 2>&1
 	verdict "$tmp/sign-$k" t-repro "reproduced (measured 30, Soft-RoCE (emulated), not a hardware reproduction)"
 done
+
+# Documents that contradict themselves, their names or the claim's one NIC:
+# each claim reading them is "inconsistent document: WHY", never a value.
+# C2 adds claims whose range depends on the server's NIC, on Fig. 5's
+# document, and on a simulator's.
+jq '.papers[3].claims += [
+  {"id": "t-server", "figure": "Fig. 4", "claim": "c", "quote": "q", "experiment": "ops", "documents": "numa-fig4*",
+   "metric": "mops", "ratio": {"num": {"buf_node": "nic"}, "den": {"buf_node": "other"}}, "reduce": "mean",
+   "paper_value": 1.75, "unit": "x", "ranges_by_nic": [{"part": "ConnectX-3", "min": 1.7, "max": 1.8}, {"part": "ConnectX-4", "min": 2.25, "max": 3.75}],
+   "nic_of": "server", "direction": {"above": 1}},
+  {"id": "t-fig5", "figure": "Fig. 5", "claim": "c", "quote": "q", "experiment": "ops", "documents": "numa-fig5",
+   "select": {"op": "write"}, "metric": "mops", "ratio": {"num": {"buf_node": "other"}, "den": {"buf_node": "nic"}}, "reduce": "mean",
+   "paper_value": 3, "unit": "x", "reproduced": {"min": 2.25, "max": 3.75}, "direction": {"above": 1}}]
+ | .papers[2].claims += [
+  {"id": "t-sim", "figure": "Fig. 7", "claim": "c", "quote": "q", "experiment": "corm-sim", "documents": "corm-fig7",
+   "metric": "reduction", "reduce": "max", "paper_value": 2, "unit": "x", "reproduced": {"min": 1.5, "max": 3}, "direction": {"above": 1}}]' \
+	"$tmp/claims.json" >"$tmp/claims2.json"
+C2="--claims $tmp/claims2.json"
+CX3='{"device": "mlx4_0", "vendor_part_id": 4099, "driver": "mlx4_core", "fw_ver": "2.42.5000"}'
+CX4='{"device": "mlx5_0", "vendor_part_id": 4115, "driver": "mlx5_core", "fw_ver": "12.28.2006"}'
+fig4() { # fig4 DIR [NAME] [NIC]: NUMA Fig. 4's two READ entries, placed, ratio 1.75
+	doc "$1" "${2:-numa-fig4}" ops false "[$(e '{"op":"read","buf_node":"nic","size":8}' '{"mops":1.75}'),
+		$(e '{"op":"read","buf_node":"other","size":8}' '{"mops":1.0}')]" "$PLACED" "${3:-$CX3}"
+}
+edit() { # edit FILE JQ: the document edited in place
+	jq "$2" "$1" >"$tmp/x" && mv "$tmp/x" "$1"
+}
+case_dir() { # case_dir NAME: a fresh run directory
+	rm -rf "$tmp/c-$1"; mkdir -p "$tmp/c-$1"; echo "$tmp/c-$1"
+}
+# incons DIR ID WHY-PATTERN: the claim is an inconsistent document, and why
+incons() {
+	line=$(grep "^claim $2:" "$1/out")
+	case $line in
+	"claim $2: inconsistent document: "*) if echo "$line" | grep -q -- "$3"; then ok "$2 on $(basename "$1"): inconsistent document ($3)"
+		else notok "$2 on $(basename "$1"): want the reason '$3', got '$line'"; fi ;;
+	*) notok "$2 on $(basename "$1"): want 'inconsistent document: ...$3...', got '$line'" ;;
+	esac
+}
+rep() { $N report "$1" $C2 >"$1/out" 2>&1; }
+
+# The wrong NIC decides: the range is the server's NIC's (rank 1: ops's
+# target), not rank 0's, the client's; a claim naming no rank needs every
+# rank's NIC to agree; two documents of two NIC generations, or one whose
+# runs were on two NICs, are inconsistent.
+d=$(case_dir server-nic); fig4 "$d"
+edit "$d/numa-fig4.json" --argjson cx4 "$CX4" '.meta.runs[0].ranks[1].nic = $cx4' 2>/dev/null ||
+	edit "$d/numa-fig4.json" ".meta.runs[0].ranks[1].nic = $CX4"
+rep "$d"
+verdict "$d" t-server "direction only (measured 1.75, hardware)"
+check "the range by NIC is the server's (ConnectX-4), named in report.md" grep -q 'ConnectX-4 (server): \[2.25, 3.75\]' "$d/report.md"
+incons "$d" t-bynic "the ranks' NIC differs: ConnectX-3 (numa-fig4, run 1, rank 0) and ConnectX-4 (numa-fig4, run 1, rank 1)"
+d=$(case_dir two-docs); fig4 "$d"; fig4 "$d" numa-fig4b "$CX4"
+rep "$d"
+incons "$d" t-server "the server NIC differs: ConnectX-3 (numa-fig4, .*) and ConnectX-4 (numa-fig4b"
+incons "$d" t-bynic "NIC differs"
+d=$(case_dir two-runs); fig4 "$d" numa-fig4 "$CX4"
+edit "$d/numa-fig4.json" ".meta.runs += [.meta.runs[0] | .ranks |= map(.nic = $CX3)]"
+rep "$d"
+incons "$d" t-server "the server NIC differs: ConnectX-4 (numa-fig4, run 1, rank 1) and ConnectX-3 (numa-fig4, run 2, rank 1)"
+
+# The summary is checked against the points: an entry without points
+# (reps 0), or marked valid where its only point is invalid, or with a value
+# its points do not give.
+d=$(case_dir no-points)
+doc "$d" alock-fig5 lock false "[$(e '{"lock":"alock","locks":20,"p_local":100,"nodes":2}' '{"ratio_to_mcs":30,"ratio_to_spin":5}')]"
+edit "$d/alock-fig5.json" '.points = [] | .summary[0].reps = 0'
+rep "$d"
+incons "$d" t-repro 'summary entry {"lock":"alock","locks":20,"nodes":2,"p_local":100} has no points'
+d=$(case_dir invalid-point)
+doc "$d" alock-fig5 lock false "[$(e '{"lock":"alock","locks":20,"p_local":100,"nodes":2}' '{"ratio_to_mcs":30,"ratio_to_spin":5}')]"
+edit "$d/alock-fig5.json" '.points[0].valid = false'
+rep "$d"
+incons "$d" t-repro 'says valid true, its points say false'
+d=$(case_dir stale-value)
+doc "$d" alock-fig5 lock false "[$(e '{"lock":"alock","locks":20,"p_local":100,"nodes":2}' '{"ratio_to_mcs":30,"ratio_to_spin":5}')]"
+edit "$d/alock-fig5.json" '.points[0].metrics.ratio_to_mcs = 3'
+rep "$d"
+incons "$d" t-repro 'says ratio_to_mcs = 30, its points give 3'
+check "report.md says the document is inconsistent, under it" grep -q 'INCONSISTENT DOCUMENT: summary entry' "$d/report.md"
+
+# Duplicate parameters with conflicting values (22x and 1.5x): never the max.
+d=$(case_dir duplicates)
+doc "$d" alock-fig5 lock false "[$(e '{"lock":"alock","locks":20,"p_local":100,"nodes":2}' '{"ratio_to_mcs":22}'),
+	$(e '{"lock":"alock","locks":20,"p_local":100,"nodes":2}' '{"ratio_to_mcs":1.5}')]"
+edit "$d/alock-fig5.json" '.points[1].rep = 1 | .points[1].key |= sub("#0$"; "#1")'
+rep "$d"
+incons "$d" t-repro 'duplicate parameters {"lock":"alock","locks":20,"nodes":2,"p_local":100}'
+
+# The document is not what its name says: numa-fig4.json made by the
+# numa-vc config (its command line, or its spec against the suite's
+# configs), and a numa-fig5 whose 64 B / 50%-write variant points lie outside
+# its spec's sweep.
+d=$(case_dir vc-command); fig4 "$d"
+edit "$d/numa-fig4.json" '.meta.runs[0].command_line = "bin/netmem run configs/quick/numa-vc.json --output results/q/numa-fig4.json --resume"'
+rep "$d"
+incons "$d" t-bynic 'numa-fig4 is named after config numa-fig4, but its command line ran config numa-vc'
+d=$(case_dir vc-spec); fig4 "$d"
+edit "$d/numa-fig4.json" '.spec = {"op": ["read", "write"], "mode": "bw", "size": 8, "buf_node": ["nic", "other"], "load_node": ["any", "nic", "other"], "load_threads": 2, "mtu": 256}
+	| .meta.runs[0].command_line = "bin/netmem ops --size 8 --load-node any,nic,other -o numa-fig4.json"'
+rep "$d"
+incons "$d" t-bynic 'numa-fig4 is not what config numa-fig4 runs: its spec has size = 8, config configs/check/numa-fig4.json has \[8,64\]'
+d=$tmp/own-config; mkdir -p "$d"; fig4 "$d" # the control: a document that is its config's
+edit "$d/numa-fig4.json" ".spec = $(jq -c .params configs/check/numa-fig4.json)
+	| .meta.runs[0].command_line = \"bin/netmem run configs/check/numa-fig4.json --output results/c/numa-fig4.json --resume\""
+rep "$d"
+verdict "$d" t-bynic "reproduced (measured 1.75, hardware)"
+d=$(case_dir fig5-variant)
+doc "$d" numa-fig5 ops false "[$(e '{"op":"write","buf_node":"other","size":8,"server_write_ratio":0.9}' '{"mops":1.2}'),
+	$(e '{"op":"write","buf_node":"nic","size":8,"server_write_ratio":0.9}' '{"mops":1}'),
+	$(e '{"op":"write","buf_node":"other","size":64,"server_write_ratio":0.5}' '{"mops":5}'),
+	$(e '{"op":"write","buf_node":"nic","size":64,"server_write_ratio":0.5}' '{"mops":1}')]" "$PLACED"
+edit "$d/numa-fig5.json" '.spec = {"op": ["read", "write"], "size": 8, "buf_node": ["nic", "other"], "server_write_ratio": 0.9}'
+rep "$d"
+incons "$d" t-fig5 'outside its spec.s sweep: size = 64, the spec has 8'
+
+# Bad numbers fail the claim: a negative metric, a null geomean (a
+# repetition without the metric) in the selection.
+d=$(case_dir negative)
+doc "$d" alock-fig5 lock false "[$(e '{"lock":"alock","locks":20,"p_local":100,"nodes":2}' '{"ratio_to_mcs":30}'),
+	$(e '{"lock":"alock","locks":1000,"p_local":100,"nodes":2}' '{"ratio_to_mcs":-5}')]"
+rep "$d"
+incons "$d" t-repro 'says ratio_to_mcs = -5, its points give null'
+d=$(case_dir sim-negative)
+jq -n '{experiment: "corm-sim", mode: "prob", params: {}, summary: [{params: {size: 128}, valid: true, geomean: {reduction: 2}},
+	{params: {size: 256}, valid: true, geomean: {reduction: -2}}]}' >"$d/corm-fig7.json"
+rep "$d"
+incons "$d" t-sim 'corm-fig7 {"size":256}: reduction is negative (-2)'
+d=$(case_dir null)
+doc "$d" alock-fig5 lock false "[$(e '{"lock":"alock","locks":20,"p_local":100,"nodes":2}' '{"ratio_to_mcs":30}'),
+	$(e '{"lock":"alock","locks":1000,"p_local":100,"nodes":2}' '{"ratio_to_mcs":null,"ops_per_sec":10}')]"
+edit "$d/alock-fig5.json" '.summary[1].reps = 2 | .summary[1].geomean.ops_per_sec = 10
+	| .points[1].metrics = {"ops_per_sec": 10} | .points += [.points[1] | .rep = 1 | .key |= sub("#0$"; "#1") | .metrics.ratio_to_mcs = 40]'
+rep "$d"
+incons "$d" t-repro 'ratio_to_mcs is null'
+
+# "Exercised" holds only when every selected entry reaches the threshold.
+d=$(case_dir exercised)
+doc "$d" corm-fig13 corm false "[$(e '{"clients":4}' '{"conflicts":0,"shared_ops":5}'), $(e '{"clients":8}' '{"conflicts":0,"shared_ops":0}')]"
+rep "$d"
+verdict "$d" t-exercised "not exercised (measured 0, hardware); shared_ops reached 0 in some entry used, below the 1 the claim needs"
+
+# Simulation is the experiment's: a lock document without meta is no
+# simulation (no NIC record), a simulator's document with a NIC record is.
+d=$(case_dir no-meta)
+doc "$d" alock-fig5 lock false "[$(e '{"lock":"alock","locks":20,"p_local":100,"nodes":2}' '{"ratio_to_mcs":30}')]"
+edit "$d/alock-fig5.json" 'del(.meta)'
+rep "$d"
+verdict "$d" t-repro "reproduced (measured 30, no NIC record, not a hardware reproduction)"
+d=$(case_dir sim-nic)
+jq -n '{experiment: "corm-sim", mode: "prob", params: {}, summary: [{params: {size: 128}, valid: true, geomean: {reduction: 2}}],
+	meta: {runs: [{emulated: false, nranks: 1, ranks: [{rank: 0, nic: {device: "mlx5_0", vendor_part_id: 4119, driver: "mlx5_core"}}]}]}}' >"$d/corm-fig7.json"
+rep "$d"
+verdict "$d" t-sim "reproduced (measured 2, simulation)"
+d=$(case_dir sim-duplicate)
+jq -n '{experiment: "corm-sim", mode: "prob", params: {}, summary: [{params: {size: 128}, valid: true, geomean: {reduction: 2}},
+	{params: {size: 128}, valid: true, geomean: {reduction: 9}}]}' >"$d/corm-fig7.json"
+rep "$d"
+incons "$d" t-sim 'duplicate parameters {"size":128}'
+
+# Placement is checked entry by entry: a record on one unrelated point
+# verifies nothing else.
+d=$(case_dir placement)
+doc "$d" numa-fig4 ops false "[$(e '{"op":"read","buf_node":"nic","size":8}' '{"mops":1.75}'),
+	$(e '{"op":"read","buf_node":"other","size":8}' '{"mops":1.0}'), $(e '{"op":"write","buf_node":"nic","size":8}' '{"mops":1.0}')]" null "$CX3"
+edit "$d/numa-fig4.json" '.points[2].placement = {"numa_real": true}'
+rep "$d"
+verdict "$d" t-bynic "reproduced (measured 1.75, NUMA not verified, not a hardware reproduction)"
+
+# Whatever the input above, no claim of those runs says "reproduced" on hardware.
+check "no crafted inconsistent run yields a hardware reproduction" sh -c \
+	"! cat $tmp/c-*/out | grep -q '^claim [^:]*: reproduced (measured [^,]*, hardware)'"
 
 # Every figure's title (plots/common.gp) is netmem table --describe: the
 # part by name, Soft-RoCE by any sign, and the invalid points it does not draw.
