@@ -12,8 +12,12 @@
 # - the metric, and every exercised metric, is one the claim's experiment
 #   writes: the table below, each row of which is found in the code that
 #   writes the metric (a claim with "needs" is reported skipped instead);
-# - the documents: a config of the quick, check and paper scales (a two-host
-#   figure: paper only) of the claim's experiment, or a CoRM simulator
+# - its range (reproduced, or each of ranges_by_nic) within the width rule
+#   of the claims file's "about", from how the paper states its number
+#   (stated, and band for a band), or a width_reason saying why it departs
+#   (and a range that fits the rule carries none);
+# - the documents: a config of the quick, check and paper scales (paper only
+#   for the documents listed below) of the claim's experiment, or a CoRM simulator
 #   document of run_all.sh, made here (bin/netmem, run_all.sh's arguments for
 #   the paper scale and for the smaller ones, fewer objects);
 # - every parameter the selectors (select, ratio num and den) use is a
@@ -33,8 +37,17 @@ C=plots/claims.json
 # The documents of CoRM's simulator, which run_all.sh runs (no config).
 tools="corm-fig7 corm-fig17 corm-fig18 corm-fig19"
 in_list() { case " $2 " in *" $1 "*) true ;; *) false ;; esac; }
+# Documents only the paper scale runs (a load or a sweep the smaller scales
+# cannot hold): a claim on one is checked at paper scale alone, and each
+# must have a paper config and none at the smaller scales.
+paper_only="numa-fig5-variants numa-vc-noload numa-fig6c-noload"
 # scales DOC: the config directories a claim on DOC must find it in
-scales() { echo configs/quick configs/check configs/paper; }
+scales() { if in_list "$1" "$paper_only"; then echo configs/paper; else echo configs/quick configs/check configs/paper; fi; }
+for doc in $paper_only; do
+	if [ -r "configs/paper/$doc.json" ] && [ ! -e "configs/quick/$doc.json" ] && [ ! -e "configs/check/$doc.json" ]; then
+		ok "$doc: a paper-only document (a paper config, none at the quick and check scales)"
+	else notok "$doc: listed as paper only, but its configs are: $(ls configs/*/"$doc".json 2>/dev/null | tr '\n' ' ')"; fi
+done
 
 # Claims the smaller scales cannot compute (a value their configs never run),
 # ID SCALE: each is reported skipped, and must still be a gap.
@@ -47,6 +60,9 @@ metrics='lock|ops_per_sec|workloads/locks/lock.c|{"ops", lock_counters
 lock|ops_per_sec|harness/measure.c|"%s_per_sec"
 lock|lat.p99|harness/measure.c|"lat", nm_hist_summary_json
 lock|lat.p99|harness/stats.c|{"p99",
+lock|lat.mean|harness/measure.c|"lat", nm_hist_summary_json
+lock|lat.mean|harness/stats.c|{"mean",
+numa-matrix|remote_over_local|workloads/numa/numa_matrix.c|"remote_over_local"
 lock|ratio_to_mcs|workloads/locks/lock.c|"ratio_to_%s"
 lock|ratio_to_mcs|workloads/locks/lock.c|{"spin", "mcs"}
 lock|ratio_to_spin|workloads/locks/lock.c|"ratio_to_%s"
@@ -186,6 +202,51 @@ def selection($params; $exp; $where; $strict):
 
 def named($docs): if $docs | endswith("*") then startswith($docs[:-1]) else . == $docs end;
 
+# The width rule of the claims file's "about": each range (reproduced, or an
+# entry of ranges_by_nic) says how the paper states its number (stated: "up
+# to", "more than", "less than", "point", "band" with band [a, b], "no
+# difference"); the range may be no wider than the rule makes of it, give or
+# take a twentieth of the rule's width for rounding, unless width_reason says
+# why it departs (and then it must depart). On a ratio near 1 (unit x, the
+# paper's value between 0 and 2) the rule scales the excess over 1.
+def near1($x; $unit): $unit == "x" and $x > 0 and $x < 2;
+def scaled($k; $v; $n): if $n then 1 + $k * ($v - 1) else $k * $v end;
+def spread($lo; $hi): [$lo, $hi] | [min, max];
+# the rule's [min, max] for a range object $r of a claim with unit $unit and paper value $pv
+def rule_range($r; $pv; $unit):
+	($r.paper_value // $pv) as $x | near1($x; $unit) as $n |
+	if $r.stated == "up to" then spread(scaled(0.75; $x; $n); scaled(1.5; $x; $n))
+	elif $r.stated == "more than" then (if $n then [$x, $x + 0.5 * ($x - 1 | fabs)] else [$x, 1.5 * $x] end | [min, max])
+	elif $r.stated == "less than" then [0, $x]
+	elif $r.stated == "point" then spread(scaled(0.75; $x; $n); scaled(1.25; $x; $n))
+	elif $r.stated == "band" then
+		[([scaled(0.75; $r.band[0]; $n), scaled(1.25; $r.band[0]; $n)] | min), ([scaled(0.75; $r.band[1]; $n), scaled(1.25; $r.band[1]; $n)] | max)]
+	elif $r.stated == "no difference" then spread(0.95 * $x; 1.05 * $x)
+	else null end;
+def fmt: . * 10000 | round / 10000 | tostring;
+# "WIDTH<tab>problem" or "WIDTHOK<tab>what held", per range of a claim
+def width:
+	. as $c |
+	if (.paper_value | type) != "number" then empty
+	else (if has("ranges_by_nic") then (.ranges_by_nic | arrays | .[] | objects | {r: ., where: "ranges_by_nic \(.part)"})
+	      else {r: (.reproduced | objects), where: "reproduced"} end) as $e | $e.r as $r | ($r.paper_value // $c.paper_value) as $x |
+		if ($r.stated | type) != "string" then "WIDTH\t\($e.where): no stated (how the paper states its number: up to, more than, less than, point, band, no difference)"
+		elif ([$r.stated] | inside(["up to", "more than", "less than", "point", "band", "no difference"]) | not) then "WIDTH\t\($e.where): stated \($r.stated | tojson) is not up to, more than, less than, point, band or no difference"
+		elif $r.stated == "band" and (($r.band | type) != "array" or ($r.band | length) != 2 or ($r.band | all(type == "number") | not) or $r.band[0] >= $r.band[1] or $x < $r.band[0] or $x > $r.band[1])
+			then "WIDTH\t\($e.where): a band wants band [a, b], a < b, with the paper's value \($x) between"
+		elif has("width_reason") then "WIDTH\t\($e.where): width_reason belongs in the range object it explains"
+		elif ($r.min | type) != "number" or ($r.max | type) != "number" then empty
+		else rule_range($r; $c.paper_value; $c.unit) as $w | (($w[1] - $w[0]) / 20) as $slack |
+			($r.min >= $w[0] - $slack and $r.max <= $w[1] + $slack) as $fits |
+			"\($e.where) \($r.min | fmt)..\($r.max | fmt), the rule for \($r.stated) \(if $r.stated == "band" then $r.band | map(fmt) | join("-") else $x | fmt end)\(if near1($x; $c.unit) and $r.stated != "less than" and $r.stated != "no difference" then " (on the excess over 1)" else "" end): \($w[0] | fmt)..\($w[1] | fmt)" as $what |
+			if ($r.width_reason | type) == "string" and ($r.width_reason | length) > 0 then
+				(if $fits then "WIDTH\t\($what), which the range fits: drop its width_reason" else "WIDTHOK\t\($what); departs: \($r.width_reason)" end)
+			elif $r | has("width_reason") then "WIDTH\t\($e.where): an empty width_reason (say why the range departs from the rule)"
+			elif $fits then "WIDTHOK\t\($what)"
+			else "WIDTH\t\($what): wider than the rule, and no width_reason" end
+		end
+	end;
+
 # the documents and the selection
 def problems:
 	. as $c | .documents as $docs |
@@ -199,7 +260,7 @@ def problems:
 			 else "FAIL\t\($docs) (\($sc)) has no metric \($c.metric) (its metrics: \($d.metrics | join(", ")))" end)
 		end
 	else
-		("quick", "check", "paper") as $sc |
+		(if $paper_only | index([$docs]) then "paper" else ("quick", "check", "paper") end) as $sc |
 		[$cfgs | keys[] | select(startswith("configs/\($sc)/") and (ltrimstr("configs/\($sc)/") | rtrimstr(".json") | named($docs)))] as $files |
 		if ($files | length) == 0 then "FAIL\tno config \($docs) in configs/\($sc)"
 		else $files[] as $f |
@@ -209,6 +270,7 @@ def problems:
 
 .papers[].claims[] | . as $c |
 	(schema($metrics[.experiment] // []) | "\($c.id)\tSCHEMA\t\(.)"),
+	(width | "\($c.id)\t\(.)"),
 	(problems | "\($c.id)\t\(.)"),
 	(if has("needs") then "\(.id)\tNEEDS\t\(.needs)" else empty end)
 EOF
@@ -241,9 +303,9 @@ fi
 # run_checks CLAIMS_FILE OUT: the check's lines for every claim of CLAIMS_FILE
 run_checks() {
 	jq -r --slurpfile metrics "$tmp/metrics.json" --slurpfile cfgs "$tmp/cfgs.json" --slurpfile sims "$tmp/sims.json" \
-		--arg tools "$tools" \
+		--arg tools "$tools" --arg paper_only "$paper_only" \
 		'($metrics[0]) as $metrics | ($cfgs[0]) as $cfgs | ($sims[0]) as $sims |
-		 ($tools | split(" ")) as $tools | '"$(cat "$tmp/check.jq")" "$1" >"$2" 2>&1 ||
+		 ($tools | split(" ")) as $tools | ($paper_only | split(" ")) as $paper_only | '"$(cat "$tmp/check.jq")" "$1" >"$2" 2>&1 ||
 		echo "?	FAIL	jq: $(cat "$2")" >>"$2"
 }
 run_checks "$C" "$tmp/out"
@@ -261,6 +323,12 @@ if grep -q '^?	' "$tmp/out"; then notok "the check ran: $(grep '^?	' "$tmp/out")
 while read -r id docs; do
 	p=$(field SCHEMA "$id" "$tmp/out" | tr '\n' ';')
 	if [ -z "$p" ]; then ok "claim $id: quote, where, bounds, direction, metric"; else notok "claim $id: $p"; fi
+	w=$(field WIDTH "$id" "$tmp/out" | tr '\n' ';')
+	if [ -n "$w" ]; then notok "claim $id: width rule: $w"
+	else
+		w=$(field WIDTHOK "$id" "$tmp/out" | tr '\n' ';')
+		[ -z "$w" ] || ok "claim $id: width rule: $w"
+	fi
 	n=$(field NEEDS "$id" "$tmp/out")
 	[ -z "$n" ] || skip "claim $id: its metric" "needs: $n"
 	fails=$(field FAIL "$id" "$tmp/out" | tr '\n' ';')
@@ -309,7 +377,7 @@ done
 # in one run.
 good='{"id": "good", "claim": "c", "quote": "q", "where": "Sec. 1", "experiment": "lock", "documents": "alock-fig5",
 	"select": {"p_local": 100}, "ratio": {"num": {"lock": "alock"}, "den": {"lock": "mcs"}}, "metric": "ops_per_sec",
-	"reduce": "max", "paper_value": 2, "unit": "x", "reproduced": {"min": 1.5, "max": 3}, "direction": {"above": 1}}'
+	"reduce": "max", "paper_value": 2, "unit": "x", "reproduced": {"min": 1.5, "max": 3, "stated": "up to"}, "direction": {"above": 1}}'
 cat >"$tmp/bad" <<'EOF'
 no documents|del(.documents)|no "documents"
 a config no scale has|.documents = "alock-fig9"|no config alock-fig9
@@ -340,12 +408,27 @@ an exercised floor of 0|.exercised = [{"metric": "ops_per_sec", "min": 0}]|min >
 an empty needs|.needs = ""|needs: empty
 an unknown reduction|.reduce = "median"|is not max, min, mean or value
 an empty list selected|.select.p_local = []|non-empty list
+no stated form of the paper's number|del(.reproduced.stated)|no stated (how the paper states
+a stated form the rule does not know|.reproduced.stated = "roughly"|is not up to, more than
+a band without its ends|.reproduced.stated = "band"|a band wants band [a, b]
+a band that leaves out the paper's value|.reproduced.stated = "band" + .reproduced.band = [2.5, 3]|with the paper's value 2 between
+a range wider than its rule|.reproduced.max = 3.5|wider than the rule, and no width_reason
+a range reaching below its rule|.reproduced.min = 1.4|reproduced 1.4..3, the rule for up to 2: 1.5..3: wider than the rule
+a ratio near 1 judged on its excess over 1|.paper_value = 1.2 + .reproduced = {"min": 1.1, "max": 1.4, "stated": "up to"}|(on the excess over 1): 1.15..1.3: wider than the rule
+a point value widened by more than a quarter|.reproduced = {"min": 1.4, "max": 2.6, "stated": "point"}|the rule for point 2: 1.5..2.5: wider
+no difference wider than a few percent|.paper_value = 1 + .reproduced = {"min": 0.9, "max": 1.1, "stated": "no difference"} + del(.direction)|the rule for no difference 1: 0.95..1.05: wider
+a NIC's range wider than its rule|del(.reproduced) + .ranges_by_nic = [{"part": "ConnectX-3", "min": 1.5, "max": 4, "stated": "up to"}]|ranges_by_nic ConnectX-3 1.5..4, the rule for up to 2: 1.5..3: wider
+a NIC's own paper value|del(.reproduced) + .ranges_by_nic = [{"part": "ConnectX-3", "min": 1.5, "max": 3, "paper_value": 1.5, "stated": "point"}]|the rule for point 1.5 (on the excess over 1): 1.375..1.625: wider
+a width_reason on a range that fits the rule|.reproduced.width_reason = "because"|which the range fits: drop its width_reason
+an empty width_reason|.reproduced.max = 3.5 + .reproduced.width_reason = ""|an empty width_reason
+a width_reason outside the range it explains|.width_reason = "because" + .reproduced.max = 3.5|width_reason belongs in the range object
 a simulator size never simulated|.experiment = "corm-sim" + .documents = "corm-fig17" + .metric = "reduction" + .select = {"size": 12345} + .ratio = {"num": {"strategy": "corm-16"}, "den": {"strategy": "mesh"}}|never runs size=12345
 EOF
 # The broken claims, "bad-N" each (" + " in a change is jq's "|"), beside
 # the good one, in one claims file.
 i=0
 printf '%s\n' "$good" | jq -c . >"$tmp/bad.claims"
+printf '%s\n' "$good" | jq -c '.id = "good-departs" | .reproduced.max = 3.5 | .reproduced.width_reason = "the paper draws more than it says"' >>"$tmp/bad.claims"
 while IFS='|' read -r what change pattern; do
 	i=$((i + 1))
 	printf '%s' "$good" | jq -c --arg id "bad-$i" "$(printf '%s' "$change" | sed 's/ + / | /g') | .id = \$id" >>"$tmp/bad.claims" ||
@@ -354,8 +437,11 @@ done <"$tmp/bad"
 jq -s '{papers: [{id: "bad", claims: .}]}' "$tmp/bad.claims" >"$tmp/bad.json"
 run_checks "$tmp/bad.json" "$tmp/bad.out"
 # found ID: every line of ID but a skip
-found() { awk -F '\t' -v id="$1" '$1 == id && $2 != "SKIP" && $2 != "NEEDS"' "$tmp/bad.out"; }
+found() { awk -F '\t' -v id="$1" '$1 == id && $2 != "SKIP" && $2 != "NEEDS" && ($2 != "WIDTHOK" || id ~ /^good-departs$/)' "$tmp/bad.out"; }
 if [ -z "$(found good)" ]; then ok "a good claim passes"; else notok "a good claim fails: $(found good | tr '\n' ';')"; fi
+if found good-departs | grep -q '	WIDTHOK	.*departs: the paper draws more than it says' && [ -z "$(found good-departs | grep -v '	WIDTHOK	')" ]; then
+	ok "a range wider than its rule passes with its width_reason, which the check reports"
+else notok "a range wider than its rule with a width_reason: $(found good-departs | tr '\n' ';')"; fi
 i=0
 while IFS='|' read -r what change pattern; do
 	i=$((i + 1))
