@@ -352,6 +352,9 @@ static void start(kv_win *w, kv_wop *wo)
 {
 	cl_thr *t = (cl_thr *)w;
 	cl_op *o = (cl_op *)wo;
+	/* here, not before the body: the threads meet when measuring begins */
+	if (!t->first_op && t->j->first_alone && t->t > 0)
+		wait_first_alone(t);
 	if (!t->first_op)
 		t->first_op = nm_ticks();
 	o->w.kind = kv_next(w->kt, &o->rank);
@@ -394,8 +397,6 @@ void cl_thr_setup(nm_worker *w)
 void cl_thr_body(nm_worker *w)
 {
 	cl_thr *t = w->arg;
-	if (t->j->first_alone && t->t > 0)
-		wait_first_alone(t);
 	kv_win_body(&t->win);
 	cl_ms_bye(kv_win_conn(&t->win, 0), t->j->mesh.cq[t->t], t->msg, t->win.lkey, t->j->timeout);
 	kv_win_free(&t->win);
