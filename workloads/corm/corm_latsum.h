@@ -13,9 +13,9 @@ typedef enum { CORM_LS_RAW_RPC, CORM_LS_ALLOC, CORM_LS_FREE, CORM_LS_SCAN, CORM_
 
 /* Sets in m, from the kinds' histograms (ns):
  *   alloc_extra_us, free_extra_us, release_extra_us: the operation's median
- *     minus the raw RPC's, in us, 0 when it is
- *     no slower ("Alloc and Free calls add about 0.5 us to
- *     the base RPC call"; "The pointer release costs about 0.3 us");
+ *     minus the raw RPC's, in us, 0 when it is no slower ("Alloc and Free
+ *     calls add about 0.5 us to the base RPC call"; "The pointer release
+ *     costs about 0.3 us");
  *   rpc_backup_over_scan: the median of an RPC read through an indirect
  *     pointer over that of a ScanRead ("using an RPC call to backup a
  *     failed DirectRead is more expensive than a ScanRead").
