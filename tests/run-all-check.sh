@@ -54,8 +54,7 @@ check "corm-fig16-scan: block scan (no message), the RPC reader's rate during th
 	"$run/corm-fig16-scan.json"
 
 # Every figure the quick scale draws (configs and the documents computed on
-# the host), as PNG and
-# SVG: the check scale leaves none out.
+# the host), as PNG and SVG: the check scale leaves none out.
 figures=$(for cfg in configs/quick/*.json; do
 	jq -r --arg self "$(basename "$cfg" .json)" '.plots // [] | .[] | .figure // $self' "$cfg"
 done; echo corm-fig7 corm-fig17 corm-fig18 corm-fig19 clover-fig3)
