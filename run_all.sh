@@ -13,7 +13,8 @@
 #          --mpirun-args "..." (extra mpirun flags, split at blanks, e.g. "-x NETMEM_DEV" or
 #            "--mca btl self,tcp"),
 #          --class CLASS[,CLASS...] (these kinds of jobs only: plain, numa, odp and
-#            cluster configs, sim for CoRM's simulator; default all; cluster:
+#            cluster configs, sim for the documents computed on the host:
+#            CoRM's simulator, Clover's path state; default all; cluster:
 #            configs with "hosts", two guests without a hostfile, three when
 #            a config needs a third host to forward between the others),
 #          --here (run the configs where this runs, which has verbs already, e.g.
@@ -27,8 +28,9 @@
 # Builds first (make), so an edited tree never runs a stale binary. An
 # interrupted run resumes: rerunning continues in results/latest (when of the
 # same scale and unfinished) where it stopped. Shows progress over configs and
-# points, runs CoRM's simulator (no NIC), draws every figure as PNG and SVG,
-# and ends with the run's report (index.html, report.md: netmem report).
+# points, runs CoRM's simulator and Clover's state table (no NIC), draws
+# every figure as PNG and SVG, and ends with the run's report (index.html,
+# report.md: netmem report).
 set -u
 cd "$(dirname "$0")" || exit 1
 
@@ -92,8 +94,14 @@ else
 	tool_args[corm-fig18]="--mode sweep --redis t1,t2,t3 -b 1M --thread-counts 1,32 --redis-scale 0.05"
 	tool_args[corm-fig19]="--mode sweep --redis t1,t2,t3 -b 1M --thread-counts 1,32 --redis-scale 0.05 --hybrid"
 fi
+# Grant and Snoeren Fig. 3: the packet path's state per tracked-key count,
+# computed from the rewrite module's tables (no NIC), at the paper's 10K and
+# 100K keys too (Sec. 3.1).
+declare -A tool_cmd
+tool_cmd[clover-fig3]=clover-path
+tool_args[clover-fig3]="--state-table 8..1M,10000,100000 --conns 64"
 tools=""
-for name in corm-fig7 corm-fig17 corm-fig18 corm-fig19; do
+for name in corm-fig7 corm-fig17 corm-fig18 corm-fig19 clover-fig3; do
 	has_class sim || break
 	[ -z "$only" ] || case ",$only," in *",$name,"*) ;; *) continue ;; esac
 	tools="$tools $name"
@@ -293,9 +301,9 @@ status=0
 rm -f "$out/.progress"
 for name in $tools; do
 	# shellcheck disable=SC2086
-	bin/netmem corm-sim ${tool_args[$name]} -o "$out/$name.json" >"$out/$name.log" 2>&1 &&
-		echo "run_all.sh: $out/$name.json (CoRM simulator, no NIC)" >&2 ||
-		{ echo "run_all.sh: netmem corm-sim for $name failed (see $out/$name.log)" >&2; status=1; }
+	bin/netmem "${tool_cmd[$name]:-corm-sim}" ${tool_args[$name]} -o "$out/$name.json" >"$out/$name.log" 2>&1 &&
+		echo "run_all.sh: $out/$name.json (${tool_cmd[$name]:-corm-sim} on this host, no NIC)" >&2 ||
+		{ echo "run_all.sh: netmem ${tool_cmd[$name]:-corm-sim} for $name failed (see $out/$name.log)" >&2; status=1; }
 done
 if [ -z "$jobs" ]; then
 	:
@@ -338,7 +346,8 @@ figs="$figs
 corm_fig7 corm-fig7 in=corm-fig7
 corm_fig17 corm-fig17 in=corm-fig17
 corm_fig18 corm-fig18 in=corm-fig18
-corm_fig19 corm-fig19 in=corm-fig19"
+corm_fig19 corm-fig19 in=corm-fig19
+clover_fig3 clover-fig3 in=clover-fig3"
 # A variable names the documents that exist (NAME.json, or a rank sweep's
 # NAME.nR.json; NAME may end in *), space-separated; one with none is left unset.
 # gnuplot reads them, and the plot scripts hand them to a shell, through a

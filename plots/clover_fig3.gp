@@ -5,7 +5,8 @@
 #   gnuplot -e "out='fig.png'" plots/clover_fig3.gp
 # drawn from: netmem clover-path
 if (!exists("netmem")) netmem = "bin/netmem"
-set terminal pngcairo size 960,600 font ",11"
+load "plots/term.gp"
+set terminal @term size 960,600 font ",11"
 set output out
 set grid
 set title "In-path state vs keys tracked (Grant and Snoeren Fig. 3)\n{/*0.8 computed from netmem clover-path's tables, no NIC involved}"

@@ -53,11 +53,11 @@ check "corm-fig16-scan: block scan (no message), the RPC reader's rate during th
 		(.metrics.rpc_during_over_before | type) == "number" and (.metrics.direct_over_rpc | type) == "number")' \
 	"$run/corm-fig16-scan.json"
 
-# Every figure the quick scale draws (configs and the simulator), as PNG and
-# SVG: the check scale leaves none out.
+# Every figure the quick scale draws (configs and the documents computed on
+# the host), as PNG and SVG: the check scale leaves none out.
 figures=$(for cfg in configs/quick/*.json; do
 	jq -r --arg self "$(basename "$cfg" .json)" '.plots // [] | .[] | .figure // $self' "$cfg"
-done; echo corm-fig7 corm-fig17 corm-fig18 corm-fig19)
+done; echo corm-fig7 corm-fig17 corm-fig18 corm-fig19 clover-fig3)
 for fig in $figures; do
 	for ext in png svg; do
 		check "figure $fig.$ext: non-empty, valid $ext" nm_figure_ok "$run/$fig.$ext"
@@ -94,7 +94,7 @@ for id in $(jq -r '.papers[].claims[] | select(.documents != null) | "\(.id)=\(.
 	doc=${id#*=}; id=${id%%=*}
 	line=$(printf '%s\n' "$claims" | grep "^claim $id:")
 	set -- configs/check/$doc.json
-	case " corm-fig7 corm-fig17 corm-fig18 corm-fig19 " in *" $doc "*) set -- "$run/$doc.json" ;; esac
+	case " corm-fig7 corm-fig17 corm-fig18 corm-fig19 clover-fig3 " in *" $doc "*) set -- "$run/$doc.json" ;; esac
 	if jq -e --arg id "$id" '[.papers[].claims[] | select(.id == $id and .needs != null)] | length > 0' plots/claims.json >/dev/null; then
 		check "claim $id: not computable yet (needs)" verdict_is "$line" ': not run; not computable yet: needs '
 	elif [ ! -e "$1" ]; then

@@ -35,7 +35,9 @@ N=bin/netmem
 C=plots/claims.json
 
 # The documents of CoRM's simulator, which run_all.sh runs (no config).
-tools="corm-fig7 corm-fig17 corm-fig18 corm-fig19"
+tools="corm-fig7 corm-fig17 corm-fig18 corm-fig19 clover-fig3"
+# a tool document's experiment, where not the simulator's (run_all.sh's tool_cmd)
+toolexp='{"clover-fig3": "clover-state"}'
 in_list() { case " $2 " in *" $1 "*) true ;; *) false ;; esac; }
 # Documents only the paper scale runs (a load or a sweep the smaller scales
 # cannot hold): a claim on one is checked at paper scale alone, and each
@@ -97,8 +99,29 @@ corm|writes|workloads/corm/corm_bench.c|{"writes", NM_COUNT_METRIC}
 corm|writes|harness/measure.c|& NM_COUNT_METRIC
 corm|fairness.threads|harness/measure.c|"fairness", fairness(
 corm|fairness.threads|harness/measure.c|"threads", (int)n
+corm|steady_read_us|workloads/corm/corm_remap.c|"steady_read_us"
+corm|lat_by_op.direct_read.p50|harness/measure.c|"lat_by_op"
+corm|lat_by_op.direct_read.p50|workloads/corm/corm_bench.c|"direct_read", "scan_read"
+corm|lat_by_op.direct_read.p50|harness/stats.c|{"p50",
+corm|lat_by_op.raw_read.p50|harness/measure.c|"lat_by_op"
+corm|lat_by_op.raw_read.p50|workloads/corm/corm_bench.c|{"raw_read", "raw_rpc"
+corm|alloc_extra_us|workloads/corm/corm_latsum.c|CORM_LS_ALLOC, "alloc_extra_us"
+corm|alloc_extra_us|workloads/corm/corm.c|corm_latency_summary(h, m)
+corm|free_extra_us|workloads/corm/corm_latsum.c|CORM_LS_FREE, "free_extra_us"
+corm|release_extra_us|workloads/corm/corm_latsum.c|CORM_LS_RELEASE, "release_extra_us"
+corm|rpc_backup_over_scan|workloads/corm/corm_latsum.c|"rpc_backup_over_scan"
+corm|collect_us|workloads/corm/corm_collect.c|"collect_us"
+corm|compact_us|workloads/corm/corm_collect.c|"compact_us"
+corm|rpc_after_over_before|workloads/corm/corm.c|"%s_%s_over_before"
+corm|rpc_after_over_before|workloads/corm/corm.c|{"before", "during", "after"}
+corm|rpc_after_over_before|workloads/corm/corm.c|secs, start, end, "rpc", m)
+corm|direct_after_over_before|workloads/corm/corm.c|"%s_%s_over_before"
+corm|direct_after_over_before|workloads/corm/corm.c|secs, start, end, "direct", m)
 corm-sim|reduction|workloads/corm/corm_sim.c|"reduction"
 corm-sim|active_mib|workloads/corm/corm_sim.c|"active_mib"
+corm-sim|probability|workloads/corm/corm_sim.c|"probability"
+clover-state|state_bytes|workloads/clover/clover_path.c|"state_bytes"
+clover-state|tofino2_share|workloads/clover/clover_path.c|"tofino2_share"
 control|ripple_pct|workloads/control/control.c|"ripple_pct"
 clover|mops|workloads/clover/clover.c|{"ops", cl_counters
 clover|mops|harness/measure.c|"m%s"
@@ -252,10 +275,10 @@ def problems:
 	. as $c | .documents as $docs |
 	if ($docs | text | not) then "FAIL\tno \"documents\": nothing says which config it is computed from"
 	elif $tools | index([$docs]) then
-		if .experiment != "corm-sim" then "FAIL\t\($docs) is a CoRM simulator document, but the claim's experiment is \(.experiment)"
+		if .experiment != ($toolexp[$docs] // "corm-sim") then "FAIL\t\($docs) is run_all.sh's \($toolexp[$docs] // "corm-sim") document (a simulator document, no config), but the claim's experiment is \(.experiment)"
 		elif $sims[$docs] == null then "SKIP\tno \($docs) simulator document (bin/netmem not built?)"
 		else ("paper", "quick/check") as $sc | $sims[$docs][$sc] as $d |
-			(selection($d.params; "corm-sim"; "\($docs) (\($sc))"; $sc == "paper") | sub("^GAP "; "GAP\t\($sc)\t") | sub("^FAIL "; "FAIL\t")),
+			(selection($d.params; $c.experiment; "\($docs) (\($sc))"; $sc == "paper") | sub("^GAP "; "GAP\t\($sc)\t") | sub("^FAIL "; "FAIL\t")),
 			(if $d.metrics | index([$c.metric]) then empty
 			 else "FAIL\t\($docs) (\($sc)) has no metric \($c.metric) (its metrics: \($d.metrics | join(", ")))" end)
 		end
@@ -287,11 +310,12 @@ if [ -x "$N" ]; then
 	for doc in $tools; do
 		jq -e --arg d "$doc" 'any(.papers[].claims[]; .documents == $d)' "$C" >/dev/null || continue
 		args=$(sed -n "s/^[[:space:]]*tool_args\[$doc\]=\"\(.*\)\"\$/\1/p" run_all.sh)
+		cmd=$(sed -n "s/^[[:space:]]*tool_cmd\[$doc\]=\(.*\)\$/\1/p" run_all.sh)
 		[ -n "$args" ] || continue
 		for sc in paper quick/check; do
 			if [ "$sc" = paper ]; then a=$(printf '%s\n' "$args" | head -n 1); else a=$(printf '%s\n' "$args" | tail -n 1); fi
 			# shellcheck disable=SC2046 # the arguments as run_all.sh passes them
-			$N corm-sim $(printf '%s' "$a" | sed 's/-n [0-9]*/-n 2000/; s/ --redis-scale [0-9.]*//; s/--redis /--redis-scale 0.01 --redis /') \
+			$N "${cmd:-corm-sim}" $(printf '%s' "$a" | sed 's/-n [0-9]*/-n 2000/; s/ --redis-scale [0-9.]*//; s/--redis /--redis-scale 0.01 --redis /') \
 				-o "$tmp/sim.json" >/dev/null 2>&1 || continue
 			jq --arg doc "$doc" --arg sc "$sc" --slurpfile d "$tmp/sim.json" '.[$doc][$sc] = {
 				params: ([$d[0].summary[].params | to_entries[]] | group_by(.key) | map({key: .[0].key, value: (map(.value) | unique)}) | from_entries),
@@ -303,7 +327,7 @@ fi
 # run_checks CLAIMS_FILE OUT: the check's lines for every claim of CLAIMS_FILE
 run_checks() {
 	jq -r --slurpfile metrics "$tmp/metrics.json" --slurpfile cfgs "$tmp/cfgs.json" --slurpfile sims "$tmp/sims.json" \
-		--arg tools "$tools" --arg paper_only "$paper_only" \
+		--arg tools "$tools" --arg paper_only "$paper_only" --argjson toolexp "$toolexp" \
 		'($metrics[0]) as $metrics | ($cfgs[0]) as $cfgs | ($sims[0]) as $sims |
 		 ($tools | split(" ")) as $tools | ($paper_only | split(" ")) as $paper_only | '"$(cat "$tmp/check.jq")" "$1" >"$2" 2>&1 ||
 		echo "?	FAIL	jq: $(cat "$2")" >>"$2"

@@ -71,6 +71,10 @@ check "synthetic: two sizes x two fractions" sh -c \
 	"$N corm-sim --mode synthetic -n 3000 --sizes 64,256 --free 0.5,0.9 -o $tmp/s.json"
 check "synthetic: more freed, more reduction; max_reduction of CoRM-16 > 3" js $tmp/s.json \
 	'.runs[1].reduction["corm-16"] > .runs[0].reduction["corm-16"] and .max_reduction["corm-16"] > 3'
+check "synthetic: every entry names its block size (Fig. 17's claims select the paper's 1 MiB)" sh -c \
+	"$N corm-sim --mode synthetic -n 3000 --sizes 256 --free 0.5 -b 1M -o $tmp/s1m.json &&
+	 jq -e 'all(.summary[]; .params.block_size == 1048576)' $tmp/s1m.json >/dev/null &&
+	 jq -e 'all(.summary[]; .params.block_size == 4096)' $tmp/s.json >/dev/null"
 
 # the figures, from these documents (no config can run a tool command)
 if command -v gnuplot >/dev/null 2>&1; then

@@ -24,6 +24,13 @@ d=$tmp/results/$first
 check "its figures, report and finished mark" sh -c \
 	". tests/lib.sh; nm_figure_ok $d/corm-fig7.svg && nm_figure_ok $d/corm-fig7.png && [ -s $d/index.html ] && [ -s $d/report.md ] && [ -e $d/.finished ]"
 
+# Clover's Fig. 3 is computed on the host too: its document (the keys of
+# the paper's Sec. 3.1 among them) and its figure.
+"$tmp/run_all.sh" --scale check --class sim --only clover-fig3 --here --out "$tmp/c3" >"$tmp/c3.out" 2>&1; rc=$?
+check "clover-fig3: the state table's document, with 10K and 100K keys, and its figure ($rc)" sh -c \
+	". tests/lib.sh; [ $rc = 0 ] && jq -e '.experiment == \"clover-state\" and ([.summary[].params.keys] | index(10000) and index(100000))' $tmp/c3/clover-fig3.json >/dev/null &&
+	 nm_figure_ok $tmp/c3/clover-fig3.png && nm_figure_ok $tmp/c3/clover-fig3.svg"
+
 # Interrupted (no finished mark): the next run continues in it.
 rm "$d/.finished"
 $R >"$tmp/2.out" 2>&1; rc=$?

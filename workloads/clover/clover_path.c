@@ -158,6 +158,8 @@ static const nm_opt path_opts[] = {
 	{"state-table", 0, NM_OPT_SIZE, NULL, 1, 1ll << 30, NULL, NM_OPT_LIST,
 	 "print the path's state in bytes for these tracked-key counts (with --conns connections) and exit "
 	 "(Fig. 3; no queue, no root)"},
+	{"output", 'o', NM_OPT_STR, NULL, 0, 0, NULL, 0,
+	 "with --state-table: also write the table as a result document (experiment clover-state) to this file"},
 	NM_OPT_END,
 };
 static const nm_opt *const path_tables[] = {path_opts, NULL};
@@ -185,20 +187,48 @@ static void path_init(path_run *pr, const json_t *spec)
 		nm_rw_track(&pr->rw, kv_key((uint64_t)r), 0);
 }
 
-/* Fig. 3: the bytes of the module's real tables (nm_rw_state_bytes), per key count. */
+/* The paper's switch: "2.5% of the available memory (64 MB) on a Barefoot
+ * Tofino 2" for 100K keys of 16 bytes, so decimal megabytes. */
+#define TOFINO2_BYTES 64e6
+
+/* One key count's entry of the state table's document. */
+static json_t *state_entry(size_t keys, size_t conns)
+{
+	size_t b = nm_rw_state_bytes(keys, conns);
+	return json_pack("{s:{s:I, s:I}, s:b, s:{s:I, s:f, s:f}}", "params", "keys", (json_int_t)keys, "conns",
+			 (json_int_t)conns, "valid", 1, "geomean", "state_bytes", (json_int_t)b, "bytes_per_key",
+			 (double)b / (double)keys, "tofino2_share", (double)b / TOFINO2_BYTES);
+}
+
+/* Fig. 3: the bytes of the module's real tables (nm_rw_state_bytes), per
+ * key count; with --output, also as a document netmem report reads (no
+ * NIC: computed from the tables' sizes, as the simulator's documents). */
 static int state_table(const json_t *spec)
 {
 	const json_t *v = json_object_get(spec, "state_table");
 	size_t conns = (size_t)nm_cfg_int(spec, "conns"), i;
 	const json_t *k;
+	json_t *counts = json_is_array(v) ? json_incref((json_t *)v) : json_pack("[O]", v), *summary = json_array();
 	printf("# keys_tracked state_bytes (connections: %zu; netmem clover-path's tables, primitives/packet/clover_resolve.h)\n",
 	       conns);
-	if (!json_is_array(v)) {
-		printf("%" PRId64 " %zu\n", (int64_t)json_integer_value(v), nm_rw_state_bytes((size_t)json_integer_value(v), conns));
-		return 0;
+	json_array_foreach(counts, i, k) {
+		size_t keys = (size_t)json_integer_value(k);
+		printf("%zu %zu\n", keys, nm_rw_state_bytes(keys, conns));
+		json_array_append_new(summary, state_entry(keys, conns));
 	}
-	json_array_foreach(v, i, k)
-		printf("%" PRId64 " %zu\n", (int64_t)json_integer_value(k), nm_rw_state_bytes((size_t)json_integer_value(k), conns));
+	json_decref(counts);
+	if (opt_set(spec, "output")) {
+		json_t *doc = json_pack("{s:s, s:s, s:{s:I, s:f}, s:b, s:o}", "experiment", "clover-state", "mode",
+					"state-table", "params", "conns", (json_int_t)conns, "switch_bytes", TOFINO2_BYTES,
+					"valid", 1, "summary", summary);
+		summary = NULL;
+		if (!doc)
+			nm_fatal("clover-path: out of memory for the state table's document");
+		if (nm_write_json_atomic(nm_cfg_str(spec, "output"), doc, JSON_INDENT(1)))
+			nm_fatal("clover-path: cannot write %s: %s", nm_cfg_str(spec, "output"), strerror(errno));
+		json_decref(doc);
+	}
+	json_decref(summary);
 	return 0;
 }
 

@@ -49,6 +49,7 @@
  * --fallback rpc, straight) to an RPC read. */
 #include "corm.h"
 #include "corm_bench.h"
+#include "corm_latsum.h"
 #include "alloc.h"
 #include "boot.h"
 #include "clock.h"
@@ -858,6 +859,15 @@ static void corm_metrics(const corm_point *p, const nm_measure *ms, const nm_ser
 			json_object_set_new(m, series_names[k], series_json(p, &series[k], secs));
 	if (p->bench == CORM_BENCH_COMPACTION && secs > 0)
 		phases(p, series, secs, out, m);
+	if (p->bench == CORM_BENCH_LATENCY) {
+		/* Sec. 4.1's differences and orderings of medians (Figs. 9, 10) */
+		const nm_hist *const h[CORM_LS_N] = {
+			[CORM_LS_RAW_RPC] = &ms->kind[CORM_LAT_RAW_RPC], [CORM_LS_ALLOC] = &ms->kind[CORM_LAT_ALLOC],
+			[CORM_LS_FREE] = &ms->kind[CORM_LAT_FREE], [CORM_LS_SCAN] = &ms->kind[CORM_LAT_SCAN],
+			[CORM_LS_INDIRECT_RPC] = &ms->kind[CORM_LAT_INDIRECT_RPC], [CORM_LS_RELEASE] = &ms->kind[CORM_LAT_RELEASE],
+		};
+		corm_latency_summary(h, m);
+	}
 	/* also under metrics, where netmem table finds them (Figs. 15, 17) */
 	if (json_object_get(out, "memory"))
 		json_object_set(m, "memory", json_object_get(out, "memory"));
