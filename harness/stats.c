@@ -11,6 +11,9 @@ _Static_assert(NM_HIST_BUCKETS == NM_HIST_LINEAR + (64 - NM_HIST_SUB_BITS - 1) *
  * a width below 1/500 of its lower bound. */
 _Static_assert((1u << NM_HIST_SUB_BITS) >= 500, "buckets narrow enough for 0.1%");
 
+/* The size stats.h states. */
+_Static_assert(sizeof(nm_hist) == 229432, "a histogram is 229,432 bytes");
+
 #define SUB (1u << NM_HIST_SUB_BITS)
 
 /* Closed form of the header's layout that needs no branch for the linear part.

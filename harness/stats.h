@@ -1,16 +1,13 @@
 /* Latency statistics with memory independent of run length.
  *
- * nm_hist is a log-bucketed histogram of nanosecond values (HdrHistogram's
- * layout at 3 significant digits): values below 1024 are exact; above, each
- * power-of-two range is split into 512 equal buckets, so a bucket spans less
- * than 1/512 of its lower bound and the value reported for it (its midpoint,
- * clamped to the exact min/max) is within 0.1% (1/1024) of every sample it
- * holds. Every percentile is thus exact below 1024 ns and within 0.1% of the
- * exact order statistic above, over the whole uint64_t range. Count, min,
- * max and the sum are exact; the standard deviation comes from sums of the
- * samples' offsets from the first one (double precision), not the buckets.
- * Memory: NM_HIST_BUCKETS (28,672) counters of 8 bytes, 224 KiB (229,424
- * bytes with the header) per histogram, whatever the run's length.
+ * nm_hist: a log-bucketed histogram of nanosecond values at HdrHistogram's 3
+ * significant digits. Exact: count, min, max, sum, and every percentile below
+ * 1024 ns. Within 0.1% of the exact order statistic: every percentile above,
+ * over the whole uint64_t range (each power of two is split into 512 buckets;
+ * a bucket reports its midpoint, clamped to min/max, within 1/1024 of every
+ * sample it holds). The standard deviation comes from double-precision sums
+ * of offsets from an origin near the mean, not from the buckets. Memory:
+ * 28,672 buckets of 8 bytes, 224 KiB (229,432 bytes) per histogram.
  *
  * Percentiles use the nearest-rank definition that perftest uses on its
  * sorted samples: the q-quantile is the smallest recorded value v such that at
@@ -22,8 +19,8 @@
 #include <stdint.h>
 
 /* One flat array over the whole uint64_t range rather than a capped range
- * with an overflow bucket (2^40 ns would save 96 KiB but make a percentile
- * above it unbounded) or two levels (a pointer chase, or an allocation, on
+ * with an overflow bucket (2^40 ns would save 96 KiB, but a percentile
+ * above it would have no bound) or two levels (a pointer chase, or an allocation, on
  * the timed path): 224 KiB stays below what a histogram per thread and per
  * operation kind can afford, and nm_hist_add stays one clz, two shifts and
  * an increment. The MPI merge sums buckets in a reduction (boot.c), so rank
@@ -38,7 +35,7 @@ typedef struct nm_hist {
 	uint64_t count;
 	uint64_t min, max;     /* exact; min = UINT64_MAX when empty */
 	uint64_t sum;          /* exact sum of values (ns) */
-	uint64_t shift;        /* the first sample: the moments' origin */
+	uint64_t shift;        /* the moments' origin, near the mean */
 	double s1, s2;         /* sums of (v - shift) and (v - shift)^2 */
 	uint64_t bucket[NM_HIST_BUCKETS];
 } nm_hist;
