@@ -55,28 +55,6 @@ void nm_hist_init(nm_hist *h)
 	h->min = UINT64_MAX;
 }
 
-void nm_hist_add(nm_hist *h, uint64_t v)
-{
-	/* Called once per operation inside timed loops: conditional moves for
-	 * min/max and a clz-based index keep it free of data-dependent branches,
-	 * which latency distributions (mostly one value, rare outliers) would
-	 * otherwise mispredict exactly on the interesting samples. The moments
-	 * are plain sums of offsets from the first sample, not Welford's running
-	 * mean: that one divides by the count on every call, a chain of about 20
-	 * cycles from one call to the next, where these sums are two independent
-	 * adds. The offset keeps the sums small (no cancellation when the spread
-	 * is small against the mean), and a merge re-centres them. */
-	h->shift = h->count ? h->shift : v;
-	h->count++;
-	h->sum += v;
-	h->min = v < h->min ? v : h->min;
-	h->max = v > h->max ? v : h->max;
-	double d = (double)v - (double)h->shift;
-	h->s1 += d;
-	h->s2 += d * d;
-	h->bucket[hist_index(v)]++;
-}
-
 /* Mean and sum of squared deviations from it, from the shifted sums. */
 static void moments(const nm_hist *h, double *mean, double *m2)
 {
@@ -86,10 +64,60 @@ static void moments(const nm_hist *h, double *mean, double *m2)
 	*m2 = q > 0.0 ? q : 0.0;
 }
 
+/* Moves the sums' origin to the integer nearest the mean (clamped to
+ * [min, max], which also keeps the conversion defined), for n samples of
+ * that mean and m2. */
+static void recentre(nm_hist *h, double n, double mean, double m2)
+{
+	uint64_t c = !(mean > (double)h->min) ? h->min : !(mean < (double)h->max) ? h->max : (uint64_t)(mean + 0.5);
+	double off = mean - (double)c;
+	h->shift = c;
+	h->s1 = n * off;
+	h->s2 = m2 + n * off * off;
+}
+
+/* Out of line: taken log2(count) times in a histogram's life. */
+static __attribute__((noinline)) void recentre_self(nm_hist *h)
+{
+	double mean, m2;
+	moments(h, &mean, &m2);
+	recentre(h, (double)h->count, mean, m2);
+}
+
+void nm_hist_add(nm_hist *h, uint64_t v)
+{
+	/* Called once per operation inside timed loops: conditional moves for
+	 * min/max and a clz-based index keep it free of data-dependent branches,
+	 * which latency distributions (mostly one value, rare outliers) would
+	 * otherwise mispredict exactly on the interesting samples. The moments
+	 * are plain sums of offsets from an origin near the mean, not Welford's
+	 * running mean: that one divides by the count on every call, a chain of
+	 * about 20 cycles from one call to the next, where these sums are two
+	 * independent adds. The origin keeps the sums small (no cancellation
+	 * when the spread is small against the mean); moving it to the mean at
+	 * every power-of-two count (the first sample, then the mean of 2, 4, 8,
+	 * ...) bounds what an outlying early sample costs in precision, for a
+	 * branch that is almost never taken. */
+	uint64_t n = ++h->count;
+	h->sum += v;
+	h->min = v < h->min ? v : h->min;
+	h->max = v > h->max ? v : h->max;
+	double d = (double)v - (double)h->shift;
+	h->s1 += d;
+	h->s2 += d * d;
+	h->bucket[hist_index(v)]++;
+	if (__builtin_expect((n & (n - 1)) == 0, 0))
+		recentre_self(h);
+}
+
 void nm_hist_merge_head(nm_hist *dst, const nm_hist *src)
 {
 	if (src->count == 0)
 		return;
+	if (src->min < dst->min)
+		dst->min = src->min;
+	if (src->max > dst->max)
+		dst->max = src->max;
 	if (dst->count == 0) {
 		/* Copying keeps merge-into-empty bit-exact instead of going through
 		 * the formula's rounding. */
@@ -98,31 +126,17 @@ void nm_hist_merge_head(nm_hist *dst, const nm_hist *src)
 		dst->s2 = src->s2;
 	} else {
 		/* Chan et al.: combine the two partial moments without revisiting
-		 * the samples, then re-centre on the integer nearest the combined
-		 * mean, so that an outlying first sample of either part stops
-		 * costing precision from here on. */
+		 * the samples, then move the origin to the combined mean. */
 		double ma, qa, mb, qb;
 		moments(dst, &ma, &qa);
 		moments(src, &mb, &qb);
 		double na = (double)dst->count, nb = (double)src->count, n = na + nb;
 		double delta = mb - ma, mean = ma + delta * (nb / n);
 		double m2 = qa + qb + delta * delta * (na * nb / n);
-		uint64_t lo = src->min < dst->min ? src->min : dst->min;
-		uint64_t hi = src->max > dst->max ? src->max : dst->max;
-		/* The mean lies in [lo, hi] up to rounding; clamping also keeps
-		 * the conversion defined. */
-		uint64_t c = !(mean > (double)lo) ? lo : !(mean < (double)hi) ? hi : (uint64_t)(mean + 0.5);
-		double off = mean - (double)c;
-		dst->shift = c;
-		dst->s1 = n * off;
-		dst->s2 = m2 + n * off * off;
+		recentre(dst, n, mean, m2);
 	}
 	dst->count += src->count;
 	dst->sum += src->sum;
-	if (src->min < dst->min)
-		dst->min = src->min;
-	if (src->max > dst->max)
-		dst->max = src->max;
 }
 
 void nm_hist_merge(nm_hist *dst, const nm_hist *src)
