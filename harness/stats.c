@@ -55,6 +55,12 @@ void nm_hist_init(nm_hist *h)
 	h->min = UINT64_MAX;
 }
 
+void nm_hist_init_zeroed(nm_hist *h)
+{
+	memset(h, 0, offsetof(nm_hist, bucket));
+	h->min = UINT64_MAX;
+}
+
 /* Mean and sum of squared deviations from it, from the shifted sums. */
 static void moments(const nm_hist *h, double *mean, double *m2)
 {

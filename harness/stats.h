@@ -41,6 +41,10 @@ typedef struct nm_hist {
 } nm_hist;
 
 void nm_hist_init(nm_hist *h);
+/* The same for memory already zeroed (calloc): writes the header alone, so
+ * buckets no sample reaches are never touched and, in a large allocation,
+ * never made resident. */
+void nm_hist_init_zeroed(nm_hist *h);
 void nm_hist_add(nm_hist *h, uint64_t v);
 /* dst += src (exact for count/min/max/sum/buckets; Chan et al.'s formula for
  * the moments). */

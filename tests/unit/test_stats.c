@@ -380,6 +380,10 @@ static void test_empty_and_tiny(void)
 	nm_hist *h = hist_new();
 	CHECK(h->count == 0 && h->min == UINT64_MAX && h->max == 0 && h->sum == 0,
 	      "init: empty with min = UINT64_MAX");
+	nm_hist *z = calloc(1, sizeof *z);
+	nm_hist_init_zeroed(z);
+	CHECK(memcmp(z, h, sizeof *h) == 0, "init_zeroed on calloc'ed memory equals init");
+	free(z);
 	CHECK(nm_hist_quantile(h, 0.5) == 0.0 && nm_hist_mean(h) == 0.0 && nm_hist_stdev(h) == 0.0,
 	      "empty histogram: quantile, mean, stdev are 0");
 	nm_hist_add(h, 777);
