@@ -98,6 +98,14 @@ bench-ycsb: tests/bench/ycsb-bench.c primitives/gen/ycsb.c primitives/gen/ycsb_s
 	$(CC) $(CPPFLAGS) $(CSTD) $(WARN) -O2 -g -pthread -o build/bench/ycsb-bench tests/bench/ycsb-bench.c primitives/gen/ycsb.c primitives/gen/ycsb_stats.c harness/log.c harness/stall.c -lm
 	build/bench/ycsb-bench
 
+# ns per nm_hist_add, the timed loops' per-operation cost (-O2, no
+# sanitizers); not a test.
+.PHONY: bench-hist
+bench-hist: tests/bench/hist-bench.c harness/stats.c harness/stats.h
+	@mkdir -p build/bench
+	$(CC) $(CPPFLAGS) $(CSTD) $(WARN) -O2 -g -o build/bench/hist-bench tests/bench/hist-bench.c harness/stats.c -ljansson -lm
+	build/bench/hist-bench $(HIST_N)
+
 # Per-point cost of the result journal (-O2, no sanitizers); not a test:
 # tests/bench/journal-overhead.sh runs it.
 JOURNAL_MODS := harness/result.c harness/durable.c harness/points.c harness/stats.c

@@ -9,6 +9,7 @@
 #include <pthread.h>
 #include <stdatomic.h>
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -565,19 +566,38 @@ void nm_boot_sum_u64_array(uint64_t *v, size_t n)
 
 void nm_boot_hist_merge(nm_hist *h)
 {
+	/* The buckets (224 KiB) are summed by a reduction, so rank 0 holds the
+	 * sum and one scratch histogram whatever the job's size, rather than
+	 * every rank's copy; the heads (count, extremes, moments) are gathered
+	 * and merged in rank order. */
+	enum { HEAD = offsetof(nm_hist, bucket) };
 	MPI_Request r;
-	nm_hist *all = b_rank == 0 ? calloc((size_t)b_size, sizeof *all) : NULL;
-	if (b_rank == 0 && !all)
-		nm_fatal("out of memory");
+	unsigned char *heads = NULL;
+	uint64_t *sum = NULL;
+	nm_hist *one = NULL;
+	if (b_rank == 0) {
+		heads = malloc((size_t)b_size * HEAD);
+		sum = malloc(sizeof h->bucket);
+		one = malloc(sizeof *one);
+		if (!heads || !sum || !one)
+			nm_fatal("out of memory");
+	}
 	coll_enter();
-	MPI_Igather(h, (int)sizeof *h, MPI_BYTE, all, (int)sizeof *h, MPI_BYTE, 0, c_comm, &r);
+	MPI_Igather(h, HEAD, MPI_BYTE, heads, HEAD, MPI_BYTE, 0, c_comm, &r);
 	coll_wait(&r, "gather", false);
+	MPI_Ireduce(h->bucket, sum, NM_HIST_BUCKETS, MPI_UINT64_T, MPI_SUM, 0, c_comm, &r);
+	coll_wait(&r, "reduce", false);
 	if (b_rank != 0)
 		return;
 	nm_hist_init(h);
-	for (int r0 = 0; r0 < b_size; r0++)
-		nm_hist_merge(h, &all[r0]);
-	free(all);
+	for (int r0 = 0; r0 < b_size; r0++) {
+		memcpy(one, heads + (size_t)r0 * HEAD, HEAD);
+		nm_hist_merge_head(h, one);
+	}
+	memcpy(h->bucket, sum, sizeof h->bucket);
+	free(one);
+	free(sum);
+	free(heads);
 }
 
 static void (*exit_hook)(void);

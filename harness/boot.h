@@ -66,7 +66,8 @@ uint64_t nm_boot_sum_u64(uint64_t v);
 uint64_t nm_boot_max_u64(uint64_t v);
 void nm_boot_sum_u64_array(uint64_t *v, size_t n);  /* in place, all ranks */
 /* Collective: rank 0's *h becomes the exact merge of every rank's histogram
- * (the others keep theirs). Histograms travel whole: fixed size. */
+ * (the others keep theirs). The buckets are summed by a reduction, the
+ * rest gathered: rank 0 needs two histograms' memory, not one per rank. */
 struct nm_hist;
 void nm_boot_hist_merge(struct nm_hist *h);
 /* Collective error check: if any rank passes a non-NULL message, rank 0

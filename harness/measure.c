@@ -37,9 +37,11 @@ static nm_hist *hists_new(int n)
 {
 	if (n <= 0)
 		return NULL;
+	/* Zeroed by calloc: the buckets of a kind's latencies that no sample
+	 * reaches (most of the 224 KiB) stay untouched. */
 	nm_hist *h = nm_calloc((size_t)n, sizeof *h);
 	for (int k = 0; k < n; k++)
-		nm_hist_init(&h[k]);
+		nm_hist_init_zeroed(&h[k]);
 	return h;
 }
 
@@ -52,12 +54,13 @@ nm_measure *nm_measure_new(const nm_measure_cfg *cfg, const nm_measure_def *def,
 	ms->nthreads = nthreads;
 	if (def->ncounters > NM_COUNTERS_MAX)
 		nm_fatal("%d counters: at most %d", def->ncounters, NM_COUNTERS_MAX);
-	ms->meter = nm_calloc((size_t)(nthreads ? nthreads : 1), sizeof *ms->meter);
+	/* 64-byte aligned, as the type asks: each meter on its own cache lines. */
+	ms->meter = nm_calloc64((size_t)(nthreads ? nthreads : 1), sizeof *ms->meter);
 	for (int t = 0; t < nthreads; t++) {
 		ms->meter[t].ms = ms;
 		ms->meter[t].thread = t;
 		ms->meter[t].cpu = -1;
-		nm_hist_init(&ms->meter[t].hist);
+		nm_hist_init_zeroed(&ms->meter[t].hist);
 		ms->meter[t].kind = hists_new(def->nkinds);
 	}
 	ms->kind = hists_new(def->nkinds);
@@ -67,7 +70,7 @@ nm_measure *nm_measure_new(const nm_measure_cfg *cfg, const nm_measure_def *def,
 			for (int t = 0; t < nthreads; t++)
 				ms->meter[t].c[c] = UINT64_MAX;
 		}
-	nm_hist_init(&ms->hist);
+	nm_hist_init_zeroed(&ms->hist);
 	owner = pthread_self();
 	return ms;
 }

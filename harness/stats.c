@@ -5,17 +5,26 @@
 #include <string.h>
 
 /* The bucket layout must reach UINT64_MAX: its top bucket is the last one. */
-_Static_assert(NM_HIST_BUCKETS == NM_HIST_LINEAR + (64 - 7) * 64,
-	       "one 64-bucket group per power of two from 2^7 to 2^63");
+_Static_assert(NM_HIST_BUCKETS == NM_HIST_LINEAR + (64 - NM_HIST_SUB_BITS - 1) * (1u << NM_HIST_SUB_BITS),
+	       "one group of 2^SUB_BITS buckets per power of two from 2^(SUB_BITS+1) to 2^63");
+/* The header's promise: a bucket's midpoint within 0.1% of its samples needs
+ * a width below 1/500 of its lower bound. */
+_Static_assert((1u << NM_HIST_SUB_BITS) >= 500, "buckets narrow enough for 0.1%");
+
+/* The size stats.h states. */
+_Static_assert(sizeof(nm_hist) == 229432, "a histogram is 229,432 bytes");
+
+#define SUB (1u << NM_HIST_SUB_BITS)
 
 /* Closed form of the header's layout that needs no branch for the linear part.
- * With b = max(floor(log2 v), 6) and shift = b - 6, the header's index
- * 128 + (b-7)*64 + ((v >> shift) - 64) simplifies to shift*64 + (v >> shift),
- * and for v < 128 (shift = 0) that is v itself. OR-ing in bit 6 both imposes
- * the max(.., 6) and keeps clzll's argument non-zero (clzll(0) is undefined). */
+ * With S = NM_HIST_SUB_BITS, b = max(floor(log2 v), S) and shift = b - S, the
+ * index LINEAR + (b-S-1)*2^S + ((v >> shift) - 2^S) simplifies to
+ * shift*2^S + (v >> shift), and for v < LINEAR (shift = 0) that is v itself.
+ * OR-ing in bit S both imposes the max(.., S) and keeps clzll's argument
+ * non-zero (clzll(0) is undefined). */
 static inline size_t hist_index(uint64_t v)
 {
-	unsigned shift = 57u - (unsigned)__builtin_clzll(v | 64u);
+	unsigned shift = (63u - NM_HIST_SUB_BITS) - (unsigned)__builtin_clzll(v | SUB);
 	return ((size_t)shift << NM_HIST_SUB_BITS) + (size_t)(v >> shift);
 }
 
@@ -30,8 +39,8 @@ void nm_hist_bucket_range(size_t idx, uint64_t *lo, uint64_t *hi)
 	 * callers that iterate one past the end from reading garbage. */
 	if (idx >= NM_HIST_BUCKETS)
 		idx = NM_HIST_BUCKETS - 1;
-	/* Inverse of hist_index: idx = shift*64 + sub with sub in [64, 127]; the
-	 * linear range (idx < 128) falls out as shift 0, sub = idx. */
+	/* Inverse of hist_index: idx = shift*2^S + sub with sub in [2^S, 2^(S+1));
+	 * the linear range (idx < LINEAR) falls out as shift 0, sub = idx. */
 	unsigned shift = idx < NM_HIST_LINEAR ? 0u : (unsigned)(idx >> NM_HIST_SUB_BITS) - 1u;
 	uint64_t sub = (uint64_t)idx - ((uint64_t)shift << NM_HIST_SUB_BITS);
 	*lo = sub << shift;
@@ -46,47 +55,104 @@ void nm_hist_init(nm_hist *h)
 	h->min = UINT64_MAX;
 }
 
+void nm_hist_init_zeroed(nm_hist *h)
+{
+	memset(h, 0, offsetof(nm_hist, bucket));
+	h->min = UINT64_MAX;
+}
+
+/* Mean and sum of squared deviations from it, from the shifted sums. */
+static void moments(const nm_hist *h, double *mean, double *m2)
+{
+	double n = (double)h->count, m1 = h->s1 / n, q = h->s2 - h->s1 * m1;
+	*mean = (double)h->shift + m1;
+	/* q can come out a few ulps below zero for (nearly) identical samples. */
+	*m2 = q > 0.0 ? q : 0.0;
+}
+
+/* Moves the sums' origin to the integer nearest the mean (clamped to
+ * [min, max], which also keeps the conversion defined), for n samples of
+ * that mean and m2. */
+static void recentre(nm_hist *h, double n, double mean, double m2)
+{
+	uint64_t c = !(mean > (double)h->min) ? h->min : !(mean < (double)h->max) ? h->max : (uint64_t)(mean + 0.5);
+	double off = mean - (double)c;
+	h->shift = c;
+	h->s1 = n * off;
+	h->s2 = m2 + n * off * off;
+}
+
+/* Out of line: taken log2(count) times in a histogram's life. */
+static __attribute__((noinline)) void recentre_self(nm_hist *h)
+{
+	double mean, m2;
+	moments(h, &mean, &m2);
+	recentre(h, (double)h->count, mean, m2);
+}
+
 void nm_hist_add(nm_hist *h, uint64_t v)
 {
 	/* Called once per operation inside timed loops: conditional moves for
 	 * min/max and a clz-based index keep it free of data-dependent branches,
 	 * which latency distributions (mostly one value, rare outliers) would
-	 * otherwise mispredict exactly on the interesting samples. */
-	h->count++;
+	 * otherwise mispredict exactly on the interesting samples. The moments
+	 * are plain sums of offsets from an origin near the mean, not Welford's
+	 * running mean: that one divides by the count on every call, a chain of
+	 * about 20 cycles from one call to the next, where these sums are two
+	 * independent adds. The origin keeps the sums small (no cancellation
+	 * when the spread is small against the mean); moving it to the mean at
+	 * every power-of-two count (the first sample, then the mean of 2, 4, 8,
+	 * ...) bounds what an outlying early sample costs in precision, for a
+	 * branch that is almost never taken. */
+	uint64_t n = ++h->count;
 	h->sum += v;
 	h->min = v < h->min ? v : h->min;
 	h->max = v > h->max ? v : h->max;
-	double x = (double)v;
-	double d = x - h->mean;
-	h->mean += d / (double)h->count;
-	h->m2 += d * (x - h->mean);
+	double d = (double)v - (double)h->shift;
+	h->s1 += d;
+	h->s2 += d * d;
 	h->bucket[hist_index(v)]++;
+	if (__builtin_expect((n & (n - 1)) == 0, 0))
+		recentre_self(h);
+}
+
+void nm_hist_merge_head(nm_hist *dst, const nm_hist *src)
+{
+	if (src->count == 0)
+		return;
+	if (src->min < dst->min)
+		dst->min = src->min;
+	if (src->max > dst->max)
+		dst->max = src->max;
+	if (dst->count == 0) {
+		/* Copying keeps merge-into-empty bit-exact instead of going through
+		 * the formula's rounding. */
+		dst->shift = src->shift;
+		dst->s1 = src->s1;
+		dst->s2 = src->s2;
+	} else {
+		/* Chan et al.: combine the two partial moments without revisiting
+		 * the samples, then move the origin to the combined mean. */
+		double ma, qa, mb, qb;
+		moments(dst, &ma, &qa);
+		moments(src, &mb, &qb);
+		double na = (double)dst->count, nb = (double)src->count, n = na + nb;
+		double delta = mb - ma, mean = ma + delta * (nb / n);
+		double m2 = qa + qb + delta * delta * (na * nb / n);
+		recentre(dst, n, mean, m2);
+	}
+	dst->count += src->count;
+	dst->sum += src->sum;
 }
 
 void nm_hist_merge(nm_hist *dst, const nm_hist *src)
 {
 	if (src->count == 0)
 		return;
-	if (dst->count == 0) {
-		/* Copying the moments keeps merge-into-empty bit-exact instead of
-		 * going through the formula's rounding. */
-		dst->mean = src->mean;
-		dst->m2 = src->m2;
-	} else {
-		/* Chan et al.: combine the two partial moments without revisiting
-		 * the samples. */
-		double na = (double)dst->count, nb = (double)src->count, n = na + nb;
-		double delta = src->mean - dst->mean;
-		dst->mean += delta * (nb / n);
-		dst->m2 += src->m2 + delta * delta * (na * nb / n);
-	}
-	dst->count += src->count;
-	dst->sum += src->sum;
-	if (src->min < dst->min)
-		dst->min = src->min;
-	if (src->max > dst->max)
-		dst->max = src->max;
-	for (size_t i = 0; i < NM_HIST_BUCKETS; i++)
+	/* Only buckets between src's extremes can be non-empty. */
+	size_t first = hist_index(src->min), last = hist_index(src->max);
+	nm_hist_merge_head(dst, src);
+	for (size_t i = first; i <= last; i++)
 		dst->bucket[i] += src->bucket[i];
 }
 
@@ -140,13 +206,14 @@ double nm_hist_mean(const nm_hist *h)
 {
 	if (h->count == 0)
 		return 0.0;
-	double m = (double)h->sum / (double)h->count;
+	double m = (double)h->sum / (double)h->count, fm, m2;
+	moments(h, &fm, &m2);
 	/* The integer sum is exact until it wraps (2^64 ns = 584 years of total
 	 * latency, but possible with synthetic or corrupt inputs). A wrapped sum
-	 * is off by at least half of the true total, whereas Welford's mean is
-	 * good to ~1e-12, so a gross disagreement identifies the wrap. */
-	if (fabs(m - h->mean) > 1e-6 * fabs(h->mean))
-		return h->mean;
+	 * is off by at least half of the true total, whereas the floating-point
+	 * mean is good to ~1e-12, so a gross disagreement identifies the wrap. */
+	if (fabs(m - fm) > 1e-6 * fabs(fm))
+		return fm;
 	return m;
 }
 
@@ -154,9 +221,9 @@ double nm_hist_stdev(const nm_hist *h)
 {
 	if (h->count < 2)
 		return 0.0;
-	/* m2 can come out a few ulps below zero after merges of identical data. */
-	double var = h->m2 / (double)h->count;
-	return var > 0.0 ? sqrt(var) : 0.0;
+	double mean, m2;
+	moments(h, &mean, &m2);
+	return sqrt(m2 / (double)h->count);
 }
 
 static json_t *us_or_null(double ns)
@@ -203,13 +270,39 @@ json_t *nm_hist_cdf_json(const nm_hist *h)
 	if (!a || h->count == 0)
 		return a;
 	size_t first = hist_index(h->min), last = hist_index(h->max);
-	uint64_t cum = 0;
+	/* Points at grouping 2^g (buckets i >> g together), for every g at once;
+	 * the finest g within the cap wins. A group never straddles a power of
+	 * two (those start at multiples of 2^S in index space), so at g = S
+	 * there is one per power of two: at most NM_HIST_BUCKETS >> S points. */
+	_Static_assert((NM_HIST_BUCKETS >> NM_HIST_SUB_BITS) <= NM_HIST_CDF_MAX, "the coarsest grouping fits the cap");
+	size_t npts[NM_HIST_SUB_BITS + 1] = {0}, prev[NM_HIST_SUB_BITS + 1];
+	for (unsigned g = 0; g <= NM_HIST_SUB_BITS; g++)
+		prev[g] = SIZE_MAX;
 	for (size_t i = first; i <= last; i++) {
 		if (!h->bucket[i])
 			continue;
-		cum += h->bucket[i];
-		json_t *pt = json_pack("[ff]", clamp_to_seen(h, bucket_mid(i)) / 1000.0,
-				       (double)cum / (double)h->count);
+		for (unsigned g = 0; g <= NM_HIST_SUB_BITS; g++)
+			if (i >> g != prev[g])
+				npts[g]++, prev[g] = i >> g;
+	}
+	unsigned g = 0;
+	while (npts[g] > NM_HIST_CDF_MAX)
+		g++;
+	uint64_t cum = 0;
+	for (size_t i = first; i <= last;) {
+		/* The group of i: buckets [i, end) with the same i >> g. */
+		size_t end = ((i >> g) + 1) << g, grp = i;
+		uint64_t n = 0;
+		for (; i < end && i <= last; i++)
+			n += h->bucket[i];
+		if (!n)
+			continue;
+		cum += n;
+		uint64_t lo, hi, lo2, hi2;
+		nm_hist_bucket_range(grp >> g << g, &lo, &hi);
+		nm_hist_bucket_range(end - 1, &lo2, &hi2);
+		double mid = (double)lo + (double)(hi2 - lo) / 2.0;
+		json_t *pt = json_pack("[ff]", clamp_to_seen(h, mid) / 1000.0, (double)cum / (double)h->count);
 		if (!pt || json_array_append_new(a, pt)) {
 			json_decref(a);
 			return NULL;

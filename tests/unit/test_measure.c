@@ -203,15 +203,25 @@ static void common_deadline(void)
 	nm_measure_free(ms);
 
 	/* A completion after the deadline is not counted, nor timed. */
-	nm_meter m = {.measuring = true, .deadline = 1000};
-	nm_hist_init(&m.hist);
-	nm_meter_op(&m, 900, 999);
-	nm_meter_op(&m, 900, 1100);
-	CHECK(m.ops == 1 && m.total == 2 && m.hist.count == 1, "a late completion counts in total only");
-	nm_meter w = {.measuring = false};
-	nm_hist_init(&w.hist);
-	nm_meter_op(&w, 1, 2);
-	CHECK(w.ops == 0 && w.total == 1 && w.hist.count == 0, "a warm-up operation counts in total only");
+	/* Meters on the heap: each holds a 224 KiB histogram. */
+	nm_meter *m = aligned_alloc(64, sizeof *m), *w = aligned_alloc(64, sizeof *w);
+	if (!m || !w) {
+		perror("aligned_alloc");
+		exit(1);
+	}
+	memset(m, 0, sizeof *m);
+	memset(w, 0, sizeof *w);
+	m->measuring = true;
+	m->deadline = 1000;
+	nm_hist_init(&m->hist);
+	nm_meter_op(m, 900, 999);
+	nm_meter_op(m, 900, 1100);
+	CHECK(m->ops == 1 && m->total == 2 && m->hist.count == 1, "a late completion counts in total only");
+	nm_hist_init(&w->hist);
+	nm_meter_op(w, 1, 2);
+	CHECK(w->ops == 0 && w->total == 1 && w->hist.count == 0, "a warm-up operation counts in total only");
+	free(m);
+	free(w);
 }
 
 int main(void)

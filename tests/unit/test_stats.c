@@ -1,6 +1,7 @@
 /* Unit tests for harness/stats.c: bucket layout, quantiles against exact
- * nearest-rank percentiles of the raw samples, moments, merge, JSON output,
- * geometric mean and the throughput series. */
+ * nearest-rank percentiles of the raw samples (within 0.1%, the header's
+ * promise, over distributions from below the exact range to near 2^64),
+ * moments, merge, JSON output, geometric mean and the throughput series. */
 #include "stats.h"
 #include "tap.h"
 #include <math.h>
@@ -26,18 +27,24 @@ static double urand(void)
 	return (double)((rng() >> 11) + 1) * 0x1p-53;
 }
 
+/* The header's promise, independent of the layout's parameters. */
+#define TOL 0.001
+
+#define S NM_HIST_SUB_BITS
+#define SUB ((uint64_t)1 << S)
+
 /* The header's layout written out literally (log2 by loop, no clz), as an
  * independent reference for nm_hist_index. */
 static size_t ref_index(uint64_t v)
 {
-	if (v < 128)
+	if (v < NM_HIST_LINEAR)
 		return (size_t)v;
 	unsigned b = 0;
 	for (uint64_t t = v; t > 1; t >>= 1)
 		b++;
-	unsigned shift = b - 6;
+	unsigned shift = b - S;
 	uint64_t sub = v >> shift;
-	return 128 + (size_t)(b - 7) * 64 + (size_t)(sub - 64);
+	return NM_HIST_LINEAR + (size_t)(b - S - 1) * SUB + (size_t)(sub - SUB);
 }
 
 static int cmp_u64(const void *a, const void *b)
@@ -103,8 +110,10 @@ static void test_buckets(void)
 	CHECK(no_gap, "bucket index never skips a bucket over [0,1e6]");
 
 	/* Whole bucket table: contiguous cover of [0, UINT64_MAX], exact below
-	 * 128, width <= lo/64 above, and index(lo) == index(hi) == i. */
-	int contiguous = 1, exact_small = 1, narrow = 1, roundtrip = 1;
+	 * LINEAR, width <= lo/2^S above, index(lo) == index(hi) == i, and the
+	 * value a bucket reports (its midpoint) within 0.1% of both ends. */
+	int contiguous = 1, exact_small = 1, narrow = 1, roundtrip = 1, mid_ok = 1;
+	double worst_mid = 0;
 	size_t bad_i = 0;
 	uint64_t first_lo, last_hi, phi = 0;
 	nm_hist_bucket_range(0, &first_lo, &phi);
@@ -113,11 +122,17 @@ static void test_buckets(void)
 		nm_hist_bucket_range(i, &lo, &hi);
 		if (i > 0 && contiguous && lo != phi + 1)
 			contiguous = 0, bad_i = i;
-		if (i < 128 && exact_small && !(lo == i && hi == i))
+		if (i < NM_HIST_LINEAR && exact_small && !(lo == i && hi == i))
 			exact_small = 0, bad_i = i;
-		/* width = hi - lo + 1 <= 2^57, so width * 64 cannot overflow. */
-		if (i >= 128 && narrow && (hi - lo + 1) * 64 > lo)
+		/* width = hi - lo + 1 <= 2^(63-S), so width * 2^S cannot overflow. */
+		if (i >= NM_HIST_LINEAR && narrow && (hi - lo + 1) * SUB > lo)
 			narrow = 0, bad_i = i;
+		double mid = (double)lo + (double)(hi - lo) / 2.0;
+		double e = fmax(rel_err(mid, (double)lo), rel_err(mid, (double)hi));
+		if (lo > 0 && e > worst_mid)
+			worst_mid = e;
+		if (lo > 0 && mid_ok && e > TOL)
+			mid_ok = 0, bad_i = i;
 		if (roundtrip && (nm_hist_index(lo) != i || nm_hist_index(hi) != i))
 			roundtrip = 0, bad_i = i;
 		phi = hi;
@@ -125,8 +140,11 @@ static void test_buckets(void)
 	last_hi = phi;
 	CHECK(first_lo == 0 && contiguous, "buckets tile [0,..] without gaps or overlaps (bad %zu)", bad_i);
 	CHECK(last_hi == UINT64_MAX, "last bucket ends at UINT64_MAX");
-	CHECK(exact_small, "buckets below 128 hold one value each (bad %zu)", bad_i);
-	CHECK(narrow, "relative bucket width <= 1/64 for every bucket >= 128 (bad %zu)", bad_i);
+	CHECK(exact_small, "buckets below %u hold one value each (bad %zu)", NM_HIST_LINEAR, bad_i);
+	CHECK(narrow, "relative bucket width <= 1/%llu for every bucket >= %u (bad %zu)", (unsigned long long)SUB,
+	      NM_HIST_LINEAR, bad_i);
+	CHECK(mid_ok, "every bucket's midpoint is within 0.1%% of its lowest and highest value (worst %.3g%%, bad %zu)",
+	      worst_mid * 100, bad_i);
 	CHECK(roundtrip, "index(lo) == index(hi) == i for every bucket (bad %zu)", bad_i);
 
 	/* Large values, including every power-of-two boundary. */
@@ -174,30 +192,73 @@ static void test_buckets(void)
 	free(h);
 }
 
+static int hist_equal_exact(const nm_hist *a, const nm_hist *b)
+{
+	return a->count == b->count && a->min == b->min && a->max == b->max && a->sum == b->sum &&
+	       memcmp(a->bucket, b->bucket, sizeof a->bucket) == 0;
+}
+
 /* ---- distributions ------------------------------------------------------ */
 
-enum dist { UNIFORM, EXPO, BIMODAL, HEAVY, CONSTANT, SMALL, NDIST };
-static const char *dist_name[NDIST] = {"uniform", "exponential", "bimodal",
-				       "heavy-tail", "constant", "small(<300)"};
+/* The last three have sums that can wrap (values up to 2^62 and beyond). */
+enum dist {
+	UNIFORM, WIDE, LOGUNI, EXPO, LOGNORMAL, BIMODAL, HEAVY, CONSTANT, SMALL, TINY, STRADDLE, POW2, HUGE, NEAR_MAX,
+	NDIST
+};
+static const char *dist_name[NDIST] = {
+	"uniform(1us..100us)", "uniform(0..2^40)", "log-uniform(1ns..1000s)", "exponential", "log-normal(35us)",
+	"bimodal", "heavy-tail", "constant", "small(<300)", "tiny(<1024)", "straddling 1024..4096",
+	"near powers of two", "huge(2^62..2^64)", "near UINT64_MAX"};
+
+/* Standard normal by Box-Muller (one of the pair). */
+static double gauss(void)
+{
+	return sqrt(-2.0 * log(urand())) * cos(6.283185307179586 * urand());
+}
 
 static uint64_t draw(enum dist d)
 {
 	switch (d) {
 	case UNIFORM:
 		return 1000 + rng() % 99001;              /* [1 us, 100 us] */
+	case WIDE:
+		return rng() >> 24;                       /* [0, 2^40): 0 to 18 min */
+	case LOGUNI:
+		return (uint64_t)pow(10.0, 12.0 * urand());
 	case EXPO:
 		return (uint64_t)(-5000.0 * log(urand())); /* mean 5 us */
+	case LOGNORMAL:                                   /* median 35 us, sigma 0.3 */
+		return (uint64_t)(35000.0 * exp(0.3 * gauss()));
 	case BIMODAL:                                     /* 90% ~2 us, 10% ~50 us */
 		return rng() % 10 ? 1900 + rng() % 201 : 48000 + rng() % 4001;
 	case HEAVY:                                       /* Pareto, alpha 1.1 */
 		return (uint64_t)(1000.0 * pow(urand(), -1.0 / 1.1));
 	case CONSTANT:
 		return 4242;
-	case SMALL:                                       /* straddles the exact range */
+	case POW2: {                                      /* 2^b - 3 .. 2^b + 3 */
+		uint64_t p = UINT64_C(1) << (10 + rng() % 53);
+		return p - 3 + rng() % 7;
+	}
+	case SMALL:                                       /* inside the exact range */
 		return rng() % 300;
+	case TINY:
+		return rng() % NM_HIST_LINEAR;
+	case STRADDLE:                                    /* exact and bucketed */
+		return rng() % (4 * NM_HIST_LINEAR);
+	case HUGE:
+		return rng() | UINT64_C(1) << 62;
+	case NEAR_MAX:
+		return UINT64_MAX - rng() % (UINT64_C(1) << 56);
 	default:
 		return 0;
 	}
+}
+
+/* got against the exact order statistic: equal in the exact range, within
+ * 0.1% above it. */
+static int close_enough(double got, uint64_t want)
+{
+	return want < NM_HIST_LINEAR ? got == (double)want : rel_err(got, (double)want) <= TOL;
 }
 
 static void test_distribution(enum dist d, size_t n)
@@ -208,14 +269,30 @@ static void test_distribution(enum dist d, size_t n)
 		perror("malloc");
 		exit(1);
 	}
-	nm_hist *h = hist_new();
+	nm_hist *h = hist_new(), *part[3] = {hist_new(), hist_new(), hist_new()};
 	uint64_t sum = 0;
+	int wrapped = 0;
+	long double lsum = 0;
 	for (size_t i = 0; i < n; i++) {
 		s[i] = draw(d);
-		sum += s[i];
+		wrapped |= __builtin_add_overflow(sum, s[i], &sum);
+		lsum += (long double)s[i];
 		nm_hist_add(h, s[i]);
+		nm_hist_add(part[rng() % 3], s[i]);
 	}
 	qsort(s, n, sizeof *s, cmp_u64);
+
+	/* The same samples split three ways at random and merged. */
+	for (int p = 1; p < 3; p++)
+		nm_hist_merge(part[0], part[p]);
+	int same_q = 1;
+	for (int k = 0; k <= 1000; k++)
+		same_q &= nm_hist_quantile(part[0], k / 1000.0) == nm_hist_quantile(h, k / 1000.0);
+	CHECK(hist_equal_exact(part[0], h) && same_q &&
+		      rel_err(nm_hist_stdev(part[0]), nm_hist_stdev(h)) < 1e-9,
+	      "%s n=%zu: a random three-way split merged equals one histogram of all samples", name, n);
+	for (int p = 0; p < 3; p++)
+		free(part[p]);
 
 	CHECK(h->count == n && h->sum == sum && h->min == s[0] && h->max == s[n - 1],
 	      "%s n=%zu: exact count %llu, sum %llu, min %llu, max %llu", name, n,
@@ -223,13 +300,19 @@ static void test_distribution(enum dist d, size_t n)
 	      (unsigned long long)h->min, (unsigned long long)h->max);
 
 	double mean = nm_hist_mean(h);
-	CHECK(mean == (double)sum / (double)n, "%s n=%zu: mean %.6f == sum/n %.6f", name, n,
-	      mean, (double)sum / (double)n);
-	CHECK(rel_err(h->mean, (double)sum / (double)n) < 1e-9,
-	      "%s n=%zu: Welford running mean %.6f agrees with sum/n", name, n, h->mean);
+	long double lm = lsum / (long double)n;
+	if (!wrapped)
+		CHECK(mean == (double)sum / (double)n, "%s n=%zu: mean %.6f == sum/n %.6f", name, n, mean,
+		      (double)sum / (double)n);
+	else
+		CHECK(rel_err(mean, (double)lm) < 1e-9, "%s n=%zu: mean %.6g of a wrapped sum from the moments (%.6Lg)",
+		      name, n, mean, lm);
+	double fm = (double)h->shift + h->s1 / (double)h->count;
+	CHECK(rel_err(fm, (double)lm) < 1e-9, "%s n=%zu: floating-point mean %.6f agrees with the exact mean", name, n,
+	      fm);
 
 	/* Two-pass population stdev in long double as the reference. */
-	long double lm = (long double)sum / (long double)n, ss = 0;
+	long double ss = 0;
 	for (size_t i = 0; i < n; i++)
 		ss += ((long double)s[i] - lm) * ((long double)s[i] - lm);
 	double sd_ref = n < 2 ? 0.0 : (double)sqrtl(ss / (long double)n);
@@ -243,29 +326,53 @@ static void test_distribution(enum dist d, size_t n)
 	for (size_t j = 0; j < sizeof qs / sizeof qs[0]; j++) {
 		double got = nm_hist_quantile(h, qs[j].q);
 		uint64_t want = exact_quantile(s, n, qs[j].q);
-		CHECK(rel_err(got, (double)want) < 0.01, "%s n=%zu: %s %.1f vs exact %llu", name, n,
-		      qs[j].label, got, (unsigned long long)want);
+		CHECK(close_enough(got, want), "%s n=%zu: %s %.17g within 0.1%% of exact %llu (%.3g%%)", name, n,
+		      qs[j].label, got, (unsigned long long)want, rel_err(got, (double)want) * 100);
 	}
 	CHECK(nm_hist_quantile(h, 0.0) == (double)s[0] && nm_hist_quantile(h, 1.0) == (double)s[n - 1],
 	      "%s n=%zu: q=0 is min and q=1 is max", name, n);
 
-	/* Dense sweep against the header's stronger promise: within half a
-	 * bucket (1/128) of the exact value, and exact below 128. */
+	/* Sweep: q = 0..1 in steps of 0.001, the far tail, and random q. */
 	int sweep_ok = 1;
-	double bad_q = 0, bad_got = 0;
+	double bad_q = 0, bad_got = 0, worst = 0;
 	uint64_t bad_want = 0;
-	for (int k = 0; k <= 1000 && sweep_ok; k++) {
-		double q = k / 1000.0;
+	for (int k = 0; k <= 3000; k++) {
+		double q = k <= 1000 ? k / 1000.0 : k <= 1010 ? 1.0 - pow(10.0, -(k - 1000) / 2.0) : urand();
 		double got = nm_hist_quantile(h, q);
 		uint64_t want = exact_quantile(s, n, q);
-		int ok = want < 128 ? got == (double)want : rel_err(got, (double)want) <= 1.0 / 128;
-		if (!ok)
+		if (want > 0 && rel_err(got, (double)want) > worst)
+			worst = rel_err(got, (double)want);
+		if (sweep_ok && !close_enough(got, want))
 			sweep_ok = 0, bad_q = q, bad_got = got, bad_want = want;
 	}
-	CHECK(sweep_ok, "%s n=%zu: q in 0..1 step 0.001 within 1/128 (exact <128) (q=%g: %.1f vs %llu)",
-	      name, n, bad_q, bad_got, (unsigned long long)bad_want);
+	CHECK(sweep_ok,
+	      "%s n=%zu: 3000 q (0..1 step 0.001, tail, random) within 0.1%%, exact below %u (worst %.3g%%; q=%g: %.17g vs %llu)",
+	      name, n, NM_HIST_LINEAR, worst * 100, bad_q, bad_got, (unsigned long long)bad_want);
 	free(h);
 	free(s);
+}
+
+/* Moments when the first sample (their origin) is an outlier, as the first
+ * operation of a run can be: the sums are of offsets from it. */
+static void test_outlier_first(void)
+{
+	enum { N = 1000000 };
+	nm_hist *h = hist_new();
+	uint64_t *s = malloc(N * sizeof *s);
+	s[0] = 1000000000; /* 1 s, then ~35 us */
+	for (size_t i = 1; i < N; i++)
+		s[i] = draw(LOGNORMAL);
+	long double lsum = 0, ss = 0;
+	for (size_t i = 0; i < N; i++)
+		nm_hist_add(h, s[i]), lsum += (long double)s[i];
+	long double lm = lsum / N;
+	for (size_t i = 0; i < N; i++)
+		ss += ((long double)s[i] - lm) * ((long double)s[i] - lm);
+	double sd_ref = (double)sqrtl(ss / N), sd = nm_hist_stdev(h);
+	CHECK(rel_err(sd, sd_ref) < 1e-9, "an outlying first sample: stdev %.9g vs two-pass %.9g (%.2g)", sd, sd_ref,
+	      rel_err(sd, sd_ref));
+	free(s);
+	free(h);
 }
 
 static void test_empty_and_tiny(void)
@@ -273,6 +380,10 @@ static void test_empty_and_tiny(void)
 	nm_hist *h = hist_new();
 	CHECK(h->count == 0 && h->min == UINT64_MAX && h->max == 0 && h->sum == 0,
 	      "init: empty with min = UINT64_MAX");
+	nm_hist *z = calloc(1, sizeof *z);
+	nm_hist_init_zeroed(z);
+	CHECK(memcmp(z, h, sizeof *h) == 0, "init_zeroed on calloc'ed memory equals init");
+	free(z);
 	CHECK(nm_hist_quantile(h, 0.5) == 0.0 && nm_hist_mean(h) == 0.0 && nm_hist_stdev(h) == 0.0,
 	      "empty histogram: quantile, mean, stdev are 0");
 	nm_hist_add(h, 777);
@@ -291,12 +402,6 @@ static void test_empty_and_tiny(void)
 
 /* ---- merge -------------------------------------------------------------- */
 
-static int hist_equal_exact(const nm_hist *a, const nm_hist *b)
-{
-	return a->count == b->count && a->min == b->min && a->max == b->max && a->sum == b->sum &&
-	       memcmp(a->bucket, b->bucket, sizeof a->bucket) == 0;
-}
-
 static void test_merge(void)
 {
 	enum { N = 100000 };
@@ -305,7 +410,7 @@ static void test_merge(void)
 	for (int p = 0; p < 4; p++)
 		part[p] = hist_new();
 	for (size_t i = 0; i < N; i++) {
-		s[i] = draw((enum dist)(i % 4)); /* mix of four shapes */
+		s[i] = draw((enum dist)(i % POW2)); /* every shape whose sum does not wrap */
 		nm_hist_add(all, s[i]);
 	}
 	/* Sorted, unevenly sized chunks give the parts very different means,
@@ -319,12 +424,29 @@ static void test_merge(void)
 		nm_hist_merge(m, part[p]);
 
 	CHECK(hist_equal_exact(m, all), "merge of 4 sorted chunks: buckets, count, min, max, sum identical");
-	CHECK(rel_err(m->mean, all->mean) < 1e-9 && nm_hist_mean(m) == nm_hist_mean(all),
-	      "merge of 4 sorted chunks: mean %.9f vs %.9f", m->mean, all->mean);
+	CHECK(nm_hist_mean(m) == nm_hist_mean(all), "merge of 4 sorted chunks: mean %.9g vs %.9g", nm_hist_mean(m),
+	      nm_hist_mean(all));
 	CHECK(rel_err(nm_hist_stdev(m), nm_hist_stdev(all)) < 1e-9,
 	      "merge of 4 sorted chunks: stdev %.9f vs %.9f", nm_hist_stdev(m), nm_hist_stdev(all));
-	CHECK(nm_hist_quantile(m, 0.99) == nm_hist_quantile(all, 0.99),
-	      "merge of 4 sorted chunks: same p99");
+	int same_q = 1;
+	for (int k = 0; k <= 1000; k++)
+		same_q &= nm_hist_quantile(m, k / 1000.0) == nm_hist_quantile(all, k / 1000.0);
+	CHECK(same_q, "merge of 4 sorted chunks: the same quantiles for q = 0..1 step 0.001");
+
+	/* The MPI merge's way (boot.c): heads merged in order, buckets summed
+	 * apart. */
+	nm_hist *r = hist_new();
+	uint64_t *sum = calloc(NM_HIST_BUCKETS, sizeof *sum);
+	for (int p = 0; p < 4; p++) {
+		nm_hist_merge_head(r, part[p]);
+		for (size_t i = 0; i < NM_HIST_BUCKETS; i++)
+			sum[i] += part[p]->bucket[i];
+	}
+	memcpy(r->bucket, sum, sizeof r->bucket);
+	CHECK(hist_equal_exact(r, m) && r->shift == m->shift && r->s1 == m->s1 && r->s2 == m->s2,
+	      "heads merged apart plus summed buckets equal nm_hist_merge, bit for bit");
+	free(sum);
+	free(r);
 
 	/* Random assignment, merged into part[0] instead of an empty histogram. */
 	for (int p = 0; p < 4; p++)
@@ -334,7 +456,7 @@ static void test_merge(void)
 	for (int p = 1; p < 4; p++)
 		nm_hist_merge(part[0], part[p]);
 	CHECK(hist_equal_exact(part[0], all), "merge of random split: buckets, count, min, max, sum identical");
-	CHECK(rel_err(part[0]->mean, all->mean) < 1e-9 &&
+	CHECK(nm_hist_mean(part[0]) == nm_hist_mean(all) &&
 		      rel_err(nm_hist_stdev(part[0]), nm_hist_stdev(all)) < 1e-9,
 	      "merge of random split: mean and stdev within 1e-9");
 
@@ -408,28 +530,31 @@ static void test_summary_json(void)
 	free(h);
 }
 
-static void test_cdf_json(void)
+/* Checks a CDF against the sorted samples: as many points as the finest
+ * grouping of 2^g adjacent buckets with at most NM_HIST_CDF_MAX non-empty
+ * groups has groups, each at its group's clamped midpoint, with the exact
+ * share of samples in its group and below. Returns the grouping. */
+static int check_cdf(const char *what, const nm_hist *h, const uint64_t *s, size_t n)
 {
-	enum { N = 20000 };
-	nm_hist *h = hist_new();
-	uint64_t *s = malloc(N * sizeof *s);
-	for (size_t i = 0; i < N; i++) {
-		s[i] = draw(i % 2 ? BIMODAL : SMALL);
-		nm_hist_add(h, s[i]);
+	/* The reference grouping, from the samples themselves. */
+	unsigned g = 0;
+	size_t groups = 0;
+	for (;; g++) {
+		groups = 0;
+		for (size_t j = 0; j < n; j++)
+			groups += j == 0 || nm_hist_index(s[j]) >> g != nm_hist_index(s[j - 1]) >> g;
+		if (groups <= NM_HIST_CDF_MAX || g == NM_HIST_SUB_BITS)
+			break;
 	}
-	qsort(s, N, sizeof *s, cmp_u64);
-	size_t nonempty = 0;
-	for (size_t i = 0; i < NM_HIST_BUCKETS; i++)
-		nonempty += h->bucket[i] != 0;
-
 	json_t *a = nm_hist_cdf_json(h);
 	size_t len = json_array_size(a);
-	CHECK(json_is_array(a) && len == nonempty, "cdf has one point per non-empty bucket (%zu vs %zu)",
-	      len, nonempty);
-	int shape = 1, mono = 1, frac_ok = 1;
+	CHECK(json_is_array(a) && len == groups && len <= NM_HIST_CDF_MAX,
+	      "%s: cdf has one point per non-empty group of %u bucket(s) (%zu vs %zu, cap %d)", what, 1u << g, len,
+	      groups, NM_HIST_CDF_MAX);
+	int shape = 1, mono = 1, frac_ok = 1, val_ok = 1;
 	double pv = -1, pf = 0;
 	size_t j = 0; /* walks the sorted samples */
-	for (size_t k = 0; k < len; k++) {
+	for (size_t k = 0; k < len && k < groups; k++) {
 		json_t *pt = json_array_get(a, k);
 		if (!json_is_array(pt) || json_array_size(pt) != 2 || !json_is_real(json_array_get(pt, 0)) ||
 		    !json_is_real(json_array_get(pt, 1))) {
@@ -440,33 +565,62 @@ static void test_cdf_json(void)
 		double f = json_real_value(json_array_get(pt, 1));
 		if (!(v > pv && f > pf && f <= 1.0))
 			mono = 0;
-		/* The fraction must count exactly the samples in this bucket and
-		 * below: those sharing the bucket of the point's value. */
-		uint64_t lo, hi;
-		nm_hist_bucket_range(nm_hist_index((uint64_t)llround(v * 1000.0)), &lo, &hi);
-		while (j < N && s[j] <= hi)
+		/* This point's group is that of the next sample not yet counted. */
+		size_t grp = nm_hist_index(s[j]) >> g;
+		uint64_t lo, hi, lo2, hi2;
+		nm_hist_bucket_range(grp << g, &lo, &hi);
+		nm_hist_bucket_range(((grp + 1) << g) - 1, &lo2, &hi2);
+		while (j < n && nm_hist_index(s[j]) >> g == grp)
 			j++;
-		if (f != (double)j / N)
+		if (f != (double)j / (double)n)
 			frac_ok = 0;
+		double mid = fmin(fmax((double)lo + (double)(hi2 - lo) / 2, (double)s[0]), (double)s[n - 1]);
+		if (v != mid / 1000.0)
+			val_ok = 0;
 		pv = v;
 		pf = f;
 	}
-	CHECK(shape, "cdf points are [real, real] pairs");
-	CHECK(mono, "cdf values and fractions strictly increase");
-	CHECK(frac_ok, "cdf fractions equal the exact share of samples at or below each bucket");
-	CHECK(len > 0 && pf == 1.0, "cdf ends at fraction 1.0 (%.17g)", pf);
-	/* End points: the midpoints of the extremes' buckets, clamped to the
-	 * extremes (so within [min, max] and, at the bottom, exactly 0). */
-	uint64_t lo, hi;
-	nm_hist_bucket_range(nm_hist_index(s[N - 1]), &lo, &hi);
-	double top = fmin((double)lo + (double)(hi - lo) / 2, (double)s[N - 1]) / 1000.0;
-	double first = len ? json_real_value(json_array_get(json_array_get(a, 0), 0)) : -1;
-	CHECK(s[0] == 0 && first == 0.0 && pv == top && s[N - 1] >= 1000,
-	      "cdf runs from min (0) to max's clamped bucket midpoint in us (%.4f vs %.4f)", pv, top);
+	CHECK(shape, "%s: cdf points are [real, real] pairs", what);
+	CHECK(mono, "%s: cdf values and fractions strictly increase", what);
+	CHECK(frac_ok, "%s: cdf fractions equal the exact share of samples at or below each group", what);
+	CHECK(val_ok, "%s: cdf values are the groups' midpoints in us, clamped to min and max", what);
+	CHECK(len > 0 && pf == 1.0, "%s: cdf ends at fraction 1.0 (%.17g)", what, pf);
 	json_decref(a);
+	return (int)g;
+}
+
+static void test_cdf_json(void)
+{
+	enum { N = 20000 };
+	nm_hist *h = hist_new();
+	uint64_t *s = malloc(N * sizeof *s);
+	/* Few buckets: one point per bucket, as before any grouping. */
+	for (size_t i = 0; i < N; i++) {
+		s[i] = draw(i % 2 ? BIMODAL : CONSTANT) / 8 * 8;
+		nm_hist_add(h, s[i]);
+	}
+	qsort(s, N, sizeof *s, cmp_u64);
+	size_t nonempty = 0;
+	for (size_t i = 0; i < NM_HIST_BUCKETS; i++)
+		nonempty += h->bucket[i] != 0;
+	CHECK(nonempty <= NM_HIST_CDF_MAX, "few buckets: %zu non-empty", nonempty);
+	CHECK(check_cdf("few buckets", h, s, N) == 0, "few buckets: no grouping");
+
+	/* Many buckets: grouped under the cap, at each width. */
+	static const enum dist wide[] = {LOGNORMAL, UNIFORM, LOGUNI, STRADDLE, WIDE, HEAVY};
+	for (size_t w = 0; w < sizeof wide / sizeof wide[0]; w++) {
+		nm_hist_init(h);
+		for (size_t i = 0; i < N; i++) {
+			s[i] = draw(wide[w]);
+			nm_hist_add(h, s[i]);
+		}
+		qsort(s, N, sizeof *s, cmp_u64);
+		int g = check_cdf(dist_name[wide[w]], h, s, N);
+		CHECK(g > 0, "%s: grouped by %d", dist_name[wide[w]], 1 << g);
+	}
 
 	nm_hist_init(h);
-	a = nm_hist_cdf_json(h);
+	json_t *a = nm_hist_cdf_json(h);
 	CHECK(json_is_array(a) && json_array_size(a) == 0, "empty histogram: empty cdf");
 	json_decref(a);
 	free(s);
@@ -542,6 +696,7 @@ int main(void)
 	for (int d = 0; d < NDIST; d++)
 		for (size_t i = 0; i < sizeof sizes / sizeof sizes[0]; i++)
 			test_distribution((enum dist)d, sizes[i]);
+	test_outlier_first();
 	test_merge();
 	test_summary_json();
 	test_cdf_json();

@@ -300,13 +300,16 @@ static json_t *cl_path_metrics(const cl_job *j, const cl_path_stats *st)
 /* Round trips per measured operation over the job's client threads. */
 static json_t *cl_rtt_json(cl_job *j)
 {
-	nm_hist h;
-	nm_hist_init(&h);
+	/* On the heap: a histogram is 224 KiB (stats.h). */
+	nm_hist *h = nm_calloc(1, sizeof *h);
+	nm_hist_init_zeroed(h);
 	for (int t = 0; is_client(j, j->rank) && t < j->T; t++)
-		nm_hist_merge(&h, &j->rtt[t]);
-	nm_boot_hist_merge(&h);
-	return json_pack("{s:f, s:f, s:f, s:I}", "p50", nm_hist_quantile(&h, 0.5), "p99", nm_hist_quantile(&h, 0.99),
-			 "mean", nm_hist_mean(&h), "max", (json_int_t)(h.count ? h.max : 0));
+		nm_hist_merge(h, &j->rtt[t]);
+	nm_boot_hist_merge(h);
+	json_t *o = json_pack("{s:f, s:f, s:f, s:I}", "p50", nm_hist_quantile(h, 0.5), "p99", nm_hist_quantile(h, 0.99),
+			      "mean", nm_hist_mean(h), "max", (json_int_t)(h->count ? h->max : 0));
+	free(h);
+	return o;
 }
 
 
@@ -511,7 +514,7 @@ static uint64_t cl_run_once(nm_ctx *ctx, const cl_point *cp, cl_pool_note *note,
 	j.th = nm_calloc((size_t)T, sizeof(kv_thread));
 	j.rtt = nm_calloc((size_t)T, sizeof(nm_hist));
 	for (int t = 0; t < T; t++)
-		nm_hist_init(&j.rtt[t]);
+		nm_hist_init_zeroed(&j.rtt[t]);
 	cl_fwd fwd = {.undo_fd = -1};
 	if (cp->forward) {   /* before the QPs: a NIC resolves their next hop when they connect */
 		char rdma[64] = "";
