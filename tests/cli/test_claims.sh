@@ -126,7 +126,7 @@ control|ripple_pct|workloads/control/control.c|"ripple_pct"
 clover|mops|workloads/clover/clover.c|{"ops", cl_counters
 clover|mops|harness/measure.c|"m%s"
 clover|rtts.p99|workloads/clover/clover.c|"rtts", rtt
-clover|rtts.p99|workloads/clover/clover.c|"p99", nm_hist_quantile(&h, 0.99)
+clover|rtts.p99|workloads/clover/clover.c|"p99", nm_hist_quantile(h, 0.99)
 clover|fairness.threads|harness/measure.c|"fairness", fairness(
 clover|fairness.threads|harness/measure.c|"threads", (int)n'
 printf '%s\n' "$metrics" >"$tmp/metrics.txt"
