@@ -36,7 +36,7 @@ typedef struct nm_basis {
 	bool soft_roce;       /* of them, Soft-RoCE by some sign (else: no NIC record) */
 	bool numa_not_real;   /* placement verified, timings not NUMA effects */
 	bool numa_unverified; /* a NUMA claim on a document without placement records */
-	bool simulated;       /* a simulator's document */
+	bool simulated;       /* a document computed on the host (no NIC): a simulator's, the packet path's tables */
 } nm_basis;
 
 typedef struct nm_claim_result {

@@ -181,8 +181,9 @@ static void claims_section(nm_out *o, const nm_claim_result *res, size_t n)
 		 "Hardware reproductions: %zu reproduced, %zu direction only, %zu not reproduced, of %zu claims "
 		 "computed on hardware (and %zu above the paper's range, %zu below it, %zu failed runs, %zu not "
 		 "exercised). %zu claims computed from Soft-RoCE, NUMA-not-real or NUMA-not-verified documents "
-		 "(not hardware reproductions); %zu by a simulator (no NIC involved); %zu not run or with no matching "
-		 "points; %zu on an inconsistent document (no value trusted).",
+		 "(not hardware reproductions); %zu computed on the host, by a simulator or from the packet path's "
+		 "tables (no NIC involved); %zu not run or with no matching points; %zu on an inconsistent document "
+		 "(no value trusted).",
 		 hw[NM_VERDICT_REPRODUCED], hw[NM_VERDICT_DIRECTION_ONLY], hw[NM_VERDICT_NOT_REPRODUCED], on_hw,
 		 hw[NM_VERDICT_ABOVE_RANGE], hw[NM_VERDICT_BELOW_RANGE], hw[NM_VERDICT_FAILED], hw[NM_VERDICT_NOT_EXERCISED],
 		 marked, sim, unrun, bad);
@@ -353,7 +354,8 @@ static void header(nm_out *o, const nm_run *run)
 		nm_out_para(o, line);
 	}
 	if (sim) {
-		snprintf(line, sizeof line, "%zu documents come from a simulator (no NIC).", sim);
+		snprintf(line, sizeof line,
+			 "%zu documents are computed on the host, by a simulator or from the packet path's tables (no NIC).", sim);
 		nm_out_para(o, line);
 	}
 }

@@ -96,15 +96,29 @@ bool nm_doc_emulated(const json_t *doc)
 	return json_array_size(runs) && (soft || unrecorded);
 }
 
-/* The experiments of a simulator: their documents measure no NIC. */
-static const char *const simulators[] = {"corm-sim", NULL};
+/* The experiments computed on the host, with no NIC measured, and what
+ * computes them: the CoRM simulator, and Clover Fig. 3's in-network state,
+ * sized from the packet path's tables (netmem clover-path --state-table).
+ * A summary entry of theirs is its own point, and no NIC record they carry
+ * says what measured them. */
+static const struct {
+	const char *experiment, *by;
+} computed[] = {
+	{"corm-sim", "simulator"},
+	{"clover-state", "computed from the packet path's tables"},
+};
+
+const char *nm_experiment_computed_by(const char *experiment)
+{
+	for (size_t i = 0; experiment && i < sizeof computed / sizeof computed[0]; i++)
+		if (!strcmp(experiment, computed[i].experiment))
+			return computed[i].by;
+	return NULL;
+}
 
 bool nm_experiment_simulated(const char *experiment)
 {
-	for (size_t i = 0; experiment && simulators[i]; i++)
-		if (!strcmp(experiment, simulators[i]))
-			return true;
-	return false;
+	return nm_experiment_computed_by(experiment) != NULL;
 }
 
 bool nm_experiment_has_server(const char *experiment)
@@ -256,7 +270,7 @@ static char *check_summary(nm_rundoc *d)
 	json_t *seen = json_object(), *index = json_object(), *e;
 	char *why = NULL;
 	size_t i;
-	if (d->simulated) { /* a simulator's summary entries are its points */
+	if (d->simulated) { /* a computed document's summary entries are its points */
 		d->entries = json_deep_copy(summary);
 		json_array_foreach(d->entries, i, e) {
 			char *p = canon(json_object_get(e, "params"));
@@ -675,7 +689,10 @@ void nm_rundoc_nic_label(const nm_rundoc *d, char *buf, size_t len)
 {
 	const json_t *meta = nm_rundoc_meta(d);
 	if (d->simulated || !meta) {
-		snprintf(buf, len, "%s", d->simulated ? "simulator (no NIC)" : "no NIC record");
+		if (d->simulated)
+			snprintf(buf, len, "%s (no NIC)", nm_experiment_computed_by(d->experiment));
+		else
+			snprintf(buf, len, "no NIC record");
 		return;
 	}
 	const json_t *nic = rank0(meta, "nic");
@@ -688,7 +705,10 @@ void nm_rundoc_hardware(const nm_rundoc *d, char *buf, size_t len)
 {
 	const json_t *meta = nm_rundoc_meta(d);
 	if (d->simulated || !meta) {
-		snprintf(buf, len, "%s", d->simulated ? "simulator (no NIC measured)" : "NO NIC RECORD (no metadata): not hardware numbers");
+		if (d->simulated)
+			snprintf(buf, len, "%s (no NIC measured)", nm_experiment_computed_by(d->experiment));
+		else
+			snprintf(buf, len, "NO NIC RECORD (no metadata): not hardware numbers");
 		return;
 	}
 	const json_t *nic = rank0(meta, "nic");

@@ -16,10 +16,10 @@ typedef struct nm_rundoc {
 	bool emulated;       /* not hardware: soft_roce, or some run (or the document) names no NIC */
 	bool soft_roce;      /* some run or NIC record says Soft-RoCE or siw, by any field */
 	bool numa_not_real;  /* some point says placement.numa_real false */
-	bool simulated;      /* a simulator's experiment (nm_experiment_simulated) */
+	bool simulated;      /* computed on the host, no NIC measured (nm_experiment_simulated) */
 	json_t *entries;     /* the entries a reader may use: the summary recomputed from the
 			      * points (each with "placed" and "numa_real", over its points), or
-			      * a simulator's own summary */
+			      * a computed document's own summary */
 	char *inconsistent;  /* why the document contradicts itself or its name, or NULL */
 } nm_rundoc;
 
@@ -64,7 +64,7 @@ bool nm_entry_metric(const json_t *entry, const char *metric, double *v);
 /* The last run's metadata (meta.runs[-1]), or NULL. */
 const json_t *nm_rundoc_meta(const nm_rundoc *d);
 /* One line naming the hardware: device, part, firmware, link, hosts, CPU,
- * and "Soft-RoCE (emulated)" or "simulator (no NIC)" where so. */
+ * and "Soft-RoCE (emulated)" or "simulator (no NIC measured)" where so. */
 void nm_rundoc_hardware(const nm_rundoc *d, char *buf, size_t len);
 /* Is a document with runs emulated: any run flagged, any NIC record of
  * rxe or siw (by driver, device name, vendor id or its own flag), or a run
@@ -72,8 +72,12 @@ void nm_rundoc_hardware(const nm_rundoc *d, char *buf, size_t len);
 bool nm_doc_emulated(const json_t *doc);
 /* Is this NIC record Soft-RoCE or siw, by any field that can say so? */
 bool nm_nic_emulated(const json_t *nic);
-/* Is the experiment a simulator's (no NIC measured, whatever its metadata)? */
+/* Is the experiment computed on the host, a simulator's or from the packet
+ * path's tables (no NIC measured, whatever its metadata)? */
 bool nm_experiment_simulated(const char *experiment);
+/* What computes such an experiment ("simulator", "computed from the packet
+ * path's tables"), or NULL for one measured on a NIC. */
+const char *nm_experiment_computed_by(const char *experiment);
 /* Does rank `rank` of a run of the document play `role` ("server": the
  * ranks whose memory the experiment serves; "every": all)? */
 bool nm_rundoc_rank_is(const nm_rundoc *d, const json_t *run, long rank, const char *role);

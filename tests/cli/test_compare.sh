@@ -204,4 +204,19 @@ check "--y with a metric no document has: one line naming --y and the metric, ex
 	"$N compare $tmp/cx5 $tmp/half --out $tmp/out3 --y nosuch_metric >$tmp/oy 2>$tmp/ey; [ \$? = 2 ] &&
 	 grep -q '^netmem: compare: --y nosuch_metric: no document the runs share has that metric' $tmp/ey &&
 	 [ \$(grep -c '^netmem:' $tmp/ey) = 1 ]"
+
+# Clover Fig. 3's document (experiment clover-state: a summary computed on the
+# host from the packet path's tables, no points, no meta) is compared as a
+# simulator's is: labelled by what computed it, never "no NIC record" and
+# never an inconsistent document.
+for r in sa sb; do
+	mkdir -p "$tmp/$r"
+	jq -n '{experiment: "clover-state", mode: "state-table", params: {conns: 64, switch_bytes: 64000000}, valid: true,
+		summary: [{params: {keys: 8, conns: 64}, valid: true, geomean: {state_bytes: 3648}},
+			{params: {keys: 10000, conns: 64}, valid: true, geomean: {state_bytes: 80000}}]}' >"$tmp/$r/clover-fig3.json"
+done
+check "clover-state: compared, each run computed from the packet path's tables (no NIC)" sh -c \
+	"$N compare $tmp/sa $tmp/sb --y state_bytes --out $tmp/outs >$tmp/os 2>$tmp/es; [ \$? = $drawn ] &&
+	 [ \$(grep -c '^   run [AB]: computed from the packet path.s tables (no NIC)\$' $tmp/os) = 2 ] &&
+	 [ \$(grep -c 'B/A 1.000' $tmp/os) = 2 ] && ! grep -qi 'no NIC record\\|inconsistent' $tmp/os $tmp/es"
 t_summary

@@ -207,7 +207,11 @@ jq '.papers[3].claims += [
    "paper_value": 3, "unit": "x", "reproduced": {"min": 2.25, "max": 3.75}, "direction": {"above": 1}}]
  | .papers[2].claims += [
   {"id": "t-sim", "figure": "Fig. 7", "claim": "c", "quote": "q", "experiment": "corm-sim", "documents": "corm-fig7",
-   "metric": "reduction", "reduce": "max", "paper_value": 2, "unit": "x", "reproduced": {"min": 1.5, "max": 3}, "direction": {"above": 1}}]' \
+   "metric": "reduction", "reduce": "max", "paper_value": 2, "unit": "x", "reproduced": {"min": 1.5, "max": 3}, "direction": {"above": 1}}]
+ | .papers += [{"id": "clover", "title": "K", "figures": [], "claims": [
+  {"id": "t-state", "figure": "Fig. 3", "claim": "c", "quote": "q", "experiment": "clover-state", "documents": "clover-fig3",
+   "select": {"keys": 10000}, "metric": "state_bytes", "reduce": "value", "paper_value": 80000, "unit": "bytes",
+   "reproduced": {"min": 60000, "max": 100000}}]}]' \
 	"$tmp/claims.json" >"$tmp/claims2.json"
 C2="--claims $tmp/claims2.json"
 CX3='{"device": "mlx4_0", "vendor_part_id": 4099, "driver": "mlx4_core", "fw_ver": "2.42.5000"}'
@@ -351,6 +355,21 @@ jq -n '{experiment: "corm-sim", mode: "prob", params: {}, summary: [{params: {si
 	{params: {size: 128}, valid: true, geomean: {reduction: 9}}]}' >"$d/corm-fig7.json"
 rep "$d"
 incons "$d" t-sim 'duplicate parameters {"size":128}'
+# Clover Fig. 3's document is computed on the host from the packet path's
+# tables, as netmem clover-path --state-table writes it (a summary, no points,
+# no meta): computed without a NIC, as a simulator's, never hardware and never
+# "no NIC record".
+d=$(case_dir clover-state)
+jq -n '{experiment: "clover-state", mode: "state-table", params: {conns: 64, switch_bytes: 64000000}, valid: true,
+	summary: [{params: {keys: 8, conns: 64}, valid: true, geomean: {state_bytes: 3648}},
+		{params: {keys: 10000, conns: 64}, valid: true, geomean: {state_bytes: 80000}}]}' >"$d/clover-fig3.json"
+rep "$d"
+verdict "$d" t-state "reproduced (measured 8e+04, simulation)"
+check "clover-state: counted as computed on the host, not hardware, not a missing NIC record" sh -c \
+	"grep -q '^Hardware reproductions: 0 reproduced, 0 direction only, 0 not reproduced, of 0 claims computed on hardware' $d/report.md &&
+	 grep -q '; 1 computed on the host, by a simulator or from the packet path.s tables (no NIC involved);' $d/report.md &&
+	 grep -q '^1 documents are computed on the host' $d/report.md && ! grep -qi 'no NIC record' $d/report.md $d/out &&
+	 grep -q 'Hardware: computed from the packet path.s tables (no NIC measured)' $d/report.md"
 
 # Placement is checked entry by entry: a record on one unrelated point
 # verifies nothing else.
