@@ -1,5 +1,7 @@
 #include "alloc.h"
 #include "log.h"
+#include <stdarg.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -34,6 +36,21 @@ char *nm_strdup(const char *s)
 	char *p = strdup(s);
 	if (!p)
 		nm_fatal("out of memory");
+	return p;
+}
+
+char *nm_strdupf(const char *fmt, ...)
+{
+	va_list ap;
+	va_start(ap, fmt);
+	int n = vsnprintf(NULL, 0, fmt, ap);
+	va_end(ap);
+	if (n < 0)
+		nm_fatal("cannot format a message (%s)", fmt);
+	char *p = nm_malloc((size_t)n + 1);
+	va_start(ap, fmt);
+	vsnprintf(p, (size_t)n + 1, fmt, ap);
+	va_end(ap);
 	return p;
 }
 

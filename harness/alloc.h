@@ -8,6 +8,9 @@
 void *nm_calloc(size_t n, size_t size);
 void *nm_malloc(size_t size);
 char *nm_strdup(const char *s);
+/* A formatted string on the heap, whatever its length (a message a caller
+ * keeps, such as why a document was refused). free() it. */
+char *nm_strdupf(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 void *nm_realloc(void *p, size_t size);
 /* Zeroed and 64-byte aligned (calloc guarantees 16): per-thread state that
  * neighbouring threads write must not share a cache line. free() it. */

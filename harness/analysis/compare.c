@@ -141,17 +141,6 @@ static void check_schemas(const nm_run *runs, const char *const *dirs, int nruns
 		}
 }
 
-static char *printed(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
-static char *printed(const char *fmt, ...)
-{
-	char buf[2048];
-	va_list ap;
-	va_start(ap, fmt);
-	vsnprintf(buf, sizeof buf, fmt, ap);
-	va_end(ap);
-	return nm_strdup(buf);
-}
-
 static void letters(char *buf, size_t len, const bool *which, int n)
 {
 	buf[0] = '\0';
@@ -188,21 +177,21 @@ static void plan_doc(const cmp_opts *o, const nm_run *runs, const char *const *d
 	letters(in, sizeof in, has, nruns);
 	letters(out, sizeof out, lacks, nruns);
 	if (!all) {
-		d->why = printed("only in %s (none in %s)", in, out);
+		d->why = nm_strdupf("only in %s (none in %s)", in, out);
 		return;
 	}
 	if (!same_exp) {
-		d->why = printed("experiment %s", exps);
+		d->why = nm_strdupf("experiment %s", exps);
 		return;
 	}
 	for (int r = 0; r < nruns; r++) {
 		char nics[512];
 		if (d->docs[r]->inconsistent) {
-			d->why = printed("inconsistent document in %c: %s", 'A' + r, d->docs[r]->inconsistent);
+			d->why = nm_strdupf("inconsistent document in %c: %s", 'A' + r, d->docs[r]->inconsistent);
 			return;
 		}
 		if (nm_rundoc_nics_differ(d->docs[r], nics, sizeof nics)) {
-			d->why = printed("inconsistent document in %c: %s", 'A' + r, nics);
+			d->why = nm_strdupf("inconsistent document in %c: %s", 'A' + r, nics);
 			return;
 		}
 	}
@@ -210,15 +199,15 @@ static void plan_doc(const cmp_opts *o, const nm_run *runs, const char *const *d
 	cmp_classify(d, o->ignore);
 	d->metric = cmp_pick_metric(d, o->metric, o->per);
 	if (!d->metric && o->metric)
-		d->why = printed("no run's document has %s (--y)", o->metric);
+		d->why = nm_strdupf("no run's document has %s (--y)", o->metric);
 	else if (!d->metric)
-		d->why = printed("it has none of the %s compare draws by default (%s) in every run; name one with --y",
-				 o->per ? "rates" : "metrics",
-				 o->per ? "mops, txns_per_sec, ops_per_sec"
-					: "mops, txns_per_sec, ops_per_sec, lat.p50, lat.mean, reduction, probability");
+		d->why = nm_strdupf("it has none of the %s compare draws by default (%s) in every run; name one with --y",
+				    o->per ? "rates" : "metrics",
+				    o->per ? "mops, txns_per_sec, ops_per_sec"
+					   : "mops, txns_per_sec, ops_per_sec, lat.p50, lat.mean, reduction, probability");
 	else if (o->per && !cmp_is_rate(d, d->metric))
-		d->why = printed("--per %s divides rates, and %s is not one here (a rate: a top-level metric ending "
-				 "in _per_sec, or m<unit> beside <unit>_per_sec such as mops)", per_names[o->per], d->metric);
+		d->why = nm_strdupf("--per %s divides rates, and %s is not one here (a rate: a top-level metric ending "
+				    "in _per_sec, or m<unit> beside <unit>_per_sec such as mops)", per_names[o->per], d->metric);
 	else if (o->per)
 		d->why = cmp_per_problem(d, o->per);
 }

@@ -7,7 +7,6 @@
 #include "result.h"
 #include <dirent.h>
 #include <math.h>
-#include <stdarg.h>
 #include <stdint.h>
 #include <strings.h>
 #include <libgen.h>
@@ -185,17 +184,6 @@ static char *canon(const json_t *params)
 	return json_dumps(params ? params : json_null(), JSON_COMPACT | JSON_SORT_KEYS | JSON_ENCODE_ANY);
 }
 
-static char *whyf(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
-static char *whyf(const char *fmt, ...)
-{
-	char buf[600];
-	va_list ap;
-	va_start(ap, fmt);
-	vsnprintf(buf, sizeof buf, fmt, ap);
-	va_end(ap);
-	return nm_strdup(buf);
-}
-
 static bool same_number(const json_t *a, const json_t *b)
 {
 	if (json_is_null(a) && json_is_null(b))
@@ -223,21 +211,21 @@ static char *entry_differs(const json_t *e, const json_t *r, const char *p)
 	const char *key;
 	json_t *v;
 	if (!json_is_true(json_object_get(e, "valid")) != !json_is_true(json_object_get(r, "valid")))
-		return whyf("summary entry %s says valid %s, its points say %s", p,
-			    json_is_true(json_object_get(e, "valid")) ? "true" : "false",
-			    json_is_true(json_object_get(r, "valid")) ? "true" : "false");
+		return nm_strdupf("summary entry %s says valid %s, its points say %s", p,
+				  json_is_true(json_object_get(e, "valid")) ? "true" : "false",
+				  json_is_true(json_object_get(r, "valid")) ? "true" : "false");
 	if (!same_number(json_object_get(e, "reps"), json_object_get(r, "reps")))
-		return whyf("summary entry %s counts %g repetitions, it has %g points", p,
-			    json_number_value(json_object_get(e, "reps")), json_number_value(json_object_get(r, "reps")));
+		return nm_strdupf("summary entry %s counts %g repetitions, it has %g points", p,
+				  json_number_value(json_object_get(e, "reps")), json_number_value(json_object_get(r, "reps")));
 	json_object_foreach((json_t *)ge, key, v)
 		if (!same_number(v, json_object_get(gr, key))) {
 			char a[32], b[32];
-			return whyf("summary entry %s says %s = %s, its points give %s", p, key, shown(v, a, sizeof a),
-				    shown(json_object_get(gr, key), b, sizeof b));
+			return nm_strdupf("summary entry %s says %s = %s, its points give %s", p, key, shown(v, a, sizeof a),
+					  shown(json_object_get(gr, key), b, sizeof b));
 		}
 	json_object_foreach((json_t *)gr, key, v)
 		if (!json_object_get(ge, key))
-			return whyf("summary entry %s lacks %s, which its points have", p, key);
+			return nm_strdupf("summary entry %s lacks %s, which its points have", p, key);
 	return NULL;
 }
 
@@ -261,6 +249,22 @@ static void entry_placement(json_t *r, const json_t *points, const char *p)
 	json_object_set_new(r, "numa_real", json_boolean(placed && real));
 }
 
+/* Every entry's parameters into seen (canonical), which the caller reads
+ * on: the first that repeats is *why, unless something was said before. */
+static void params_seen(const json_t *entries, json_t *seen, char **why)
+{
+	size_t i;
+	json_t *e;
+	json_array_foreach(entries, i, e) {
+		char *p = canon(json_object_get(e, "params"));
+		if (!*why && p && json_object_get(seen, p))
+			*why = nm_strdupf("duplicate parameters %s in its summary", p);
+		if (p)
+			json_object_set_new(seen, p, json_true());
+		free(p);
+	}
+}
+
 /* The summary recomputed from the points into d->entries, and the
  * document's own summary checked against it: NULL, or the first
  * disagreement. */
@@ -272,13 +276,8 @@ static char *check_summary(nm_rundoc *d)
 	size_t i;
 	if (d->simulated) { /* a computed document's summary entries are its points */
 		d->entries = json_deep_copy(summary);
+		params_seen(d->entries, seen, &why);
 		json_array_foreach(d->entries, i, e) {
-			char *p = canon(json_object_get(e, "params"));
-			if (!why && p && json_object_get(seen, p))
-				why = whyf("duplicate parameters %s in its summary", p);
-			if (p)
-				json_object_set_new(seen, p, json_true());
-			free(p);
 			json_object_set_new(e, "placed", json_false());
 			json_object_set_new(e, "numa_real", json_false());
 		}
@@ -286,7 +285,7 @@ static char *check_summary(nm_rundoc *d)
 	}
 	if (!json_is_array(points)) {
 		d->entries = json_array();
-		why = json_array_size(summary) ? whyf("a summary without points") : NULL;
+		why = json_array_size(summary) ? nm_strdupf("a summary without points") : NULL;
 		goto out;
 	}
 	json_array_foreach(points, i, e) {
@@ -297,7 +296,7 @@ static char *check_summary(nm_rundoc *d)
 		char *k = nm_malloc(n);
 		snprintf(k, n, "%s%s", p ? p : "", key);
 		if (!why && json_object_get(seen, k))
-			why = whyf("point %s repetition %s appears twice", p ? p : "?", key + 1);
+			why = nm_strdupf("point %s repetition %s appears twice", p ? p : "?", key + 1);
 		json_object_set_new(seen, k, json_true());
 		free(k);
 		free(p);
@@ -312,23 +311,16 @@ static char *check_summary(nm_rundoc *d)
 		free(p);
 	}
 	json_object_clear(seen);
-	json_array_foreach(summary, i, e) { /* duplicates first: no entry of theirs can be chosen */
-		char *p = canon(json_object_get(e, "params"));
-		if (!why && p && json_object_get(seen, p))
-			why = whyf("duplicate parameters %s in its summary", p);
-		if (p)
-			json_object_set_new(seen, p, json_true());
-		free(p);
-	}
+	params_seen(summary, seen, &why); /* duplicates first: no entry of theirs can be chosen */
 	json_array_foreach(summary, i, e) {
 		if (why)
 			break;
 		char *p = canon(json_object_get(e, "params"));
 		const json_t *r = p ? json_object_get(index, p) : NULL;
 		if (!p)
-			why = whyf("a summary entry without params");
+			why = nm_strdupf("a summary entry without params");
 		else if (!r)
-			why = whyf("summary entry %s has no points", p);
+			why = nm_strdupf("summary entry %s has no points", p);
 		else
 			why = entry_differs(e, json_array_get(d->entries, (size_t)json_integer_value(r)), p);
 		free(p);
@@ -338,7 +330,7 @@ static char *check_summary(nm_rundoc *d)
 			break;
 		char *p = canon(json_object_get(e, "params"));
 		if (p && !json_object_get(seen, p))
-			why = whyf("points %s have no summary entry", p);
+			why = nm_strdupf("points %s have no summary entry", p);
 		free(p);
 	}
 out:
@@ -417,7 +409,7 @@ static char *check_name(const nm_rundoc *d)
 	json_array_foreach(json_object_get(json_object_get(d->doc, "meta"), "runs"), i, r) {
 		const char *cmd = json_string_value(json_object_get(r, "command_line"));
 		if (cmd && command_config(cmd, cmdcfg, sizeof cmdcfg) && strcmp(cmdcfg, config))
-			return whyf("%s is named after config %s, but its command line ran config %s", d->name, config, cmdcfg);
+			return nm_strdupf("%s is named after config %s, but its command line ran config %s", d->name, config, cmdcfg);
 	}
 	const json_t *spec = json_object_get(d->doc, "spec");
 	if (json_object_size(spec) == 0)
@@ -455,7 +447,7 @@ static char *check_name(const nm_rundoc *d)
 		json_decref(cp);
 	}
 	if (found && !matches)
-		return whyf("%s is not what config %s runs: %s", d->name, config, first);
+		return nm_strdupf("%s is not what config %s runs: %s", d->name, config, first);
 	json_array_foreach(json_object_get(d->doc, "points"), i, pt) {
 		const char *key;
 		json_t *v;
@@ -464,8 +456,8 @@ static char *check_name(const nm_rundoc *d)
 			if (s && !(json_is_array(s) ? nm_json_array_has(s, v) : nm_json_same_value(s, v))) {
 				char *p = canon(json_object_get(pt, "params"));
 				char *a = json_dumps(s, JSON_ENCODE_ANY | JSON_COMPACT), *b = json_dumps(v, JSON_ENCODE_ANY);
-				char *w = whyf("point %.200s is outside its spec's sweep: %s = %s, the spec has %.100s", p ? p : "?",
-					       key, b ? b : "?", a ? a : "?");
+				char *w = nm_strdupf("point %.200s is outside its spec's sweep: %s = %s, the spec has %.100s", p ? p : "?",
+						     key, b ? b : "?", a ? a : "?");
 				free(p);
 				free(a);
 				free(b);
