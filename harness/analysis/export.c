@@ -10,6 +10,14 @@
  * A metric is a key of the entry's "geomean" (a dotted path such as lat.p50):
  * the geometric mean over the entry's repetitions, the only statistic a
  * summary entry holds (per-repetition values stay in the document's points).
+ * The entries are those the report reads: the summary recomputed from the
+ * document's points (harness/analysis/rundoc.c), never the stored one as
+ * it stands, and a document whose stored summary its points contradict (or
+ * that contradicts its name) is refused, one line naming it and why, exit
+ * 2: a row of a table has no place to say that its numbers are not the
+ * document's, and a table of the rest would look complete. The report
+ * names the same document and reason; move it out of the directory to
+ * export the rest.
  * A cell is empty where a document lacks the parameter or metric, or where
  * the mean is undefined (null). A name that would repeat an earlier column
  * gets a prefix: "param." for a parameter named like a fixed column,
@@ -46,8 +54,12 @@ static void usage(FILE *out)
 		"A cell is empty where a document lacks the parameter or metric, or the mean is\n"
 		"undefined. A parameter named like a fixed column is written param.NAME, a metric\n"
 		"named like a fixed column or a parameter metric.NAME. Fields are quoted as RFC\n"
-		"4180 says; lines end in LF. No such directory, no result document, a document\n"
-		"that does not parse or of an unknown schema version: one line, exit 2.\n");
+		"4180 says; lines end in LF. The entries are recomputed from each document's\n"
+		"points, as netmem report reads them. No such directory, no result document, a\n"
+		"document that does not parse or of an unknown schema version, or one that\n"
+		"contradicts itself (its stored summary not what its points give, duplicate\n"
+		"parameters) or its name (another config's command line or spec), which the\n"
+		"report calls an inconsistent document: one line naming it and why, exit 2.\n");
 }
 
 /* One field, quoted when it holds a comma, a quote, CR or LF. */
@@ -195,7 +207,7 @@ static size_t write_csv(FILE *f, const nm_run *run)
 	size_t i, j, rows = 0;
 	json_t *e;
 	for (i = 0; i < run->ndocs; i++)
-		json_array_foreach(json_object_get(run->docs[i].doc, "summary"), j, e) {
+		json_array_foreach(run->docs[i].entries, j, e) {
 			if (json_is_object(json_object_get(e, "params")))
 				json_object_update(pu, json_object_get(e, "params"));
 			const char *key;
@@ -216,7 +228,7 @@ static size_t write_csv(FILE *f, const nm_run *run)
 	for (i = 0; i < run->ndocs; i++) {
 		const nm_rundoc *d = &run->docs[i];
 		doc_cells dc = doc_cells_of(d);
-		json_array_foreach(json_object_get(d->doc, "summary"), j, e) {
+		json_array_foreach(d->entries, j, e) {
 			put_field(f, d->name, true);
 			put_field(f, d->experiment, false);
 			put_value(f, json_object_get(e, "valid"));
@@ -271,6 +283,10 @@ static int export_main(int argc, char **argv)
 		nm_usage_error("export: %s", err);
 	if (!run.ndocs)
 		nm_usage_error("export: %s holds no result document (NAME.json with \"experiment\" and \"summary\")", dir);
+	for (size_t i = 0; i < run.ndocs; i++)
+		if (run.docs[i].inconsistent)
+			nm_usage_error("export: %s/%s.json: inconsistent document: %s", dir, run.docs[i].name,
+				       run.docs[i].inconsistent);
 	bool to_stdout = !csv || !strcmp(csv, "-");
 	nm_atomic a;
 	if (!to_stdout && nm_atomic_open(&a, csv) != 0)
