@@ -77,6 +77,8 @@ ops|mops|workloads/ops/ops.c|{"ops", ops_counters
 ops|mops|harness/measure.c|"m%s"
 ops|lat.mean|harness/measure.c|"lat", nm_hist_summary_json
 ops|lat.mean|harness/stats.c|{"mean",
+ops|conn_split.later_extra_ns|workloads/ops/ops.c|"conn_split", split
+ops|conn_split.later_extra_ns|workloads/ops/conn_split.c|"later_extra_ns",
 numa-kv|ops_per_sec|workloads/numa/numa_kv.c|{"ops", kv_counters
 numa-kv|ops_per_sec|harness/measure.c|"%s_per_sec"
 corm|ops_per_sec|workloads/corm/corm.c|"rounds" : "ops"

@@ -42,6 +42,7 @@
 #include "ops.h"
 #include "alloc.h"
 #include "boot.h"
+#include "conn_split.h"
 #include "log.h"
 #include <inttypes.h>
 #include <stdio.h>
@@ -419,6 +420,13 @@ static void ops_result(nm_ctx *ctx, ops_job *j, nm_measure *ms, json_t *out)
 	}
 	if (per_qp)
 		json_object_set_new(metrics, "per_qp", per_qp);
+	/* The connections' split as one number a claim can select (NUMA Fig. 3:
+	 * rank 0 is the client, as plots/numa_fig3c.gp draws it); per_qp holds
+	 * them when a thread has several, else per_thread does. */
+	const json_t *conns = json_object_get(metrics, "per_qp");
+	json_t *split = ops_conn_split(conns ? conns : json_object_get(metrics, "per_thread"), 0);
+	if (split)
+		json_object_set_new(metrics, "conn_split", split);
 	double rate = ms->seconds > 0 ? (double)ms->ops / ms->seconds : 0, bytes = rate * (double)j->size;
 	json_object_set_new(metrics, "ops_with_warmup", json_integer((json_int_t)ms->ops_all));
 	json_object_set_new(metrics, "mib_per_sec", json_real(bytes / 1048576.0));
