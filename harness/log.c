@@ -117,13 +117,24 @@ void nm_stalled(const char *what, double waited, const char *fmt, ...)
 
 void nm_usage_error(const char *fmt, ...)
 {
-	if (nm_log_rank() == 0) {
-		va_list ap;
-		va_start(ap, fmt);
-		vline(stderr, "netmem: ", fmt, ap);
-		va_end(ap);
-		fflush(stderr);
+	int rank = nm_log_rank();
+	if (rank != 0) {
+		/* Rank 0 says it (the same input gives every rank the same refusal),
+		 * and its exit ends this rank through the launcher. Leaving first
+		 * would let the launcher end rank 0 before it printed (a loaded
+		 * host starts rank 0 late): so wait for that, bounded. A refusal
+		 * only this rank met (its node's own files) is then said here. */
+		for (int i = 0; i < NM_USAGE_WAIT_S; i++)
+			sleep(1);
 	}
+	char head[48] = "netmem: ";
+	if (rank != 0)
+		snprintf(head, sizeof head, "netmem: rank %d: ", rank);
+	va_list ap;
+	va_start(ap, fmt);
+	vline(stderr, head, fmt, ap);
+	va_end(ap);
+	fflush(stderr);
 	/* No MPI_Abort here: every rank exits 2 on its own, so mpirun reports a
 	 * plain non-zero exit instead of an abort with a core-dump hint. */
 	_exit(NM_EXIT_USAGE);

@@ -27,7 +27,10 @@ size_t nm_escape_ctl(const char *s, char *out, size_t len);
  * these functions and of a refused job (nm_boot_check) is written by it. */
 void nm_log_line(FILE *f, const char *head, const char *msg);
 
-/* Bad input: rank 0 prints "netmem: <msg>" and every rank exits 2. */
+/* Bad input: rank 0 prints "netmem: <msg>" and every rank exits 2. Another
+ * rank first waits up to NM_USAGE_WAIT_S for the launcher to end it (rank
+ * 0's exit does), then says its own "netmem: rank N: <msg>". */
+#define NM_USAGE_WAIT_S 30
 _Noreturn void nm_usage_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 /* Runtime failure on this rank: always printed (prefixed with rank and host), then abort. */
 _Noreturn void nm_fatal(const char *fmt, ...) __attribute__((format(printf, 1, 2)));

@@ -118,5 +118,18 @@ expect_usage_re "ops: a newline in --op" "--op: 'x\\\\ny' is not one of" $MPI -n
 expect_usage_re "a newline in the command's name" "unknown command 'bo\\\\ngus'" $N "$(printf 'bo\ngus')"
 # before MPI_Init, each rank tells from the launcher's environment whether it is rank 0
 expect_usage "an unknown command under mpirun: said once" $MPI -np 2 $N bogus
+# Forced: rank 0 starts 3 s after rank 1, so rank 1 meets the refusal first.
+# Were it to leave at once, mpirun would end rank 0 before it said anything.
+printf '#!/bin/sh\n[ "$OMPI_COMM_WORLD_RANK" = 0 ] && sleep 3\nexec "$@"\n' >"$tmp/late0"
+chmod +x "$tmp/late0"
+expect_usage_re "an unknown command, rank 0 started last: still said once, by rank 0" "^netmem: unknown command" $MPI -np 2 "$tmp/late0" $N bogus
+# A rank other than 0 alone (its launcher's environment, no rank 0): it does
+# not leave before the launcher could end it, and then says it itself.
+OMPI_COMM_WORLD_RANK=1 $N bogus 2>"$tmp/alone.err" &
+alone=$!
+sleep 2
+check "a rank other than 0 meeting a refusal waits for the launcher (still running after 2 s)" kill -0 "$alone"
+kill "$alone" 2>/dev/null; wait "$alone" 2>/dev/null
+check "... and has said nothing meanwhile" sh -c "! grep -q . '$tmp/alone.err'"
 expect_usage "run without a config under mpirun: said once" $MPI -np 2 $N run
 t_summary
