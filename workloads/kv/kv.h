@@ -18,7 +18,9 @@
 #include <stdint.h>
 #include <stdio.h>
 
-typedef enum { KV_LOCO, KV_SHERMAN, KV_REDIS, KV_SCYTHE, KV_NSYSTEMS } kv_system_id;
+typedef enum { KV_LOCO, KV_SHERMAN, KV_REDIS, KV_SCYTHE, KV_REDIS_PIPELINED, KV_NSYSTEMS } kv_system_id;
+/* Either Redis series: the same servers, two clients. */
+static inline bool kv_is_redis(kv_system_id s) { return s == KV_REDIS || s == KV_REDIS_PIPELINED; }
 
 /* Testing the checks: a fault put in on purpose must mark the point invalid. */
 typedef enum {
@@ -229,7 +231,7 @@ static inline kv_thread *kv_run_thread(kv_run *r, const nm_worker *w)
 	return kv_worker_thread(r->th, &r->p->load, r->ctx, w);
 }
 
-extern const kv_system kv_loco, kv_sherman, kv_redis, kv_scythe;
+extern const kv_system kv_loco, kv_sherman, kv_redis, kv_scythe, kv_redis_pipelined;
 /* Redis: whether --redis-server is an executable on this node (decode runs
  * it on every rank, so a node without it stops the job before anything
  * starts: one line, exit 2). 0, or -1 with one line in err. */
