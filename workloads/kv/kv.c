@@ -146,6 +146,7 @@ static int kv_decode(const json_t *pt, const nm_base *b, void *out, char *err, s
 		.redis_port = (int)nm_cfg_int(pt, "redis_port"),
 	};
 	p->load.global_versions = kv_systems[p->system]->global_versions;
+	p->load.overlapping_reads = p->system == KV_REDIS;  /* memtier-style: a connection per client */
 	snprintf(p->history, sizeof p->history, "%s", nm_cfg_str(pt, "history"));
 	if (p->history[0])
 		p->load.history_max = (uint64_t)nm_cfg_int(pt, "history_max");

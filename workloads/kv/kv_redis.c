@@ -302,6 +302,10 @@ static json_t *kv_redis_run(kv_run *r)
 			 .n_local = (T + r->p->redis_threads - 1) / r->p->redis_threads,
 			 .timeout = ctx->base.timeout};
 	cl.n_all = cl.n_local * cl.nranks;
+	if (r->p->system == KV_REDIS && (long)cl.nranks * T * r->p->window > RD_CLIENT_WRITERS)
+		nm_usage_error("kv --system redis: %d rank(s) x %d thread(s) x --window %d clients is above the %d "
+			       "clients whose writes the checks can tell apart: lower -T or --window",
+			       cl.nranks, T, r->p->window, RD_CLIENT_WRITERS);
 	/* Every rank's threads connect to every instance; Redis's default of
 	 * 10,000 is the floor. */
 	cl.maxclients = (long)cl.nranks * T * (r->p->system == KV_REDIS ? r->p->window : 1) + 4L * cl.nranks + 64;

@@ -18,6 +18,11 @@
  * The paper counts 128 clients as a window of 128 operations per thread;
  * one in flight per client is that window.
  *
+ * Each client is a writer of its own (RD_CLIENT_WRITER): its writes are
+ * one at a time, so its versions (the thread's sequence) grow in the order
+ * they land. A thread's reads overlap (kv_load.overlapping_reads): each is
+ * compared only with the reads that completed before it began.
+ *
  * A command's latency runs from when it is queued on its connection to when
  * its reply is parsed, as in the pipelined series (kv_redis.c). A lost
  * connection, or a reply that does not come within --timeout, ends the job
@@ -38,6 +43,7 @@
 typedef struct mt_client {
 	struct mt_thread *t;
 	redisAsyncContext **ac;   /* [n_all]: one connection per instance */
+	uint32_t writer;          /* this client's writer id (the values it writes carry it) */
 	bool busy;                /* a command in flight */
 	int inst;                 /* its instance */
 	kv_opkind op;
@@ -115,13 +121,13 @@ static void mt_issue(mt_thread *t, mt_client *c)
 	char ks[RD_KEYLEN];
 	rd_key_str(key, ks);
 	int inst = t->cl->owner[rd_slot(ks, RD_KEYLEN)];
-	*c = (mt_client){.t = t, .ac = c->ac, .busy = true, .inst = inst, .op = op, .key = key};
+	*c = (mt_client){.t = t, .ac = c->ac, .writer = c->writer, .busy = true, .inst = inst, .op = op, .key = key};
 	int rc;
 	c->t0 = nm_ticks();
 	if (op == KV_GET) {
 		rc = redisAsyncCommand(c->ac[inst], mt_reply, c, "GET %b", ks, (size_t)RD_KEYLEN);
 	} else {
-		kv_value_fill(t->val, p->load.value_words, key, kt->writer, ++kt->seq);
+		kv_value_fill(t->val, p->load.value_words, key, c->writer, ++kt->seq);
 		c->wrote = t->val[0];
 		rc = redisAsyncCommand(c->ac[inst], mt_reply, c, "SET %b %b", ks, (size_t)RD_KEYLEN, t->val,
 				       (size_t)p->load.value_size);
@@ -211,6 +217,7 @@ static void mt_thread_setup(nm_worker *w)
 	t->ac = nm_calloc((size_t)t->nac, sizeof *t->ac);
 	for (int i = 0; i < W; i++) {
 		t->c[i].t = t;
+		t->c[i].writer = RD_CLIENT_WRITER(t->kt->rank, j->r->ctx->base.threads, w->index, W, i);
 		t->c[i].ac = &t->ac[(size_t)i * (size_t)cl->n_all];
 		for (int k = 0; k < cl->n_all; k++) {
 			const rd_inst *in = &cl->all[k];
