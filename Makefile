@@ -22,7 +22,7 @@ SRC_DIRS := $(patsubst %/,%,$(sort $(dir $(SRCS) $(HDRS))))
 CPPFLAGS+= $(addprefix -I,$(SRC_DIRS)) \
            -DNM_VERSION='"$(VERSION)"' -DNM_GIT='"$(GIT)"'
 CFLAGS  += $(CSTD) $(WARN) $(OPT) -pthread
-LDLIBS  := -libverbs -lnuma -lhwloc -ljansson -lhiredis -lxxhash -lnetfilter_queue -lnfnetlink -lz -lm -pthread
+LDLIBS  := -libverbs -lnuma -lhwloc -ljansson -lhiredis -levent_core -lxxhash -lnetfilter_queue -lnfnetlink -lz -lm -pthread
 
 # Modules the unit tests link without MPI or an RDMA device.
 UNIT_MODS := harness/stats.c harness/needs.c harness/opt.c harness/harness_opts.c harness/result.c harness/durable.c harness/points.c \
@@ -30,7 +30,7 @@ UNIT_MODS := harness/stats.c harness/needs.c harness/opt.c harness/harness_opts.
              primitives/gen/ycsb.c primitives/gen/ycsb_stats.c primitives/gen/ycsb_trace.c primitives/gen/accounts.c harness/measure.c harness/alloc.c \
              primitives/corm/corm_model.c primitives/corm/corm_redis.c primitives/packet/roce_pkt.c primitives/packet/clover_resolve.c \
              primitives/corm/corm_slot.c primitives/corm/corm_heap.c primitives/corm/corm_pair.c primitives/corm/corm_mbox.c workloads/corm/corm_latsum.c workloads/ops/conn_split.c \
-             workloads/control/control_model.c workloads/kv/kv_lin.c workloads/kv/kv_size.c workloads/kv/kv_history.c workloads/clover/clover_pool.c workloads/clover/clover_route.c workloads/clover/clover_path_files.c \
+             workloads/control/control_model.c workloads/kv/kv_common.c workloads/kv/kv_lin.c workloads/kv/kv_size.c workloads/kv/kv_history.c workloads/clover/clover_pool.c workloads/clover/clover_route.c workloads/clover/clover_path_files.c \
              harness/workers.c harness/topo.c numa/loadproc.c primitives/loco/owned_var_local.c harness/path.c \
              tests/unit/boot_single.c
 UNIT_SRCS := $(wildcard tests/unit/test_*.c)
@@ -80,7 +80,7 @@ build/san/%.o: %.c $(HDRS)
 build/tests/%: tests/unit/%.c tests/unit/tap.h $(UNIT_OBJS) $(filter harness/% primitives/% numa/%,$(HDRS))
 	@mkdir -p $(@D)
 	@echo "  CC+SAN  $<"
-	@$(CC) $(CPPFLAGS) $(CSTD) $(WARN) -O1 -g $(SAN) -pthread -Itests/unit -o $@ $< $(UNIT_OBJS) -ljansson -lhwloc -lz -lm
+	@$(CC) $(CPPFLAGS) $(CSTD) $(WARN) -O1 -g $(SAN) -pthread -Itests/unit -o $@ $< $(UNIT_OBJS) -ljansson -lhwloc -lxxhash -lz -lm
 
 # ALock's Fig. 2 trace on real verbs, run by tests/integration/test_alock_trace.sh:
 # alock_trace.c against the harness, primitives and NUMA objects (no netmem main,

@@ -1,7 +1,9 @@
 #!/bin/sh
 # netmem kv --system redis (LOCO Fig. 5's Redis baseline): two ranks on the
 # VM's one host each start their redis-server instances, the instances form
-# one Redis Cluster, hiredis clients pipeline GETs and SETs. Checked: the
+# one Redis Cluster, memtier-style hiredis clients (--window per thread, one
+# command in flight each) send GETs and SETs; --system redis-pipelined
+# pipelines them instead. Checked: the
 # points are valid with every operation counted; the servers and their
 # directories are gone after a run; a missing redis-server is one line and
 # exit 2; a server killed mid-point (a lost connection) and a rank killed
@@ -51,8 +53,11 @@ check "2 ranks x 2 threads, mixed: exit 0" [ "$(nm_rc mixed)" = 0 ]
 check "mixed: valid, 8000 measured operations, gets and updates" nm_jq mixed '.points[0] | .valid and .metrics.ops == 8000 and .metrics.gets > 0 and .metrics.updates > 0 and .metrics.ops_per_sec > 0'
 check "mixed: a two-instance cluster, one per node, all 16384 slots, Redis 7" nm_jq mixed '.points[0].effective | .instances_per_node == 1 and .cluster.instances == 2 and .cluster.slots == 16384 and (.cluster.slot_map | length) == 2 and (.redis_version | startswith("7")) and (.binding | startswith("127.0.0.1") and test("secret"))'
 check "mixed: one server request per operation (warm-up included), no read failed, the scan read the prefill" nm_jq mixed '.points[0] | .metrics.server_requests == .metrics.ops_with_warmup and .checks.reads.ok and .checks.store.ok and .effective.scanned_keys == .effective.prefill'
+check "mixed: memtier's clients: 8 per thread (--window), one command in flight each" nm_jq mixed '.points[0].effective | .clients_per_thread == 8 and (.clients | startswith("memtier-style")) and .maxclients >= 10000'
 check "mixed: every server stopped and its directory removed" none_left
-check "mixed: every SET recorded with what it wrote (its writer, its sequence from 1)" sh -c "jq -se '[.[] | select(.op == \"update\")] | length > 0 and all(.[]; .writer == .rank * 256 + .thread and .version >= 1)' $tmp/rh.jsonl >/dev/null"
+# a memtier-style client writes as a writer of its own: 32768 + its index in
+# the job (rank x 2 threads + thread) x 8 clients + client
+check "mixed: every SET recorded with what it wrote (its client's writer, the thread's sequence from 1)" sh -c "jq -se '[.[] | select(.op == \"update\")] | length > 0 and all(.[]; .writer >= 32768 and ((.writer - 32768) / 8 | floor) == .rank * 2 + .thread and .version >= 1)' $tmp/rh.jsonl >/dev/null"
 if $N kv-check "$tmp/rh.jsonl" >"$tmp/rh.chk" 2>&1 && grep -q ', linearizable$' "$tmp/rh.chk"; then
 	ok "mixed: kv-check finds the history linearizable"
 else
@@ -65,6 +70,12 @@ nm_run rw 2 $RD -K 4096 -T 2 --redis-threads 1 -W 4 -w read-only,write-only -D 1
 check "read-only,write-only, 2 instances per rank, -D 1: exit 0, both valid, 4 instances each" nm_rc_jq rw 0 '(.points | length) == 2 and all(.points[]; .valid and .metrics.ops > 0 and .effective.instances_per_node == 2 and .effective.cluster.instances == 4)'
 check "read-only: only gets, none missed; write-only: only updates" nm_jq rw '(.points[] | select(.params.workload == "read-only") | .metrics.updates == 0 and .metrics.misses == 0 and .metrics.gets > 0) and (.points[] | select(.params.workload == "write-only") | .metrics.gets == 0 and .metrics.updates > 0)'
 check "read-only,write-only: every server stopped and its directory removed" none_left
+
+# 2b. the pipelined client, an extra series: one connection per instance
+#     per thread, --window commands in flight on it
+nm_run pipe 2 --system redis-pipelined --timeout 60 -K 1024 -T 2 -W 8 -n 500 --warmup 50
+check "redis-pipelined: exit 0, valid, 2000 operations, one connection per instance per thread" nm_rc_jq pipe 0 '.points[0] | .valid and .metrics.ops == 2000 and .params.system == "redis-pipelined" and .effective.clients_per_thread == 1 and (.effective.clients | startswith("pipelined"))'
+check "redis-pipelined: every server stopped and its directory removed" none_left
 
 # 3. the binary missing: one line, exit 2, nothing started
 expect_usage "--redis-server /nonexistent" $MPI -np 2 $N kv $Q $RD -n 100 --redis-server /nonexistent
@@ -102,6 +113,11 @@ if wait_cluster 7500 4; then
 	check "no open door: CONFIG, MODULE, DEBUG, BGSAVE, EVAL unknown commands, with the secret" \
 		sh -c "[ \$(cat '$tmp'/door.config '$tmp'/door.module '$tmp'/door.debug '$tmp'/door.bgsave '$tmp'/door.eval | grep -c 'unknown command') = 5 ]"
 	check "no open door: the server answered PONG with the secret, after all that" grep -qx PONG "$tmp/door.ping"
+	# memtier's shape, seen by a server: every client of every thread of
+	# both ranks holds a connection to it (2 x 2 x 8), beside the ranks' own
+	rcs 7500 info clients >"$tmp/clients" 2>&1
+	check "memtier-style clients: the instance holds 2 ranks x 2 threads x 8 clients' connections" \
+		sh -c "[ \$(sed -n 's/^connected_clients:\([0-9]*\).*/\1/p' '$tmp/clients') -ge 32 ]"
 	check "no open door: the secret on no command line (the servers' arguments, ps)" \
 		sh -c "[ -n '$secret' ] && [ \$(wc -l <'$tmp/argv') = 2 ] && ! cat '$tmp/argv' '$tmp/ps' | grep -qF '$secret'"
 	kill -9 "$(pgrep -f 'redis-server .*:7500' | head -1)" 2>/dev/null

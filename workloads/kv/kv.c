@@ -53,12 +53,14 @@
 #include <string.h>
 #include <time.h>
 
-const kv_system *const kv_systems[KV_NSYSTEMS] = {&kv_loco, &kv_sherman, &kv_redis, &kv_scythe};
+const kv_system *const kv_systems[KV_NSYSTEMS] = {&kv_loco, &kv_sherman, &kv_redis, &kv_scythe,
+							    &kv_redis_pipelined};
 
 static const nm_opt kv_opts[] = {
-	{"system", 0, NM_OPT_ENUM, "loco", 0, 0, "loco,sherman,redis,scythe", NM_OPT_LIST,
-	 "loco (LOCO's kvstore), sherman (Sherman-style variant of this suite), redis (redis-server), "
-	 "scythe (Scythe-style variant of this suite: writes are inserts)"},
+	{"system", 0, NM_OPT_ENUM, "loco", 0, 0, "loco,sherman,redis,scythe,redis-pipelined", NM_OPT_LIST,
+	 "loco (LOCO's kvstore), sherman (Sherman-style variant of this suite), redis (redis-server, driven as "
+	 "memtier drives it: --window clients per thread), scythe (Scythe-style variant of this suite: writes are "
+	 "inserts), redis-pipelined (the same servers, --window commands pipelined per thread: an extra series)"},
 	{"workload", 'w', NM_OPT_STR, "mixed", 0, 0, NULL, NM_OPT_LIST,
 	 "read-only, mixed (--write-ratio updates), write-only, or a YCSB letter a-f"},
 	{"write-ratio", 0, NM_OPT_DOUBLE, "0.5", 0, 1, NULL, NM_OPT_LIST, "updates in the mixed workload"},
@@ -126,7 +128,8 @@ static int kv_decode(const json_t *pt, const nm_base *b, void *out, char *err, s
 	int64_t window = nm_cfg_int(pt, "window");
 	*p = (kv_point){
 		.system = !strcmp(sys, "sherman") ? KV_SHERMAN : !strcmp(sys, "redis") ? KV_REDIS
-			  : !strcmp(sys, "scythe") ? KV_SCYTHE : KV_LOCO,
+			  : !strcmp(sys, "scythe") ? KV_SCYTHE : !strcmp(sys, "redis-pipelined") ? KV_REDIS_PIPELINED
+			  : KV_LOCO,
 		.write_ratio = nm_cfg_double(pt, "write_ratio"),
 		.load = {.theta = nm_cfg_double(pt, "theta"),
 			 .keys = (uint64_t)nm_cfg_int(pt, "keys"),
@@ -143,6 +146,7 @@ static int kv_decode(const json_t *pt, const nm_base *b, void *out, char *err, s
 		.redis_port = (int)nm_cfg_int(pt, "redis_port"),
 	};
 	p->load.global_versions = kv_systems[p->system]->global_versions;
+	p->load.overlapping_reads = p->system == KV_REDIS;  /* memtier-style: a connection per client */
 	snprintf(p->history, sizeof p->history, "%s", nm_cfg_str(pt, "history"));
 	if (p->history[0])
 		p->load.history_max = (uint64_t)nm_cfg_int(pt, "history_max");
@@ -171,9 +175,9 @@ static int kv_decode(const json_t *pt, const nm_base *b, void *out, char *err, s
 		return nm_errf(err, len, "--inject no-checksum needs --value-size >= 16 (a value in two halves)");
 	if (p->load.delete_ratio > 0 && p->system != KV_LOCO)
 		return nm_errf(err, len, "--delete-ratio applies to the loco system only");
-	if (p->inject != KV_INJECT_NONE && p->system == KV_REDIS)
+	if (p->inject != KV_INJECT_NONE && kv_is_redis(p->system))
 		return nm_errf(err, len, "--inject applies to the loco, sherman and scythe systems, not redis (no lock to release early)");
-	if (p->system == KV_REDIS && kv_redis_check(p, err, len))
+	if (kv_is_redis(p->system) && kv_redis_check(p, err, len))
 		return -1;
 	(void)b;
 	return 0;

@@ -18,7 +18,9 @@
 #include <stdint.h>
 #include <stdio.h>
 
-typedef enum { KV_LOCO, KV_SHERMAN, KV_REDIS, KV_SCYTHE, KV_NSYSTEMS } kv_system_id;
+typedef enum { KV_LOCO, KV_SHERMAN, KV_REDIS, KV_SCYTHE, KV_REDIS_PIPELINED, KV_NSYSTEMS } kv_system_id;
+/* Either Redis series: the same servers, two clients. */
+static inline bool kv_is_redis(kv_system_id s) { return s == KV_REDIS || s == KV_REDIS_PIPELINED; }
 
 /* Testing the checks: a fault put in on purpose must mark the point invalid. */
 typedef enum {
@@ -45,6 +47,8 @@ typedef struct kv_load {
 	uint32_t value_words;
 	double delete_ratio;      /* updates that toggle the key (delete, or insert if absent) */
 	bool global_versions;     /* versions ordered across writers (a lock's), else per writer */
+	bool overlapping_reads;   /* a thread's reads may complete out of issue order (memtier-style
+				   * clients, one connection each): see kv_checker */
 	uint64_t history_max;     /* operations per thread recorded (--history); 0: none */
 } kv_load;
 
@@ -104,12 +108,19 @@ typedef enum { KV_READ_OK, KV_READ_TORN, KV_READ_FOREIGN, KV_READ_REGRESSED } kv
 typedef struct kv_seen {
 	uint64_t key;
 	uint32_t writer, version;
+	uint64_t done;            /* when that read completed (ticks; overlapping readers) */
 } kv_seen;
 
+/* A thread whose reads complete in issue order (one queue per store node)
+ * compares each read with the last one of the key. A thread of many
+ * clients (overlapping) compares a read only with reads that completed
+ * before it began: two overlapping reads may return versions in either
+ * order under linearizability, so that is no regression. */
 typedef struct kv_checker {
 	kv_seen *seen;
 	uint32_t mask;
 	bool global_versions;     /* versions ordered across writers (lock versions) */
+	bool overlapping;         /* reads of this thread overlap (see above) */
 	char first[200];          /* the first failure, in words */
 } kv_checker;
 
@@ -117,6 +128,10 @@ void kv_checker_init(kv_checker *c, uint32_t entries, bool global_versions);
 void kv_checker_free(kv_checker *c);
 /* Checks a value read for key; KV_READ_OK remembers its version. */
 kv_verdict kv_check_value(kv_checker *c, uint64_t key, const uint64_t *val, uint32_t words);
+/* The same for a read that began at t0 and completed at t1 (ticks): what an
+ * overlapping checker needs. */
+kv_verdict kv_check_value_at(kv_checker *c, uint64_t key, const uint64_t *val, uint32_t words, uint64_t t0,
+			     uint64_t t1);
 
 /* ---- the tally ---------------------------------------------------------- */
 
@@ -229,7 +244,7 @@ static inline kv_thread *kv_run_thread(kv_run *r, const nm_worker *w)
 	return kv_worker_thread(r->th, &r->p->load, r->ctx, w);
 }
 
-extern const kv_system kv_loco, kv_sherman, kv_redis, kv_scythe;
+extern const kv_system kv_loco, kv_sherman, kv_redis, kv_scythe, kv_redis_pipelined;
 /* Redis: whether --redis-server is an executable on this node (decode runs
  * it on every rank, so a node without it stops the job before anything
  * starts: one line, exit 2). 0, or -1 with one line in err. */

@@ -53,6 +53,12 @@ static kv_verdict fail(kv_checker *c, kv_verdict v, uint64_t key, uint64_t w, co
 
 kv_verdict kv_check_value(kv_checker *c, uint64_t key, const uint64_t *val, uint32_t words)
 {
+	return kv_check_value_at(c, key, val, words, 0, 0);
+}
+
+kv_verdict kv_check_value_at(kv_checker *c, uint64_t key, const uint64_t *val, uint32_t words, uint64_t t0,
+			     uint64_t t1)
+{
 	uint64_t w = val[0];
 	for (uint32_t i = 1; i < words; i++)
 		if (val[i] != w)
@@ -61,7 +67,8 @@ kv_verdict kv_check_value(kv_checker *c, uint64_t key, const uint64_t *val, uint
 		return fail(c, KV_READ_FOREIGN, key, w, "foreign value: written for another key");
 	uint32_t writer = kv_word_writer(w), version = kv_word_version(w);
 	kv_seen *s = &c->seen[(key ^ key >> 29) & c->mask];
-	bool back = s->key == key && (c->global_versions || s->writer == writer) && version < s->version;
+	bool older = s->key == key && (c->global_versions || s->writer == writer) && version < s->version;
+	bool back = older && (!c->overlapping || s->done < t0);
 	/* with versions from the key's lock, one version is one write: two
 	 * writers claiming it means a write landed outside its lock */
 	bool twice = s->key == key && c->global_versions && version == s->version && writer != s->writer;
@@ -71,7 +78,10 @@ kv_verdict kv_check_value(kv_checker *c, uint64_t key, const uint64_t *val, uint
 			 back ? "went back" : "written twice", s->version, s->writer, version, writer);
 		return fail(c, KV_READ_REGRESSED, key, w, what);
 	}
-	*s = (kv_seen){.key = key, .writer = writer, .version = version};
+	/* an overlapping read's older version is no regression, and must not
+	 * hide the newer one from the reads that begin later */
+	if (!older)
+		*s = (kv_seen){.key = key, .writer = writer, .version = version, .done = t1};
 	return KV_READ_OK;
 }
 
@@ -95,6 +105,7 @@ int kv_thread_init(kv_thread *t, const kv_load *p, nm_meter *m, int rank, int nr
 	if (ycsb_init(&t->gen, &c, err, errlen))
 		return -1;
 	kv_checker_init(&t->check, 1u << 16, p->global_versions);
+	t->check.overlapping = p->overlapping_reads;
 	if (p->history_max)
 		t->hist = nm_calloc(p->history_max, sizeof *t->hist);
 	return 0;
@@ -140,17 +151,19 @@ kv_opkind kv_next(kv_thread *t, uint64_t *rank)
 
 static const enum kv_counter op_counter[KV_NOPS] = {KV_C_GETS, KV_C_UPDATES, KV_C_INSERTS, KV_C_DELETES};
 
-bool kv_check(kv_thread *t, uint64_t key, const uint64_t *val)
+static bool kv_check_at(kv_thread *t, uint64_t key, const uint64_t *val, uint64_t t0, uint64_t t1)
 {
 	static const enum kv_counter bad[] = {[KV_READ_TORN] = KV_C_TORN, [KV_READ_FOREIGN] = KV_C_FOREIGN,
 					      [KV_READ_REGRESSED] = KV_C_REGRESSED};
-	kv_verdict v = kv_check_value(&t->check, key, val, t->l->value_words);
+	kv_verdict v = kv_check_value_at(&t->check, key, val, t->l->value_words, t0, t1);
 	if (v == KV_READ_OK)
 		return true;
 	t->meter->c[bad[v]]++;
 	nm_error_note(&t->meter->err, "%s", t->check.first);
 	return false;
 }
+
+bool kv_check(kv_thread *t, uint64_t key, const uint64_t *val) { return kv_check_at(t, key, val, 0, 0); }
 
 bool kv_done(kv_thread *t, kv_opkind op, uint64_t key, const uint64_t *val, bool found, uint64_t t0,
 	     uint64_t t1)
@@ -161,7 +174,7 @@ bool kv_done(kv_thread *t, kv_opkind op, uint64_t key, const uint64_t *val, bool
 	if (!found && (op == KV_GET || op == KV_UPDATE))
 		m->c[KV_C_MISSES]++;
 	if (op == KV_GET && found)
-		ok = kv_check(t, key, val);
+		ok = kv_check_at(t, key, val, t0, t1);
 	if (nm_meter_op(m, t0, t1))
 		nm_meter_kind(m, op, nm_ticks_to_ns(t1 - t0));
 	kv_history_add(t, op, key, found && val ? val[0] : 0, found, t0, t1);

@@ -1,10 +1,11 @@
-/* netmem kv --system redis: the Redis baseline of LOCO's Fig. 5, a real
- * Redis Cluster of Debian's redis-server driven through hiredis.
- * Here: the client threads and the point; the servers' life cycle is in
- * kv_redis_cluster.c.
+/* netmem kv --system redis and redis-pipelined: the Redis baseline of LOCO's
+ * Fig. 5, a real Redis Cluster of Debian's redis-server driven through
+ * hiredis. Here: the point, and the pipelined client threads; the paper's
+ * client (memtier's, --system redis) is in kv_redis_memtier.c, the servers'
+ * life cycle in kv_redis_cluster.c.
  *
- * Clients. The paper drove Redis with memtier (128 clients per thread); here
- * each thread has one hiredis connection per instance (every instance of
+ * Pipelined clients (--system redis-pipelined, an extra series): each
+ * thread has one hiredis connection per instance (every instance of
  * every node), authenticated with the point's secret (kv_redis_cluster.c:
  * rd_connect), and pipelines up to --window commands, all connections
  * together, each started and completed on its own: GET, or SET for updates
@@ -32,6 +33,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 
 /* ---- client threads ---------------------------------------------------------------- */
 
@@ -266,6 +268,32 @@ static void rd_thread_free(rd_thread *t, int n)
 
 /* ---- one point ---------------------------------------------------------------------- */
 
+/* Room for every connection this rank opens: a thread's --window clients
+ * (memtier-style) or its one connection (pipelined) to every instance, the
+ * main thread's own, and the servers' (children: they inherit the limit
+ * and hold every rank's clients). */
+static void rd_raise_nofile(const rd_cluster *cl, int T)
+{
+	rlim_t need = (rlim_t)T * (rlim_t)(cl->p->system == KV_REDIS ? cl->p->window : 1) * (rlim_t)cl->n_all;
+	rlim_t serve = (rlim_t)cl->maxclients + 64;
+	if (serve > need)
+		need = serve;
+	need += (rlim_t)cl->n_all + 256;
+	struct rlimit rl;
+	if (getrlimit(RLIMIT_NOFILE, &rl))
+		nm_fatal("redis: getrlimit(RLIMIT_NOFILE): %s", strerror(errno));
+	if (rl.rlim_cur >= need)
+		return;
+	if (rl.rlim_max != RLIM_INFINITY && rl.rlim_max < need)
+		nm_fatal("redis: %d thread(s) x %d client(s) x %d instance(s) need %llu open files on this node, above its "
+			 "hard limit %llu (ulimit -Hn): raise it (limits.conf, or mpirun under a raised ulimit), or lower "
+			 "-T or --window", T, cl->p->system == KV_REDIS ? cl->p->window : 1, cl->n_all,
+			 (unsigned long long)need, (unsigned long long)rl.rlim_max);
+	rl.rlim_cur = need;
+	if (setrlimit(RLIMIT_NOFILE, &rl))
+		nm_fatal("redis: cannot raise the open-file limit to %llu: %s", (unsigned long long)need, strerror(errno));
+}
+
 static json_t *kv_redis_run(kv_run *r)
 {
 	nm_ctx *ctx = r->ctx;
@@ -274,6 +302,16 @@ static json_t *kv_redis_run(kv_run *r)
 			 .n_local = (T + r->p->redis_threads - 1) / r->p->redis_threads,
 			 .timeout = ctx->base.timeout};
 	cl.n_all = cl.n_local * cl.nranks;
+	if (r->p->system == KV_REDIS && (long)cl.nranks * T * r->p->window > RD_CLIENT_WRITERS)
+		nm_usage_error("kv --system redis: %d rank(s) x %d thread(s) x --window %d clients is above the %d "
+			       "clients whose writes the checks can tell apart: lower -T or --window",
+			       cl.nranks, T, r->p->window, RD_CLIENT_WRITERS);
+	/* Every rank's threads connect to every instance; Redis's default of
+	 * 10,000 is the floor. */
+	cl.maxclients = (long)cl.nranks * T * (r->p->system == KV_REDIS ? r->p->window : 1) + 4L * cl.nranks + 64;
+	if (cl.maxclients < 10000)
+		cl.maxclients = 10000;
+	rd_raise_nofile(&cl, T);
 	cl.srv = nm_calloc((size_t)cl.n_local, sizeof *cl.srv);
 	/* A server that dies must not take the rank with it (a write to its
 	 * socket): the lost connection is reported instead. */
@@ -284,13 +322,17 @@ static json_t *kv_redis_run(kv_run *r)
 	rd_prefill(&cl);
 	nm_boot_barrier();
 
-	rd_job j = {.r = r, .cl = &cl, .th = nm_calloc((size_t)T, sizeof(rd_thread))};
-	nm_round round = {.workers = T, .numa_node = ctx->base.mem_node, .setup = rd_thread_setup,
-			  .body = rd_thread_body, .arg = &j, .measure = r->ms};
-	nm_workers_run(&round);
-	for (int t = 0; t < T; t++)
-		rd_thread_free(&j.th[t], cl.n_all);
-	free(j.th);
+	if (r->p->system == KV_REDIS) {
+		rd_memtier_round(r, &cl);
+	} else {
+		rd_job j = {.r = r, .cl = &cl, .th = nm_calloc((size_t)T, sizeof(rd_thread))};
+		nm_round round = {.workers = T, .numa_node = ctx->base.mem_node, .setup = rd_thread_setup,
+				  .body = rd_thread_body, .arg = &j, .measure = r->ms};
+		nm_workers_run(&round);
+		for (int t = 0; t < T; t++)
+			rd_thread_free(&j.th[t], cl.n_all);
+		free(j.th);
+	}
 
 	uint64_t scanned = nm_boot_sum_u64(rd_scan(&cl, r->ms));
 	nm_boot_barrier();  /* nobody stops its servers while another rank still reads them */
@@ -302,8 +344,17 @@ static json_t *kv_redis_run(kv_run *r)
 
 const kv_system kv_redis = {
 	.name = "redis",
-	.summary = "Redis Cluster (redis-server, no replication or persistence) over TCP, hiredis clients "
-		   "pipelining --window commands per thread",
+	.summary = "Redis Cluster (redis-server, no replication or persistence) over TCP, driven as memtier "
+		   "drives it: --window clients per thread, one command in flight each",
+	.global_versions = false,
+	.service_threads = 0,
+	.run = kv_redis_run,
+};
+
+const kv_system kv_redis_pipelined = {
+	.name = "redis-pipelined",
+	.summary = "the same Redis Cluster, hiredis clients pipelining --window commands per thread over one "
+		   "connection per instance (an extra series, not the paper's client)",
 	.global_versions = false,
 	.service_threads = 0,
 	.run = kv_redis_run,

@@ -38,6 +38,7 @@ typedef struct rd_cluster {
 	const kv_point *p;
 	const nm_dev *dev;        /* the experiment's device: its interface is the one bound */
 	int rank, nranks, n_local, n_all;
+	long maxclients;          /* the servers' connection limit: every client's, and the ranks' own */
 	double timeout;
 	bool multi_host;
 	char bin[PATH_MAX];
@@ -63,4 +64,13 @@ uint64_t rd_scan(rd_cluster *cl, nm_measure *ms);
 void rd_teardown(rd_cluster *cl);
 /* Rank 0: the cluster as run, for the result's "effective". */
 json_t *rd_effective(const rd_cluster *cl, uint64_t scanned);
+/* A memtier-style client's writer id (kv_word): the top bit, then the
+ * client's index in the job (rank, thread, client), so that every client
+ * writes as a writer of its own; RD_CLIENT_WRITERS clients at most. */
+#define RD_CLIENT_WRITERS 0x7fff
+#define RD_CLIENT_WRITER(rank, T, thread, W, client) \
+	(0x8000u | (uint32_t)(((rank) * (T) + (thread)) * (W) + (client)))
+/* The client threads as memtier drives Redis (kv_redis_memtier.c): --window
+ * clients per thread, one command in flight each. */
+void rd_memtier_round(kv_run *r, const rd_cluster *cl);
 #endif

@@ -173,8 +173,9 @@ static char *rd_conf(const rd_cluster *cl)
 /* Starts this rank's instances and waits until each accepts connections. */
 static int rd_start(rd_cluster *cl, char *err, size_t len)
 {
-	char port[16], io[16], node_timeout[24];
+	char port[16], io[16], node_timeout[24], maxclients[24];
 	snprintf(io, sizeof io, "%d", cl->p->redis_threads);
+	snprintf(maxclients, sizeof maxclients, "%ld", cl->maxclients);
 	snprintf(node_timeout, sizeof node_timeout, "%.0f", cl->timeout * 1000 < 15000 ? 15000 : cl->timeout * 1000);
 	char *conf = rd_conf(cl);
 	nm_service_file file = {"redis.conf", conf};
@@ -185,7 +186,7 @@ static int rd_start(rd_cluster *cl, char *err, size_t len)
 		char *argv[] = {cl->bin, "redis.conf", "--port", port, "--bind", cl->addr, "--save", "",
 				"--appendonly", "no", "--cluster-enabled", "yes", "--cluster-config-file",
 				"nodes.conf", "--cluster-node-timeout", node_timeout, "--cluster-announce-ip",
-				cl->addr, "--io-threads", io, "--io-threads-do-reads", "yes", "--daemonize", "no",
+				cl->addr, "--io-threads", io, "--io-threads-do-reads", "yes", "--maxclients", maxclients, "--daemonize", "no",
 				"--logfile", "", "--dir", ".", NULL};
 		char name[64];
 		snprintf(name, sizeof name, "redis-server :%d", cl->port0 + i);
@@ -586,9 +587,14 @@ json_t *rd_effective(const rd_cluster *cl, uint64_t scanned)
 		 "CONFIG, MODULE, DEBUG and %zu more commands disabled", cl->addr,
 		 cl->multi_host ? " only (the RDMA device's interface; several hosts)" : " (one host)",
 		 sizeof rd_disabled / sizeof *rd_disabled - 3);
-	return json_pack("{s:i, s:i, s:s, s:s, s:{s:i, s:i, s:o}, s:s, s:I, s:s}", "instances_per_node",
+	bool memtier = cl->p->system == KV_REDIS;
+	return json_pack("{s:i, s:i, s:s, s:s, s:{s:i, s:i, s:o}, s:s, s:I, s:s, s:i, s:I}", "instances_per_node",
 			 cl->n_local, "io_threads", cl->p->redis_threads, "redis_version", cl->version,
 			 "redis_server", cl->bin, "cluster", "instances", cl->n_all, "slots", RD_SLOTS,
 			 "slot_map", map, "binding", binding, "scanned_keys", (json_int_t)scanned, "clients",
-			 "hiredis pipelining, one connection per instance per thread, --window in flight");
+			 memtier ? "memtier-style: --window clients per thread on one libevent loop, each with a "
+				   "connection per instance and one command in flight"
+				 : "pipelined: one hiredis connection per instance per thread, --window commands in "
+				   "flight per thread",
+			 "clients_per_thread", memtier ? cl->p->window : 1, "maxclients", (json_int_t)cl->maxclients);
 }

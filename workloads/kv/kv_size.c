@@ -74,6 +74,7 @@ bool kv_plan_of(const kv_point *p, int nranks, int threads, kv_win_plan *out)
 		*out = kv_scythe_plan(p, nranks, threads, &l.scythe);
 		return true;
 	case KV_REDIS:
+	case KV_REDIS_PIPELINED:
 	case KV_NSYSTEMS:
 		break;
 	}
