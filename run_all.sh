@@ -112,7 +112,7 @@ for name in ${only//,/ }; do
 		{ echo "run_all.sh: no config $(q "$name") in configs/$scale" >&2; exit 2; }
 done
 
-# What run_all.sh reads from a config (README.md, "Configs, results, figures"):
+# What run_all.sh reads from a config (configs/README.md):
 # "ranks" (else --np; a list: one job per count, each into NAME.nR.json, e.g.
 # a node sweep), params.ranks_per_node (placement on a cluster), "hosts"
 # (the ranks of each host, in rank order: a cluster config, on two guests

@@ -79,7 +79,7 @@ int nm_fit_host(const nm_needs *sum, int ranks, const nm_limits *l, char *why, s
  * host). hosts >= 1; ranks_per_node 0 when not set. */
 int nm_needs_host_of(int r, int hosts, int ranks_per_node);
 
-/* Expected wall time, the formula every estimate uses (README, "Preflight"):
+/* Expected wall time, the formula every estimate uses (harness/README.md, "Preflight"):
  *
  *   job    = start + sum over points of reps * (setup + run)
  *   setup  = point_setup + qps * qp_setup + pinned GiB * reg_per_gib

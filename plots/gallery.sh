@@ -1,9 +1,9 @@
 #!/bin/sh
-# The README's gallery from a finished run: copies the run's figures (SVG)
-# into results/gallery/ and rewrites the README between the gallery markers,
-# paper by paper in plots/claims.json's order, each figure with the paper
-# figure it regenerates and its caption, under one line naming the hardware
-# (netmem table --describe; a Soft-RoCE run says so).
+# The gallery of plots/README.md from a finished run: copies the run's figures
+# (SVG) into results/gallery/ and rewrites that README between the gallery
+# markers, paper by paper in plots/claims.json's order, each figure with the
+# paper figure it regenerates and its caption, under one line naming the
+# hardware (netmem table --describe; a Soft-RoCE run says so).
 #
 #   plots/gallery.sh results/latest
 set -eu
@@ -30,13 +30,13 @@ trap 'rm -f "$section"' EXIT
 			[ -s "$run/$fig.svg" ] || continue
 			cp "$run/$fig.svg" "$dest/"
 			[ "$title" = "${last:-}" ] || { echo; echo "**$title**"; echo; last=$title; }
-			echo "- $pfig: $cap<br><img src=\"results/gallery/$fig.svg\" width=\"640\" alt=\"$fig\">"
+			echo "- $pfig: $cap<br><img src=\"../results/gallery/$fig.svg\" width=\"640\" alt=\"$fig\">"
 		done
 	echo "<!-- gallery:end -->"
 } >"$section"
 awk -v f="$section" '
 	/<!-- gallery:begin/ { while ((getline l < f) > 0) print l; skip = 1; next }
 	/<!-- gallery:end -->/ { skip = 0; next }
-	!skip' README.md >README.md.new
-mv README.md.new README.md
-echo "plots/gallery.sh: $(ls "$dest" | wc -l) figures in $dest, README.md updated"
+	!skip' plots/README.md >plots/README.md.new
+mv plots/README.md.new plots/README.md
+echo "plots/gallery.sh: $(ls "$dest" | wc -l) figures in $dest, plots/README.md updated"

@@ -20,7 +20,7 @@ for t in "$@"; do
 		fail=$((fail + $(echo "$line" | cut -d' ' -f3)))
 		skipped=$((skipped + $(skipped_of "$line")))
 	fi
-	# Per-file times show where the lane's minutes go (README, "Tests").
+	# Per-file times show where the lane's minutes go (tests/README.md).
 	echo "# $t: ${line:-no summary} ($(( $(date +%s) - start )) s)"
 	rm -f "$out"
 done

@@ -247,8 +247,8 @@ static void cl_path_up(cl_job *j, cl_path *path, const nm_dev *dev)
 	if (!cp->forward && is_mem(j, j->rank) && !dev->emulated)
 		snprintf(err, sizeof err, "clover: --resolve %s puts the packet path on the memory node's host, which "
 			 "sees RoCE packets only with Soft-RoCE (a NIC bypasses its host's kernel): on hardware, add a "
-			 "host that routes between the others as the last rank and run --path forward (README, netmem "
-			 "clover)", cl_resolve_names[cp->resolve]);
+			 "host that routes between the others as the last rank and run --path forward "
+			 "(workloads/clover/README.md)", cl_resolve_names[cp->resolve]);
 	else if (runs_path) {
 		uint64_t n = cp->track, *keys = nm_malloc(n * sizeof *keys), *tails = nm_malloc(n * sizeof *tails);
 		for (uint64_t r = 0; r < n; r++) {

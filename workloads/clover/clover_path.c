@@ -6,7 +6,7 @@
  * (primitives/packet/clover_resolve.h) and sends it on, edited or not.
  * Nothing is dropped by choice.
  *
- * Where it must run (see the README, "netmem clover"):
+ * Where it must run (see workloads/clover/README.md, "Where the path runs"):
  * - Soft-RoCE: on the memory node's host, hook `local` (input: the clients'
  *   requests; output: the memory node's responses). The clients must be on
  *   other hosts: rxe delivers traffic between its own GIDs through an
