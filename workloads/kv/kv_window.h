@@ -77,7 +77,7 @@ struct kv_win {
 /* Operation i of the window. */
 static inline kv_wop *kv_win_op(kv_win *w, int i) { return (kv_wop *)(w->opv + (size_t)i * w->op_size); }
 
-/* ---- kv_win_post.c ---- */
+/* ---- the window and its operations' posting (kv_win_post.c) -------------- */
 
 /* scratch: window x scratch_per_op bytes of registered memory; each
  * operation's buf starts its share and word is its last 64 bytes. */
@@ -101,7 +101,7 @@ void kv_win_finish(kv_win *w, kv_wop *o, const uint64_t *val);
 /* Seconds since o->since exceed the job's --timeout. */
 bool kv_win_overdue(const kv_win *w, const kv_wop *o);
 
-/* ---- kv_window.c ---- */
+/* ---- a verbs system's point and the loop (kv_window.c) -------------------- */
 
 /* A verbs system's point, as its plan (kv_size.h) says: pl->bytes of
  * registered memory, zeroed (a failure ends the job, one line); then, once
