@@ -61,7 +61,7 @@ for s in loco sherman scythe; do
 	fi
 done
 # A value word is tag(16) | writer(16) | version(32), the tag the XOR of the
-# key's four 16-bit groups (kv_key_tag in workloads/kv/kv.h); jq has no XOR.
+# key's four 16-bit groups (kv_key_tag in workloads/kv/kv_core.h); jq has no XOR.
 cat >"$tmp/tag.jq" <<'JQ'
 def hex: ascii_downcase | explode | reduce .[] as $c (0; . * 16 + (if $c >= 97 then $c - 87 else $c - 48 end));
 def bit($x; $i): ($x / pow(2; $i) | floor) % 2;

@@ -3,7 +3,7 @@
  * overlapping reader (memtier-style clients, a connection each) only with
  * reads that completed before it began, so two overlapping reads may
  * return a writer's versions in either order, and a later read may not. */
-#include "kv.h"
+#include "kv_core.h"
 #include "tap.h"
 
 static uint64_t val(uint64_t key, uint32_t writer, uint32_t version)

@@ -3,7 +3,7 @@
  * its store (clover_store.c: chains, client threads, the walk after the run). */
 #ifndef NM_CLOVER_H
 #define NM_CLOVER_H
-#include "kv.h"
+#include "kv_core.h"
 #include "alloc.h"
 #include "mesh.h"
 #include "rdma.h"

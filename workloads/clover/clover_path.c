@@ -33,7 +33,7 @@
 #include "clover_path.h"
 #include "durable.h"
 #include "experiment.h"
-#include "kv.h"
+#include "kv_core.h"
 #include "log.h"
 #include <arpa/inet.h>
 #include <errno.h>

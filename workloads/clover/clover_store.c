@@ -21,7 +21,7 @@
  * Each client thread has one operation outstanding (kv_window's engine with
  * a window of 1), as the paper's blocking client threads.
  *
- * Values and checks (kv.h): a value is kv_value_fill(key, writer, seq) with
+ * Values and checks (kv_core.h): a value is kv_value_fill(key, writer, seq) with
  * seq the writer's own sequence (a writer does not know the chain's length
  * when it writes, so versions are ordered per writer, as Redis's in netmem
  * kv); every get is checked (its key, not torn, a writer's versions never

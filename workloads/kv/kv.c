@@ -37,6 +37,7 @@
  * prefill), so only inserts find absent keys; --keys 10485760 (10 x 2^20
  * key ranks) and --fill 0.8 at paper scale. */
 #include "kv.h"
+#include "kv_check.h"
 #include "kv_history.h"
 #include "kv_size.h"
 #include "kv_window.h"
@@ -53,8 +54,8 @@
 #include <string.h>
 #include <time.h>
 
-const kv_system *const kv_systems[KV_NSYSTEMS] = {&kv_loco, &kv_sherman, &kv_redis, &kv_scythe,
-							    &kv_redis_pipelined};
+static const kv_system *const kv_systems[KV_NSYSTEMS] = {&kv_loco, &kv_sherman, &kv_redis, &kv_scythe,
+								   &kv_redis_pipelined};
 
 static const nm_opt kv_opts[] = {
 	{"system", 0, NM_OPT_ENUM, "loco", 0, 0, "loco,sherman,redis,scythe,redis-pipelined", NM_OPT_LIST,
@@ -195,8 +196,6 @@ static void kv_needs(const void *point, const nm_base *b, int rank, int nranks, 
 }
 
 /* ---- the result ---------------------------------------------------------- */
-
-const char *const kv_op_names[KV_NOPS] = {"get", "update", "insert", "delete"};
 
 static json_t *kv_checks(const nm_measure *ms, bool *valid)
 {

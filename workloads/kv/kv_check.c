@@ -8,7 +8,8 @@
  *
  * Exit status: 0 linearizable, 1 not (one line: the key and the
  * operations), 2 bad input (one line). */
-#include "kv.h"
+#include "kv_check.h"
+#include "kv_core.h"
 #include "kv_lin.h"
 #include "alloc.h"
 #include "log.h"

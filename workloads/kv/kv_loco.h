@@ -1,6 +1,8 @@
 /* LOCO's kvstore (netmem kv --system loco), shared between the store's
- * set-up, threads and point (kv_loco.c) and its operations (kv_loco_ops.c):
- * the job, an operation, a thread, and the layout of slots and locks. */
+ * set-up, threads and point (kv_loco.c), its operations (kv_loco_ops.c) and
+ * its slots (kv_loco_slots.c): the job, an operation, a thread, and the
+ * layout of slots and locks. kv_loco.c calls the other two, kv_loco_ops.c
+ * calls kv_loco_slots.c, and never the other way round. */
 #ifndef NM_KV_LOCO_H
 #define NM_KV_LOCO_H
 #include "kv_window.h"
@@ -79,6 +81,9 @@ static inline uint64_t lock_raddr(const loco_job *j, uint32_t lock, size_t off)
 	return j->mesh.rmr[home].addr + j->lay.lock_off + (size_t)(lock / (uint32_t)j->N) * KV_LOCO_LOCK_BYTES + off;
 }
 
+/* kv_loco_slots.c. The prefill: rank i at node i mod N, slot i / N; every
+ * node indexes them all, and this node's other slots are free. */
+void loco_prefill(loco_job *j);
 /* This node's free slots (inserts take one, deletes give one back). */
 bool loco_slot_alloc(loco_job *j, uint32_t *s);
 void loco_slot_free(loco_job *j, uint32_t s);

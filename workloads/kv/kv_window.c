@@ -1,4 +1,7 @@
-/* The window engine of netmem kv: see kv_window.h. */
+/* The window engine of netmem kv (kv_window.h): the loop that keeps a
+ * thread's operations in flight and steps them, and a verbs system's point
+ * (its memory, mesh and round of threads). The operations' posting is
+ * kv_win_post.c. */
 #include "kv_window.h"
 #include "alloc.h"
 #include "boot.h"
@@ -6,83 +9,6 @@
 #include "workers.h"
 #include <stdlib.h>
 #include <string.h>
-
-static kv_wop *op_at(kv_win *w, int i) { return (kv_wop *)(w->opv + (size_t)i * w->op_size); }
-
-void kv_win_init(kv_win *w, const kv_win_ops *ops, void *sys, kv_thread *kt, nm_mesh *mesh, uint32_t lkey,
-		 int thread, int window, size_t op_size, uint8_t *scratch, size_t scratch_per_op, double timeout)
-{
-	*w = (kv_win){.ops = ops, .sys = sys, .kt = kt, .mesh = mesh, .lkey = lkey, .thread = thread,
-		      .window = window, .op_size = op_size, .opv = nm_calloc((size_t)window, op_size),
-		      .timeout = timeout};
-	nm_poller_init(&w->pl, mesh, thread, timeout);
-	for (int i = 0; i < window; i++) {
-		kv_wop *o = op_at(w, i);
-		o->buf = (uint64_t *)(scratch + (size_t)i * scratch_per_op);
-		o->word = (uint64_t *)(scratch + (size_t)(i + 1) * scratch_per_op - 64);
-	}
-}
-
-void kv_win_free(kv_win *w)
-{
-	free(w->opv);
-	w->opv = NULL;
-}
-
-nm_conn *kv_win_conn(kv_win *w, int node) { return nm_mesh_conn(w->mesh, w->thread, node, 0); }
-
-uint64_t kv_win_wrid(kv_win *w, kv_wop *o, int op)
-{
-	return NM_WRID(op, (uint64_t)((uint8_t *)o - w->opv) / w->op_size);
-}
-
-void kv_win_due(kv_win *w, kv_wop *o, int n)
-{
-	o->pending += n;
-	w->outstanding += n;
-}
-
-static uint64_t wrid(kv_win *w, kv_wop *o, int op) { return kv_win_wrid(w, o, op); }
-static void due(kv_win *w, kv_wop *o) { kv_win_due(w, o, 1); }
-
-void kv_win_read(kv_win *w, kv_wop *o, int node, void *dst, uint64_t raddr, uint32_t len)
-{
-	nm_post_rw(kv_win_conn(w, node), NM_OP_READ, dst, w->lkey, raddr, len, wrid(w, o, NM_OP_READ), true);
-	due(w, o);
-}
-
-void kv_win_write(kv_win *w, kv_wop *o, int node, const void *src, uint64_t raddr, uint32_t len, bool signaled)
-{
-	nm_post_rw(kv_win_conn(w, node), NM_OP_WRITE, (void *)src, w->lkey, raddr, len, wrid(w, o, NM_OP_WRITE),
-		   signaled);
-	if (signaled)
-		due(w, o);
-}
-
-void kv_win_fence(kv_win *w, kv_wop *o, int node)
-{
-	nm_post_fence(kv_win_conn(w, node), wrid(w, o, NM_OP_FENCE));
-	due(w, o);
-	w->kt->meter->c[KV_C_FENCES]++;
-}
-
-void kv_win_atomic(kv_win *w, kv_wop *o, int node, int op, uint64_t raddr, uint64_t compare_add, uint64_t swap)
-{
-	nm_post_atomic(kv_win_conn(w, node), op, o->word, w->lkey, raddr, compare_add, swap, wrid(w, o, op), true);
-	due(w, o);
-}
-
-void kv_win_finish(kv_win *w, kv_wop *o, const uint64_t *val)
-{
-	kv_done(w->kt, o->kind, o->key, o->kind == KV_GET ? val : &o->wrote, o->found, o->t0,
-		o->returned ? o->returned : nm_ticks());
-	o->state = 0;
-}
-
-bool kv_win_overdue(const kv_win *w, const kv_wop *o)
-{
-	return nm_ticks_to_ns(nm_ticks() - o->since) > (uint64_t)(w->timeout * 1e9);
-}
 
 /* All completions o waited for are in: the half-written entry's next step
  * (kv_inject.c), or the system's. An early release's completion in
@@ -122,7 +48,7 @@ static void reap(kv_win *w)
 	struct ibv_wc wc[16];
 	int n = w->outstanding ? nm_poll_some(&w->pl, wc, 16) : 0;
 	for (int i = 0; i < n; i++) {
-		kv_wop *o = op_at(w, (int)NM_WRID_PAYLOAD(wc[i].wr_id));
+		kv_wop *o = kv_win_op(w, (int)NM_WRID_PAYLOAD(wc[i].wr_id));
 		w->outstanding--;
 		if (--o->pending == 0)
 			advance(w, o);
@@ -139,7 +65,7 @@ static uint64_t run_ops(void *arg, uint64_t issue, uint64_t deadline)
 		busy = 0;
 		bool more = issue > 0 && (deadline == 0 || nm_ticks() < deadline);
 		for (int i = 0; i < w->window; i++) {
-			kv_wop *o = op_at(w, i);
+			kv_wop *o = kv_win_op(w, i);
 			if (o->state == 0 && more) {
 				issue--;
 				more = issue > 0;

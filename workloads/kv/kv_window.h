@@ -16,7 +16,12 @@
  * half-written entry's the same for every system.
  * An operation ends with kv_win_finish, which times, counts and checks it.
  * A system of one window per mesh thread hands the engine its site and runs
- * its point with kv_win_run (threads, scan, teardown). */
+ * its point with kv_win_run (threads, scan, teardown).
+ *
+ * Two files: kv_win_post.c (the window's slots, the posting helpers, an
+ * operation's end), which kv_inject.c posts through, and kv_window.c (the
+ * loop, which steps the injected states, and a point's memory, mesh and
+ * round), so the calls run kv_window.c -> kv_inject.c -> kv_win_post.c. */
 #ifndef NM_KV_WINDOW_H
 #define NM_KV_WINDOW_H
 #include "kv.h"
@@ -69,11 +74,34 @@ struct kv_win {
 	kv_injector inj;          /* this thread's faults (none unless set: kv_win_init zeroes it) */
 };
 
+/* Operation i of the window. */
+static inline kv_wop *kv_win_op(kv_win *w, int i) { return (kv_wop *)(w->opv + (size_t)i * w->op_size); }
+
+/* ---- the window and its operations' posting (kv_win_post.c) -------------- */
+
 /* scratch: window x scratch_per_op bytes of registered memory; each
  * operation's buf starts its share and word is its last 64 bytes. */
 void kv_win_init(kv_win *w, const kv_win_ops *ops, void *sys, kv_thread *kt, nm_mesh *mesh, uint32_t lkey,
 		 int thread, int window, size_t op_size, uint8_t *scratch, size_t scratch_per_op, double timeout);
 void kv_win_free(kv_win *w);
+
+/* Posting for operation o; signaled requests count in o->pending. */
+nm_conn *kv_win_conn(kv_win *w, int node);
+void kv_win_read(kv_win *w, kv_wop *o, int node, void *dst, uint64_t raddr, uint32_t len);
+void kv_win_write(kv_win *w, kv_wop *o, int node, const void *src, uint64_t raddr, uint32_t len, bool signaled);
+void kv_win_fence(kv_win *w, kv_wop *o, int node);
+void kv_win_atomic(kv_win *w, kv_wop *o, int node, int op, uint64_t raddr, uint64_t compare_add, uint64_t swap);
+/* For requests a system posts itself (a tracker broadcast): the id that
+ * names o, and n more completions o waits for. */
+uint64_t kv_win_wrid(kv_win *w, kv_wop *o, int op);
+void kv_win_due(kv_win *w, kv_wop *o, int n);
+/* The operation is done (val: the value words read, for a get; a write's
+ * value is o->wrote). */
+void kv_win_finish(kv_win *w, kv_wop *o, const uint64_t *val);
+/* Seconds since o->since exceed the job's --timeout. */
+bool kv_win_overdue(const kv_win *w, const kv_wop *o);
+
+/* ---- a verbs system's point and the loop (kv_window.c) -------------------- */
 
 /* A verbs system's point, as its plan (kv_size.h) says: pl->bytes of
  * registered memory, zeroed (a failure ends the job, one line); then, once
@@ -117,19 +145,4 @@ json_t *kv_win_run(kv_win_site *s, void (*scan)(void *sys, nm_measure *ms), json
  * operations, drained before the common start, then the measured ones. */
 void kv_win_body(kv_win *w);
 
-/* Posting for operation o; signaled requests count in o->pending. */
-nm_conn *kv_win_conn(kv_win *w, int node);
-void kv_win_read(kv_win *w, kv_wop *o, int node, void *dst, uint64_t raddr, uint32_t len);
-void kv_win_write(kv_win *w, kv_wop *o, int node, const void *src, uint64_t raddr, uint32_t len, bool signaled);
-void kv_win_fence(kv_win *w, kv_wop *o, int node);
-void kv_win_atomic(kv_win *w, kv_wop *o, int node, int op, uint64_t raddr, uint64_t compare_add, uint64_t swap);
-/* For requests a system posts itself (a tracker broadcast): the id that
- * names o, and n more completions o waits for. */
-uint64_t kv_win_wrid(kv_win *w, kv_wop *o, int op);
-void kv_win_due(kv_win *w, kv_wop *o, int n);
-/* The operation is done (val: the value words read, for a get; a write's
- * value is o->wrote). */
-void kv_win_finish(kv_win *w, kv_wop *o, const uint64_t *val);
-/* Seconds since o->since exceed the job's --timeout. */
-bool kv_win_overdue(const kv_win *w, const kv_wop *o);
 #endif

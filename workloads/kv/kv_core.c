@@ -1,6 +1,6 @@
-/* What every system of netmem kv shares: keys, values, the read checks, the
- * per-thread request stream and the completion path (kv.h). */
-#include "kv.h"
+/* The shared core of netmem kv's systems (kv_core.h): keys, values, the read
+ * checks, the per-thread request stream and the completion path. */
+#include "kv_core.h"
 #include "alloc.h"
 #include "clock.h"
 #include "log.h"
@@ -10,6 +10,7 @@
 #include <string.h>
 #include <xxhash.h>
 
+const char *const kv_op_names[KV_NOPS] = {"get", "update", "insert", "delete"};
 const nm_counter kv_counters[KV_C_N] = {KV_COUNTER_ROWS};
 
 uint64_t kv_key(uint64_t rank)

@@ -1,0 +1,84 @@
+/* A window's operations and what they post (kv_window.h): the window's
+ * slots, the posting helpers that count what each operation still waits
+ * for, and an operation's end. The injected faults (kv_inject.c) post
+ * through these as the systems do, and the engine's loop (kv_window.c)
+ * steps the injected states, so these sit below both. */
+#include "kv_window.h"
+#include "alloc.h"
+#include "clock.h"
+#include <stdlib.h>
+
+void kv_win_init(kv_win *w, const kv_win_ops *ops, void *sys, kv_thread *kt, nm_mesh *mesh, uint32_t lkey,
+		 int thread, int window, size_t op_size, uint8_t *scratch, size_t scratch_per_op, double timeout)
+{
+	*w = (kv_win){.ops = ops, .sys = sys, .kt = kt, .mesh = mesh, .lkey = lkey, .thread = thread,
+		      .window = window, .op_size = op_size, .opv = nm_calloc((size_t)window, op_size),
+		      .timeout = timeout};
+	nm_poller_init(&w->pl, mesh, thread, timeout);
+	for (int i = 0; i < window; i++) {
+		kv_wop *o = kv_win_op(w, i);
+		o->buf = (uint64_t *)(scratch + (size_t)i * scratch_per_op);
+		o->word = (uint64_t *)(scratch + (size_t)(i + 1) * scratch_per_op - 64);
+	}
+}
+
+void kv_win_free(kv_win *w)
+{
+	free(w->opv);
+	w->opv = NULL;
+}
+
+nm_conn *kv_win_conn(kv_win *w, int node) { return nm_mesh_conn(w->mesh, w->thread, node, 0); }
+
+uint64_t kv_win_wrid(kv_win *w, kv_wop *o, int op)
+{
+	return NM_WRID(op, (uint64_t)((uint8_t *)o - w->opv) / w->op_size);
+}
+
+void kv_win_due(kv_win *w, kv_wop *o, int n)
+{
+	o->pending += n;
+	w->outstanding += n;
+}
+
+static uint64_t wrid(kv_win *w, kv_wop *o, int op) { return kv_win_wrid(w, o, op); }
+static void due(kv_win *w, kv_wop *o) { kv_win_due(w, o, 1); }
+
+void kv_win_read(kv_win *w, kv_wop *o, int node, void *dst, uint64_t raddr, uint32_t len)
+{
+	nm_post_rw(kv_win_conn(w, node), NM_OP_READ, dst, w->lkey, raddr, len, wrid(w, o, NM_OP_READ), true);
+	due(w, o);
+}
+
+void kv_win_write(kv_win *w, kv_wop *o, int node, const void *src, uint64_t raddr, uint32_t len, bool signaled)
+{
+	nm_post_rw(kv_win_conn(w, node), NM_OP_WRITE, (void *)src, w->lkey, raddr, len, wrid(w, o, NM_OP_WRITE),
+		   signaled);
+	if (signaled)
+		due(w, o);
+}
+
+void kv_win_fence(kv_win *w, kv_wop *o, int node)
+{
+	nm_post_fence(kv_win_conn(w, node), wrid(w, o, NM_OP_FENCE));
+	due(w, o);
+	w->kt->meter->c[KV_C_FENCES]++;
+}
+
+void kv_win_atomic(kv_win *w, kv_wop *o, int node, int op, uint64_t raddr, uint64_t compare_add, uint64_t swap)
+{
+	nm_post_atomic(kv_win_conn(w, node), op, o->word, w->lkey, raddr, compare_add, swap, wrid(w, o, op), true);
+	due(w, o);
+}
+
+void kv_win_finish(kv_win *w, kv_wop *o, const uint64_t *val)
+{
+	kv_done(w->kt, o->kind, o->key, o->kind == KV_GET ? val : &o->wrote, o->found, o->t0,
+		o->returned ? o->returned : nm_ticks());
+	o->state = 0;
+}
+
+bool kv_win_overdue(const kv_win *w, const kv_wop *o)
+{
+	return nm_ticks_to_ns(nm_ticks() - o->since) > (uint64_t)(w->timeout * 1e9);
+}
