@@ -63,7 +63,10 @@ static void usage(FILE *out)
 		"lack the parameter is not compared (and said so).\n\n"
 		"Draws DIR/NAME.png and DIR/NAME.svg (default DIR: compare; from any working\n"
 		"directory), one line per run, labelled by the run's NIC (device, firmware,\n"
-		"link). Exit status 1 when a figure could not be drawn (see\n"
+		"link); and a document whose paper figure sets hosts side by side also as the\n"
+		"paper draws it, DIR/NAME-paper.png and .svg (corm-fig15, with --y collect_us:\n"
+		"Fig. 15's collection against the workers, one line per host CPU). Exit status\n"
+		"1 when a figure could not be drawn (see\n"
 		"DIR/NAME.gnuplot.log); 2 when the input is refused: a document of a schema\n"
 		"other than " NM_RESULT_SCHEMA " (a tool's document without one, corm-sim's, is\n"
 		"read), runs with no document or valid point in common; else 0.\n");
@@ -367,6 +370,89 @@ static bool draw(const cmp_opts *o, const cmp_doc *d, const char *dat, const cha
 	return ok;
 }
 
+/* s as one shell word: double-quoted (a gnuplot single-quoted string
+ * holds it as it is), \ " $ ` escaped */
+static void sh_quote(FILE *f, const char *s)
+{
+	fputc('"', f);
+	for (; *s; s++) {
+		if (strchr("\\\"$`", *s))
+			fputc('\\', f);
+		fputc(*s, f);
+	}
+	fputc('"', f);
+}
+
+/* gnuplot's single-quoted string of s, of any length (a quote doubled) */
+static char *gp_quoted(const char *s)
+{
+	char *buf = nm_calloc(2 * strlen(s) + 1, 1), *b = buf;
+	for (; *s; s++) {
+		if (*s == '\'')
+			*b++ = '\'';
+		*b++ = *s;
+	}
+	return buf;
+}
+
+/* A document whose paper figure sets hosts side by side has a script of
+ * its own, plots/NAME_compare.gp (NAME's dashes as underscores: CoRM Fig.
+ * 15's collection, one line per host CPU, the paper's Intel against AMD),
+ * drawn over every run's document as DIR/NAME-paper.png and .svg; its
+ * variables: in (the documents, shell words), out, netmem (this binary, a
+ * shell word), termgp. True when there is none or it drew. */
+static bool draw_paper(const cmp_opts *o, const cmp_doc *d)
+{
+	char rel[PATH_MAX], where[PATH_MAX + 32], exe[PATH_MAX] = "netmem", log[PATH_MAX];
+	snprintf(rel, sizeof rel, "plots/%s_compare.gp", d->name);
+	for (char *c = rel + strlen("plots/"); *c; c++)
+		*c = *c == '-' ? '_' : *c;
+	const char *script = nm_suite_file(rel, where, sizeof where);
+	if (access(script, R_OK) != 0)
+		return true;
+	ssize_t n = readlink("/proc/self/exe", exe, sizeof exe - 1);
+	if (n > 0)
+		exe[n] = '\0';
+	char *in = NULL, *bin = NULL;
+	size_t inlen = 0, binlen = 0;
+	FILE *f = open_memstream(&in, &inlen);
+	for (int r = 0; r < d->nruns; r++) {
+		char path[PATH_MAX];
+		snprintf(path, sizeof path, "%s/%s.json", d->dirs[r], d->name);
+		if (r)
+			fputc(' ', f);
+		sh_quote(f, path);
+	}
+	fclose(f);
+	f = open_memstream(&bin, &binlen);
+	sh_quote(f, exe);
+	fclose(f);
+	char *qin = gp_quoted(in), *qbin = gp_quoted(bin), *qterm = gp_quoted(o->term);
+	snprintf(log, sizeof log, "%s/%s-paper.gnuplot.log", o->out, d->name);
+	bool ok = true;
+	static const char *const ext[] = {"png", "svg"};
+	for (int k = 0; k < 2; k++) {
+		char out[PATH_MAX];
+		snprintf(out, sizeof out, "%s/%s-paper.%s", o->out, d->name, ext[k]);
+		char *qout = gp_quoted(out), *vars = NULL;
+		size_t vlen = 0;
+		f = open_memstream(&vars, &vlen);
+		fprintf(f, "in='%s'; out='%s'; netmem='%s'; termgp='%s'", qin, qout, qbin, qterm);
+		fclose(f);
+		if (gnuplot(script, vars, log, k > 0)) {
+			printf("figure %s\n", out);
+		} else {
+			fflush(stdout);
+			fprintf(stderr, "netmem: compare: drawing %s failed (see %s)\n", out, log);
+			ok = false;
+		}
+		free(vars);
+		free(qout);
+	}
+	free(qin), free(qbin), free(qterm), free(in), free(bin);
+	return ok;
+}
+
 /* A group of points: true with each run's value in val when it pairs one
  * point of every run with the metric, else prints why it is dropped. */
 static bool group_row(const cmp_doc *d, const cmp_group *g, cmp_per per, const char *label, double *val)
@@ -538,6 +624,8 @@ static int compare_all(cmp_opts *o, const cmp_doc *docs, size_t n)
 		}
 		compared++;
 		matched += compare_doc(o, d, &failed);
+		if (!draw_paper(o, d))
+			failed = true;
 	}
 	if (!with_metric && o->metric)
 		refuse("--y %s: no document the runs share has that metric (a key of summary[].geomean, e.g. "

@@ -39,7 +39,11 @@ static void usage(FILE *out)
 		"--mean-over PARAM averages (arithmetic mean) the rows of one series and x that\n"
 		"differ only in PARAM, e.g. ALock Fig. 4's speedup averaged over localities.\n"
 		"PARAM may be ranks, the job's rank count, where the config has no such parameter:\n"
-		"a config sweeping its rank count writes one document per count (NAME.nR.json).\n"
+		"a config sweeping its rank count writes one document per count (NAME.nR.json);\n"
+		"and cpu_model, the CPU model of rank 0's host (the document's meta; the server's\n"
+		"in netmem corm), so that documents of two clusters drawn together are told apart\n"
+		"by their CPU (CoRM Fig. 15's collection, Intel against AMD). A series value with\n"
+		"a blank in it is double-quoted in its header row, one column for gnuplot.\n"
 		"METRIC is a dotted path into the metrics, e.g. lat.p50, mops, mib_per_sec.\n"
 		"Points marked invalid are left out (a note on stderr says so, and --describe,\n"
 		"which every figure's title shows, counts them).\n");
@@ -93,7 +97,9 @@ static bool matches(json_t *params, const char *const *where, int nwhere);
 /* A result document, its entries' params given "ranks", the job's rank count,
  * where the config has no such parameter: a config sweeping its rank count
  * (one node per rank) writes one document per count, and a figure drawing
- * them together tells them apart by it (--x, --series, --where, --values). */
+ * them together tells them apart by it (--x, --series, --where, --values).
+ * Likewise "cpu_model", rank 0's host CPU: documents of two clusters drawn
+ * together (CoRM Fig. 15's Intel and AMD collection) are told apart by it. */
 static json_t *load_doc(const char *path)
 {
 	json_error_t je;
@@ -101,15 +107,21 @@ static json_t *load_doc(const char *path)
 	if (!doc)
 		nm_usage_error("table: %s: line %d: %s", path, je.line, je.text);
 	json_t *runs = json_object_get(json_object_get(doc, "meta"), "runs");
-	json_t *nranks = json_object_get(json_array_get(runs, json_array_size(runs) - 1), "nranks");
+	json_t *run = json_array_get(runs, json_array_size(runs) - 1);
+	json_t *nranks = json_object_get(run, "nranks");
+	json_t *cpu = json_object_get(json_array_get(json_object_get(run, "ranks"), 0), "cpu_model");
 	static const char *const lists[] = {"summary", "points"};
-	for (size_t l = 0; l < 2 && json_is_integer(nranks); l++) {
+	for (size_t l = 0; l < 2; l++) {
 		size_t i;
 		json_t *e;
 		json_array_foreach(json_object_get(doc, lists[l]), i, e) {
 			json_t *params = json_object_get(e, "params");
-			if (json_is_object(params) && !json_object_get(params, "ranks"))
+			if (!json_is_object(params))
+				continue;
+			if (json_is_integer(nranks) && !json_object_get(params, "ranks"))
 				json_object_set(params, "ranks", nranks);
+			if (json_is_string(cpu) && !json_object_get(params, "cpu_model"))
+				json_object_set(params, "cpu_model", cpu);
 		}
 	}
 	return doc;
@@ -454,7 +466,7 @@ static int table_main(int argc, char **argv)
 		if (i == 0 || strcmp(rows[i].series, rows[i - 1].series)) {
 			if (i)
 				printf("\n\n");
-			printf("%s %s\n", x, rows[i].series);
+			printf(strpbrk(rows[i].series, " \t") ? "%s \"%s\"\n" : "%s %s\n", x, rows[i].series);
 		}
 		printf("%.10g %.10g\n", rows[i].x, rows[i].y);
 	}

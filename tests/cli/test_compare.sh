@@ -219,4 +219,47 @@ check "clover-state: compared, each run computed from the packet path's tables (
 	"$N compare $tmp/sa $tmp/sb --y state_bytes --out $tmp/outs >$tmp/os 2>$tmp/es; [ \$? = $drawn ] &&
 	 [ \$(grep -c '^   run [AB]: computed from the packet path.s tables (no NIC)\$' $tmp/os) = 2 ] &&
 	 [ \$(grep -c 'B/A 1.000' $tmp/os) = 2 ] && ! grep -qi 'no NIC record\\|inconsistent' $tmp/os $tmp/es"
+# CoRM Fig. 15's left panel is the paper's Intel cluster against its AMD
+# one: the block collection per host CPU (rank 0's cpu_model, the server's),
+# averaged over the remap strategies. A run's figure draws its own CPU;
+# compare of two runs draws the paper's panel, a line per CPU.
+# f15 DIR CPU K: a corm-fig15 document, collect_us = K x threads (+1 under rereg)
+f15() {
+	mkdir -p "$1"
+	jq -n --arg cpu "$2" --argjson k "$3" '{
+		schema: "netmem-result/1", experiment: "corm", spec: {},
+		meta: {runs: [{emulated: false, nranks: 2, hosts: ["a", "b"],
+			ranks: [{cpu_model: $cpu, nic: {device: "mlx5_0", fw_ver: "16.35.2000", link_layer: "InfiniBand", link_gbps: 100}},
+				{cpu_model: "a client CPU", nic: {device: "mlx5_0", fw_ver: "16.35.2000", link_layer: "InfiniBand", link_gbps: 100}}]}]},
+		points: [],
+		summary: [["rereg", "odp-prefetch", "defer"][] as $s | [2, 4, 8, 16][] as $t | [4096, 65536][] as $b |
+			{params: {bench: "collection", strategy: $s, threads: $t, block_size: $b}, reps: 1, valid: true,
+			 geomean: {collect_us: ($k * $t + (if $s == "rereg" then 1 else 0 end)), compact_us: ($t * 10)}}]}' >"$1/corm-fig15.json"
+	pts "$1/corm-fig15.json"
+}
+XEON='Intel(R) Xeon(R) CPU E5-2630 v3 @ 2.40GHz' EPYC='AMD EPYC 7742 64-Core Processor'
+f15 "$tmp/xeon" "$XEON" 3
+f15 "$tmp/epyc" "$EPYC" 5
+check "table --series cpu_model: rank 0's CPU, one quoted header column, the mean over the strategies" sh -c \
+	"$N table $tmp/xeon/corm-fig15.json --x threads --y collect_us --series cpu_model --mean-over strategy --where block_size=4096 >$tmp/t15 &&
+	 [ \"\$(head -1 $tmp/t15)\" = 'threads \"$XEON\"' ] && grep -qx '2 6.333333333' $tmp/t15 && [ \$(wc -l <$tmp/t15) = 5 ]"
+if command -v gnuplot >/dev/null 2>&1; then
+	check "a run's Fig. 15: the collection's line is its host CPU" sh -c \
+		"gnuplot -e \"in='$tmp/xeon/corm-fig15.json'; out='$tmp/xeon/f.svg'\" plots/corm_fig15.gp 2>$tmp/xeon/log &&
+		 ! grep -q . $tmp/xeon/log && . tests/lib.sh && nm_figure_ok $tmp/xeon/f.svg && grep -qF '>$XEON<' $tmp/xeon/f.svg"
+	check "compare of two clusters: Fig. 15's panel, one line per host CPU, as corm-fig15-paper" sh -c \
+		"$N compare $tmp/xeon $tmp/epyc --y collect_us --out $tmp/o15 >$tmp/o 2>$tmp/e &&
+		 grep -qx 'figure $tmp/o15/corm-fig15-paper.png' $tmp/o && grep -qx 'figure $tmp/o15/corm-fig15-paper.svg' $tmp/o &&
+		 . tests/lib.sh && nm_figure_ok $tmp/o15/corm-fig15-paper.png && nm_figure_ok $tmp/o15/corm-fig15-paper.svg &&
+		 grep -qF '>$XEON<' $tmp/o15/corm-fig15-paper.svg && grep -qF '>$EPYC<' $tmp/o15/corm-fig15-paper.svg &&
+		 ! grep -q '>rereg<' $tmp/o15/corm-fig15-paper.svg"
+	mkdir -p "$tmp/elsewhere15"
+	check "... from another working directory too" sh -c \
+		"cd $tmp/elsewhere15 && $top/$N compare $tmp/xeon $tmp/epyc --y collect_us --out fig >o 2>e &&
+		 . $top/tests/lib.sh && nm_figure_ok fig/corm-fig15-paper.svg && grep -qF '>$EPYC<' fig/corm-fig15-paper.svg"
+else
+	skip "a run's Fig. 15: the collection's line is its host CPU" "no gnuplot"
+	skip "compare of two clusters: Fig. 15's panel, one line per host CPU, as corm-fig15-paper" "no gnuplot"
+	skip "... from another working directory too" "no gnuplot"
+fi
 t_summary

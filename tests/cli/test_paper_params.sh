@@ -9,11 +9,15 @@
 # documented value, and the reason is in the note); "todo: ..." when the
 # config does not carry the paper's value yet (VALUE is the paper's, in
 # words where no config value can say it: the row is reported as skipped,
-# not checked, until the config does).
+# not checked, until the config does). A CONFIG with no config file is one
+# of run_all.sh's host tools (CoRM's simulator): its rows are checked on
+# the document run_all.sh's paper-scale arguments make, over 1% of the
+# Redis traces' keys at one thread count (the rows name no count).
 cd "$(dirname "$0")/../.." || exit 1
 . tests/lib.sh
 tmp=$(mktemp -d); trap 'rm -rf "$tmp"' EXIT
 dir=${NETMEM_PAPER_CONFIGS:-configs/paper}
+N=${NETMEM_BIN:-bin/netmem}
 
 cat >"$tmp/table" <<'EOT'
 corm-fig8  | .params.strategy | ["rereg","odp","odp-prefetch","defer"] | Sec. 3.5, Fig. 8: three strategies (ibv_rereg_mr, ODP, ODP with prefetch) | decision: deferred reclamation added as a fourth, for devices with neither (workloads/corm/README.md)
@@ -78,6 +82,17 @@ loco-fig5  | .params.fill | 0.8 | Sec. 7.2: filled to 80% capacity |
 loco-fig5  | .params.value_size | 8 | Sec. 7.2: 64-bit keys and values |
 loco-fig5  | .params.duration | 20 | Sec. 7.2: 20 second runs |
 loco-fig5  | .params.reps | 5 | Sec. 7.2: geometric mean of 5 runs |
+corm-fig18 | .params.block_size | 1048576 | Sec. 4.4.3: "CoRM is configured with 1 MiB blocks" (Fig. 18's caption) |
+corm-fig18 | [.traces[].redis.version] | ["5.0.7","5.0.7","5.0.7"] | Sec. 4.4.3: traces of the memefficiency test of Redis v5.0.7 | decision: the allocations Redis 5.0.7 makes for the described keys (workloads/corm/README.md)
+corm-fig18 | .traces.t2.redis.maxmemory_policy | "allkeys-lru" | Sec. 4.4.3: "Redis is configured as an LRU cache with a capacity of 100 MiB" |
+corm-fig18 | .traces.t2.redis.maxmemory_samples | 5 | Sec. 4.4.3 names no LRU setting | decision: Redis 5's default maxmemory-samples, its approximated LRU with an eviction pool
+corm-fig18 | .traces.t2.redis.eviction_pool | 16 | Sec. 4.4.3 names no LRU setting | decision: Redis 5's eviction pool (EVPOOL_SIZE)
+corm-fig18 | .traces.t3.redis.structure_bytes | 163840 | Sec. 4.4.3: "5 keys containing data structures of 160 KiB each" | decision: items added to each until its allocations reach 160 KiB (Redis's test adds 10,000)
+corm-fig18 | .traces.t3.redis.structures | ["hash","list","zset","set","stream"] | Sec. 4.4.3 names no structure | decision: the five big keys of Redis's memefficiency test
+corm-fig18 | .traces.t3.redis.list_max_ziplist_size | 5 | Sec. 4.4.3 names no setting | decision: as Redis's test sets it for its big keys
+corm-fig18 | .traces.t3.redis.stream_node_max_entries | 5 | Sec. 4.4.3 names no setting | decision: as Redis's test sets it for its big keys
+corm-fig19 | .params.hybrid | true | Sec. 4.4.3: Fig. 19, "hybrid mode" |
+corm-fig19 | .params.block_size | 1048576 | Sec. 4.4.3: "1 MiB blocks and in hybrid mode" (Fig. 19's caption) |
 EOT
 
 # trim S: S without leading and trailing blanks
@@ -88,8 +103,20 @@ for cfg in $(cut -d'|' -f1 "$tmp/table" | tr -d ' ' | awk '!seen[$0]++'); do
 	# One jq for the config: every row's filter, each value as compact JSON
 	# on its own line (an error or a missing key gives "error" or null).
 	prog=$(printf '%s\n' "$rows" | awk -F'|' '{ f = $2; gsub(/^ +| +$/, "", f); printf "%s((%s) | tojson)", (NR > 1 ? ", " : ""), f }')
-	if ! got=$(jq -r "$prog" "$dir/$cfg.json" 2>"$tmp/err"); then
-		notok "$cfg: jq could not read $dir/$cfg.json: $(head -1 "$tmp/err")"
+	file=$dir/$cfg.json
+	args=$(sed -n "s/^[[:space:]]*tool_args\[$cfg\]=\"\(.*\)\"\$/\1/p" run_all.sh | head -n 1)
+	if [ ! -f "$file" ] && [ -n "$args" ]; then
+		cmd=$(sed -n "s/^[[:space:]]*tool_cmd\[$cfg\]=\(.*\)\$/\1/p" run_all.sh)
+		file=$tmp/$cfg.json
+		# shellcheck disable=SC2046 # the arguments as run_all.sh passes them
+		if ! $N "${cmd:-corm-sim}" $(printf '%s' "$args" | sed 's/--redis /--redis-scale 0.01 --redis /; s/--thread-counts [0-9,]*/--thread-counts 1/') \
+			-o "$file" >"$tmp/err" 2>&1; then
+			notok "$cfg: netmem ${cmd:-corm-sim} $args failed: $(tail -n 1 "$tmp/err")"
+			continue
+		fi
+	fi
+	if ! got=$(jq -r "$prog" "$file" 2>"$tmp/err"); then
+		notok "$cfg: jq could not read $file: $(head -1 "$tmp/err")"
 		continue
 	fi
 	i=0

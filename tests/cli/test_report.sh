@@ -436,6 +436,37 @@ if command -v gnuplot >/dev/null 2>&1; then
 	check "ALock Fig. 5: integer x ticks (1 and 2 only)" sh -c "! grep -q '>1.5<' $f/alock-fig5.svg"
 	check "report on the figures' run embeds all six SVGs" sh -c \
 		"$N report $f > $f/out && [ \$(grep -o 'data:image/svg+xml;base64,' $f/index.html | wc -l) -eq 6 ]"
+	# LOCO Fig. 5 from crafted kv documents holding every system at windows
+	# 3 and 128 (2 and 3 nodes): the paper's series in loco-fig5 (Sec. 7.2),
+	# the others in loco-fig5-extra; with window 3 of LOCO and Sherman only
+	# (the check scale), loco-fig5-extra says there is none.
+	k=$tmp/kvfig; mkdir -p "$k/chk"
+	for r in 2 3; do
+		jq -n --argjson r "$r" '{schema: "netmem-result/1", experiment: "kv", spec: {}, points: [],
+			meta: {runs: [{emulated: true, nranks: $r, ranks: [{nic: {device: "rxe0", fw_ver: "0", link_layer: "Ethernet", link_gbps: 10}}]}]},
+			summary: ([{s: "loco", m: 100000}, {s: "sherman", m: 80000}, {s: "scythe", m: 50000}, {s: "redis", m: 3000}] |
+				map(. as $s | [3, 128] | map(. as $w | ["uniform", "zipfian"] | map(. as $d | [1, 2] |
+				map({params: {system: $s.s, window: $w, workload: "read-only", dist: $d, threads: .}, reps: 1, valid: true,
+				     geomean: {ops_per_sec: ($s.m * . * $r * ($w / 3))}})))) | flatten)}' >"$k/loco-fig5.n$r.json"
+		jq '.summary |= map(select(.params.window == 3 and (.params.system == "loco" or .params.system == "sherman")))' \
+			"$k/loco-fig5.n$r.json" >"$k/chk/loco-fig5.n$r.json"
+	done
+	# series D GP: the sorted key titles of GP's SVG over D's two documents
+	series() {
+		gnuplot -e "in='$1/loco-fig5.n2.json $1/loco-fig5.n3.json'; out='$1/$2.svg'" "plots/$2.gp" 2>"$1/$2.log" &&
+			! grep -q . "$1/$2.log" && grep -o '>[a-z]* W=[0-9]*<' "$1/$2.svg" | tr -d '<>' | sort -u | tr '\n' ','
+	}
+	check "LOCO Fig. 5: the paper's series only (LOCO at 3 and 128, Sherman and Scythe at 3, Redis at 128)" \
+		test "$(series "$k" loco_fig5)" = "loco W=128,loco W=3,redis W=128,scythe W=3,sherman W=3,"
+	check "LOCO Fig. 5's other windows apart (Redis at 3, Sherman and Scythe at 128)" \
+		test "$(series "$k" loco_fig5_extra)" = "redis W=3,scythe W=128,sherman W=128,"
+	check "LOCO Fig. 5 at the check scale: LOCO and Sherman at 3" \
+		test "$(series "$k/chk" loco_fig5)" = "loco W=3,sherman W=3,"
+	check "LOCO Fig. 5 at the check scale: the other windows' figure drawn, saying there is none" sh -c \
+		"gnuplot -e \"in='$k/chk/loco-fig5.n2.json $k/chk/loco-fig5.n3.json'; out='$k/chk/x.png'\" plots/loco_fig5_extra.gp 2>$k/chk/log &&
+		 . tests/lib.sh && nm_figure_ok $k/chk/x.png && ! grep -q . $k/chk/log &&
+		 gnuplot -e \"in='$k/chk/loco-fig5.n2.json $k/chk/loco-fig5.n3.json'; out='$k/chk/x.svg'\" plots/loco_fig5_extra.gp &&
+		 grep -q 'none: every series of these documents is one the paper draws' $k/chk/x.svg"
 else
 	skip "figures drawn as PNG and SVG" "no gnuplot"
 fi

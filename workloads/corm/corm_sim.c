@@ -46,7 +46,9 @@
 
 #define MAX_LIST 64
 /* How the Redis traces are labelled wherever they appear. */
-#define SYNTHESIZED "synthesized from the CoRM paper's description (Sec. 4.4.3); the original traces are not public"
+#define SYNTHESIZED                                                                                      \
+	"synthesized from the CoRM paper's description (Sec. 4.4.3) and Redis 5.0.7's allocations for it; " \
+	"the original traces are not public"
 
 static const nm_opt sim_opts[] = {
 	{"mode", 'm', NM_OPT_ENUM, "trace", 0, 0, "prob,trace,sweep,synthetic", 0,
@@ -100,8 +102,9 @@ static const char sim_details[] =
 	"sweep: for each trace and thread count, the heap at the operation after\n"
 	"which it wastes the most bytes (blocks held minus live slots: the highest\n"
 	"fragmentation), compacted with every strategy. The Redis traces are\n"
-	"synthesized from the paper's description (Sec. 4.4.3); the original\n"
-	"traces are not public (primitives/corm/corm_redis.h).\n";
+	"synthesized from the paper's description (Sec. 4.4.3) and the allocations\n"
+	"Redis 5.0.7 makes for it; the original traces are not public\n"
+	"(primitives/corm/corm_redis.h).\n";
 
 /* ------------------------------------------------------------ lists ---- */
 
@@ -553,6 +556,23 @@ static void sweep_point(const trace *t, const char *name, const sim_cfg *c, json
 	heap_done(&h, &m);
 }
 
+/* The Redis settings a synthesized trace models (corm_redis.h), beyond the
+ * paper's key counts and sizes. */
+static json_t *redis_model(corm_redis_trace t, double scale)
+{
+	json_t *m = json_pack("{s:s}", "version", CORM_REDIS_VERSION);
+	if (t == CORM_REDIS_T2)
+		json_object_update_new(m, json_pack("{s:s, s:I, s:i, s:i}", "maxmemory_policy", "allkeys-lru",
+						    "maxmemory_bytes", (json_int_t)llround((double)CORM_REDIS_LRU_BYTES * scale),
+						    "maxmemory_samples", CORM_LRU_SAMPLES, "eviction_pool", CORM_LRU_POOL));
+	if (t == CORM_REDIS_T3)
+		json_object_update_new(m, json_pack("{s:[s,s,s,s,s], s:i, s:i, s:i}", "structures", "hash", "list",
+						    "zset", "set", "stream", "structure_bytes", (int)CORM_REDIS_STRUCT_BYTES,
+						    "list_max_ziplist_size", CORM_REDIS_LIST_FILL, "stream_node_max_entries",
+						    CORM_REDIS_STREAM_NODE_ENTRIES));
+	return m;
+}
+
 /* The traces a sweep replays: --trace FILE, or the Redis traces named. */
 static int sweep_traces(const json_t *spec, int *which)
 {
@@ -589,8 +609,10 @@ static void mode_sweep(const json_t *spec, const sim_cfg *c, json_t *doc, snap_c
 			corm_redis_generate(&t, which[w], c->seed, scale);
 		else
 			trace_read(&t, name);
-		json_object_set_new(traces, name, json_pack("{s:I, s:s}", "operations", (json_int_t)t.n, "source",
-							  nw ? SYNTHESIZED : "file"));
+		json_t *tr = json_pack("{s:I, s:s}", "operations", (json_int_t)t.n, "source", nw ? SYNTHESIZED : "file");
+		if (nw)
+			json_object_set_new(tr, "redis", redis_model(which[w], scale));
+		json_object_set_new(traces, name, tr);
 		for (int i = 0; i < nt; i++) {
 			sim_cfg ct = *c;
 			if (thr[i] != floor(thr[i]))
