@@ -72,7 +72,8 @@ corm-fig16-scan | .params.objects * .params.threads | 8000000 | Sec. 4.3.2: 8,00
 corm-fig16-scan | .params.max_merges | 5794 | Sec. 4.3.2: 5,794 blocks compacted | decision: as corm-fig16
 loco-fig5  | .ranks | [2,4,8,16] | Sec. 7.2: across different node counts (none named) | decision: 2 to 16 nodes, the cluster of Fig. 4b (workloads/kv/README.md)
 loco-fig5  | .params.threads | [1,2,4,8,14] | Sec. 7.2: per-node thread counts (none named) | decision: up to 14 of a 16-core node, two cores left to LOCO's polling and tracker threads
-loco-fig5  | .params.system | ["loco","sherman","scythe","redis"] | Sec. 7.2: LOCO, Sherman, Scythe's MicroDB, Redis Cluster |
+loco-fig5  | .params.system | ["loco","sherman","scythe","redis","redis-pipelined"] | Sec. 7.2: LOCO, Sherman, Scythe's MicroDB, Redis Cluster driven by memtier | decision: redis-pipelined (the same servers, commands pipelined per thread) added as an extra series, drawn apart (loco-fig5-extra)
+loco-fig5  | .params.redis_threads // 4 | 4 | Sec. 7.2: each Redis server instance uses 4 threads, ceil(num_threads/4) instances | decision: unset, netmem kv's default (4 I/O threads per instance, and ceil(T/4) instances)
 loco-fig5  | .params.window | [3,128] | Sec. 7.2: window 3, and 128 for LOCO's large window |
 loco-fig5  | .params.workload | ["read-only","mixed","write-only"] | Sec. 7.2: read-only, mixed, write-only |
 loco-fig5  | .params.dist | ["uniform","zipfian"] | Sec. 7.2: uniform and Zipfian keys |
