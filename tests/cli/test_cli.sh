@@ -54,6 +54,10 @@ expect_usage "kv: value larger than a slot" $N kv --value-size 64 --slot-bytes 3
 expect_usage "kv: window 0" $N kv -W 0
 expect_usage "kv: a workload with scans" $N kv -w e
 expect_usage "kv: a fault injected into redis" $N kv --system redis --inject early-release
+# a path longer than the point holds is refused, not cut to another file's name
+long=/tmp/$(printf '%0292d' 0)
+expect_usage_re "kv: a --history path too long to hold" 'history: a path of 303 bytes \(at most 255\)' $N kv --history "$long.jsonl"
+expect_usage_re "kv: a --redis-server path too long to hold" 'redis-server: a path of 297 bytes' $N kv --system redis --redis-server "$long"
 expect_usage "barrier: bad fence" $N barrier --fence global
 expect_usage "control: one rank (a controller needs a converter)" $N control
 expect_usage "info on a missing device" $N info -d $NODEV

@@ -84,6 +84,8 @@ if [ "$(nm_rc hres)" = 0 ] && [ "$(grep -c '"history":"netmem kv"' "$tmp/h.jsonl
 else
 	notok "history on --resume: appended, the earlier points' history kept ($(grep -c '"history":"netmem kv"' "$tmp/h.jsonl") headers)"
 	nm_diag hres
+	# a refused resume names the key that differs: what each side held
+	echo "#   spec.history: asked \"$tmp/h.jsonl\", hist.json $(jq -c .spec.history "$tmp/hist.json" 2>&1), hres.json $(jq -c .spec.history "$tmp/hres.json" 2>&1)"
 fi
 
 # 5. the checks fire whatever the schedule: a write landing after its lock's

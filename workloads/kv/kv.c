@@ -148,10 +148,19 @@ static int kv_decode(const json_t *pt, const nm_base *b, void *out, char *err, s
 	};
 	p->load.global_versions = kv_systems[p->system]->global_versions;
 	p->load.overlapping_reads = p->system == KV_REDIS;  /* memtier-style: a connection per client */
-	snprintf(p->history, sizeof p->history, "%s", nm_cfg_str(pt, "history"));
+	/* A path cut to fit would be another file: the history written, or the
+	 * server started, somewhere the command line never named. */
+	const char *history = nm_cfg_str(pt, "history"), *server = nm_cfg_str(pt, "redis_server");
+	if (strlen(history) >= sizeof p->history)
+		return nm_errf(err, len, "--history: a path of %zu bytes (at most %zu)", strlen(history),
+			       sizeof p->history - 1);
+	if (strlen(server) >= sizeof p->redis_server)
+		return nm_errf(err, len, "--redis-server: a path of %zu bytes (at most %zu)", strlen(server),
+			       sizeof p->redis_server - 1);
+	snprintf(p->history, sizeof p->history, "%s", history);
 	if (p->history[0])
 		p->load.history_max = (uint64_t)nm_cfg_int(pt, "history_max");
-	snprintf(p->redis_server, sizeof p->redis_server, "%s", nm_cfg_str(pt, "redis_server"));
+	snprintf(p->redis_server, sizeof p->redis_server, "%s", server);
 	if (kv_decode_mix(pt, p, err, len))
 		return -1;
 	if (window < 1)
