@@ -152,23 +152,23 @@ check "a stored mean within the tolerance: the cell is the points' mean (1.5), n
 	 ! grep -q 1.5000000001 $tmp/near.csv"
 # refused DIR WHAT PATTERN: exit 2, nothing on stdout, one line on stderr
 # naming DIR/ops-lat.json as an inconsistent document and why (PATTERN)
+# refused NAME JQ WHAT PATTERN: a run directory holding locks.json and
+# ops-lat.json passed through JQ, which export must refuse with PATTERN
 refused() {
-	check "$2: refused, one line naming the document and why, exit 2" sh -c \
-		"$N export $1 --csv $tmp/refused.csv >$tmp/o6 2>$tmp/e6; [ \$? = 2 ] && [ ! -s $tmp/o6 ] && [ ! -e $tmp/refused.csv ] &&
-		 [ \$(wc -l <$tmp/e6) = 1 ] && grep -q \"^netmem: export: $1/ops-lat.json: inconsistent document: $3\" $tmp/e6"
+	mkdir -p "$tmp/$1"; cp "$run/locks.json" "$tmp/$1/"
+	jq "$2" "$run/ops-lat.json" >"$tmp/$1/ops-lat.json"
+	check "$3: refused, one line naming the document and why, exit 2" sh -c \
+		"$N export $tmp/$1 --csv $tmp/refused.csv >$tmp/o6 2>$tmp/e6; [ \$? = 2 ] && [ ! -s $tmp/o6 ] && [ ! -e $tmp/refused.csv ] &&
+		 [ \$(wc -l <$tmp/e6) = 1 ] && grep -q \"^netmem: export: $tmp/$1/ops-lat.json: inconsistent document: $4\" $tmp/e6"
 }
-mkdir -p "$tmp/nopoints"; cp "$run/locks.json" "$tmp/nopoints/"
-jq '.points |= map(select(.params.op != "write"))' "$run/ops-lat.json" >"$tmp/nopoints/ops-lat.json"
-refused "$tmp/nopoints" "a stored summary entry no point gives" 'summary entry {.*.op.:.write.*} has no points'
-mkdir -p "$tmp/differs"; cp "$run/locks.json" "$tmp/differs/"
-jq '.summary[2].geomean.mops = 99' "$run/ops-lat.json" >"$tmp/differs/ops-lat.json"
-refused "$tmp/differs" "a stored mean its points contradict" 'summary entry {.*.op.:.write.*} says mops = 99, its points give 3.25'
-mkdir -p "$tmp/nosummary"; cp "$run/locks.json" "$tmp/nosummary/"
-jq '.summary |= .[:2]' "$run/ops-lat.json" >"$tmp/nosummary/ops-lat.json"
-refused "$tmp/nosummary" "points without a stored summary entry" 'points {.*.op.:.write.*} have no summary entry'
-mkdir -p "$tmp/other"; cp "$run/locks.json" "$tmp/other/"
-jq '.meta.runs[0].command_line = "netmem run configs/quick/ops-bw.json"' "$run/ops-lat.json" >"$tmp/other/ops-lat.json"
-refused "$tmp/other" "a command line of another config" 'ops-lat is named after config ops-lat, but its command line ran config ops-bw'
+refused nopoints '.points |= map(select(.params.op != "write"))' "a stored summary entry no point gives" \
+	'summary entry {.*.op.:.write.*} has no points'
+refused differs '.summary[2].geomean.mops = 99' "a stored mean its points contradict" \
+	'summary entry {.*.op.:.write.*} says mops = 99, its points give 3.25'
+refused nosummary '.summary |= .[:2]' "points without a stored summary entry" \
+	'points {.*.op.:.write.*} have no summary entry'
+refused other '.meta.runs[0].command_line = "netmem run configs/quick/ops-bw.json"' "a command line of another config" \
+	'ops-lat is named after config ops-lat, but its command line ran config ops-bw'
 expect_usage "an unknown option" $N export "$run" --tsv
 expect_usage "no run directory" $N export
 expect_usage "two run directories" $N export "$run" "$sim"

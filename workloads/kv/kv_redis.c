@@ -274,7 +274,7 @@ static void rd_thread_free(rd_thread *t, int n)
  * and hold every rank's clients). */
 static void rd_raise_nofile(const rd_cluster *cl, int T)
 {
-	rlim_t need = (rlim_t)T * (rlim_t)(cl->p->system == KV_REDIS ? cl->p->window : 1) * (rlim_t)cl->n_all;
+	rlim_t need = (rlim_t)T * (rlim_t)cl->clients * (rlim_t)cl->n_all;
 	rlim_t serve = (rlim_t)cl->maxclients + 64;
 	if (serve > need)
 		need = serve;
@@ -287,7 +287,7 @@ static void rd_raise_nofile(const rd_cluster *cl, int T)
 	if (rl.rlim_max != RLIM_INFINITY && rl.rlim_max < need)
 		nm_fatal("redis: %d thread(s) x %d client(s) x %d instance(s) need %llu open files on this node, above its "
 			 "hard limit %llu (ulimit -Hn): raise it (limits.conf, or mpirun under a raised ulimit), or lower "
-			 "-T or --window", T, cl->p->system == KV_REDIS ? cl->p->window : 1, cl->n_all,
+			 "-T or --window", T, cl->clients, cl->n_all,
 			 (unsigned long long)need, (unsigned long long)rl.rlim_max);
 	rl.rlim_cur = need;
 	if (setrlimit(RLIMIT_NOFILE, &rl))
@@ -300,15 +300,15 @@ static json_t *kv_redis_run(kv_run *r)
 	int T = ctx->base.threads;
 	rd_cluster cl = {.p = r->p, .dev = ctx->dev, .rank = ctx->rank, .nranks = ctx->nranks,
 			 .n_local = (T + r->p->redis_threads - 1) / r->p->redis_threads,
-			 .timeout = ctx->base.timeout};
+			 .clients = r->p->system == KV_REDIS ? r->p->window : 1, .timeout = ctx->base.timeout};
 	cl.n_all = cl.n_local * cl.nranks;
-	if (r->p->system == KV_REDIS && (long)cl.nranks * T * r->p->window > RD_CLIENT_WRITERS)
+	if (r->p->system == KV_REDIS && (long)cl.nranks * T * cl.clients > RD_CLIENT_WRITERS)
 		nm_usage_error("kv --system redis: %d rank(s) x %d thread(s) x --window %d clients is above the %d "
 			       "clients whose writes the checks can tell apart: lower -T or --window",
 			       cl.nranks, T, r->p->window, RD_CLIENT_WRITERS);
 	/* Every rank's threads connect to every instance; Redis's default of
 	 * 10,000 is the floor. */
-	cl.maxclients = (long)cl.nranks * T * (r->p->system == KV_REDIS ? r->p->window : 1) + 4L * cl.nranks + 64;
+	cl.maxclients = (long)cl.nranks * T * cl.clients + 4L * cl.nranks + 64;
 	if (cl.maxclients < 10000)
 		cl.maxclients = 10000;
 	rd_raise_nofile(&cl, T);

@@ -38,6 +38,8 @@ typedef struct rd_cluster {
 	const kv_point *p;
 	const nm_dev *dev;        /* the experiment's device: its interface is the one bound */
 	int rank, nranks, n_local, n_all;
+	int clients;              /* connections per thread to each instance: --window clients
+				   * (memtier-style), or the pipelined thread's one */
 	long maxclients;          /* the servers' connection limit: every client's, and the ranks' own */
 	double timeout;
 	bool multi_host;

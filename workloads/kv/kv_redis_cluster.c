@@ -596,5 +596,5 @@ json_t *rd_effective(const rd_cluster *cl, uint64_t scanned)
 				   "connection per instance and one command in flight"
 				 : "pipelined: one hiredis connection per instance per thread, --window commands in "
 				   "flight per thread",
-			 "clients_per_thread", memtier ? cl->p->window : 1, "maxclients", (json_int_t)cl->maxclients);
+			 "clients_per_thread", cl->clients, "maxclients", (json_int_t)cl->maxclients);
 }

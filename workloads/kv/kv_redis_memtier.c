@@ -51,7 +51,6 @@ typedef struct mt_client {
 } mt_client;
 
 typedef struct mt_thread {
-	kv_run *r;
 	const rd_cluster *cl;
 	kv_thread *kt;
 	struct event_base *base;
@@ -200,7 +199,6 @@ static void mt_thread_setup(nm_worker *w)
 	const rd_cluster *cl = j->cl;
 	mt_thread *t = &j->th[w->index];
 	int W = cl->p->window;
-	t->r = j->r;
 	t->cl = cl;
 	t->kt = kv_run_thread(j->r, w);
 	t->hang_ticks = nm_ns_to_ticks((uint64_t)(cl->timeout * 1e9));
