@@ -44,10 +44,18 @@ check "loco-fig4b: netmem table gives ticket and mpi series" sh -c "bin/netmem t
 check "corm-fig15: every measured point collected its blocks by messages to the workers" jq -e \
 	'[.points[] | select(.skipped == null)] | length > 0 and all(.[]; .checks.collected_by_messages and
 		.checks.collect_messages > 0 and .metrics.collect_us > 0 and .metrics.compact_us > 0)' "$run/corm-fig15.json"
-check "corm-fig16: thread messaging (no block scanned), both readers' series, the compaction over inside the phase" jq -e \
-	'all(.points[]; .compaction.find == "msg" and .compaction.finds_by_scan == 0 and .compaction.ended_in_phase and
-		(.metrics.series_rpc | map(.[1]) | add) > 0 and (.metrics.series_direct | map(.[1]) | add) > 0)' \
+# Whether the compaction ended inside the phase is the host's speed, not
+# the code's: it is an observation, and the document must agree with it
+# either way ("after" rates exactly when an interval followed the end; a
+# claim on them "not exercised" when none did, checked with the claims).
+check "corm-fig16: thread messaging (no block scanned), both readers' series, the after phase as long as the compaction left it" jq -e \
+	'all(.points[]; .compaction.find == "msg" and .compaction.finds_by_scan == 0 and .compaction.ok and
+		(.metrics.series_rpc | map(.[1]) | add) > 0 and (.metrics.series_direct | map(.[1]) | add) > 0 and
+		(if .metrics.after_intervals > 0 then .compaction.ended_in_phase and (.metrics.rpc_after_over_before | type) == "number"
+		 else .metrics.rpc_after == null end))' \
 	"$run/corm-fig16.json"
+echo "# corm-fig16 (observation): the compaction ended at $(jq -r '[.points[].compaction.ended_at_s] | map(tostring) | join(", ")' \
+	"$run/corm-fig16.json" 2>/dev/null) s of a $(jq -r '.points[0].params.duration' "$run/corm-fig16.json" 2>/dev/null) s phase"
 check "corm-fig16-scan: block scan (no message), the RPC reader's rate during the compaction over before computed" jq -e \
 	'all(.points[]; .compaction.find == "scan" and .compaction.finds_by_message == 0 and
 		(.metrics.rpc_during_over_before | type) == "number" and (.metrics.direct_over_rpc | type) == "number")' \
@@ -103,7 +111,7 @@ for id in $(jq -r '.papers[].claims[] | select(.documents != null) | "\(.id)=\(.
 		check "claim $id: no matching points (a known gap of the check scale)" verdict_is "$line" ': no matching points; '
 	else
 		check "claim $id: ${line#claim $id: }" verdict_is "$line" \
-			': ((reproduced|direction only|not reproduced|above the paper.s range|below the paper.s range|not exercised) \(measured [^,]*, (Soft-RoCE \(emulated\)[^)]*, not a hardware reproduction|simulation)\)(; .*)?|not exercised \((Soft-RoCE \(emulated\)[^)]*, not a hardware reproduction|simulation)\); every selected point was skipped: .*)$'
+			': ((reproduced|direction only|not reproduced|above the paper.s range|below the paper.s range|not exercised) \(measured [^,]*, (Soft-RoCE \(emulated\)[^)]*, not a hardware reproduction|simulation)\)(; .*)?|not exercised \((Soft-RoCE \(emulated\)[^)]*, not a hardware reproduction|simulation)\); (every selected point was skipped|no selected entry exercised it): .*)$'
 	fi
 done
 check "report.md counts no hardware reproduction" grep -q '^Hardware reproductions: 0 reproduced, 0 direction only, 0 not reproduced, of 0 claims' "$run/report.md"

@@ -48,8 +48,9 @@ static reduce_kind reduce_of(const json_t *claim)
 typedef struct gathered {
 	double *v;
 	size_t n, cap;
-	size_t selected, failed, skipped;
+	size_t selected, failed, skipped, unexercised;
 	char skip_why[200];      /* the first skipped point's reason */
+	char unex_why[200];      /* the first entry without the metric that an "exercised" condition explains */
 	double exercised[NM_EXERCISED_MAX]; /* the least value of each "exercised" metric */
 	size_t ex_missing[NM_EXERCISED_MAX]; /* used entries without it */
 	nm_basis basis;
@@ -169,6 +170,24 @@ static void note_exercised(const json_t *claim, const json_t *e, gathered *g)
 	}
 }
 
+/* An entry without the claim's metric that an "exercised" condition
+ * explains (its metric below the floor: Fig. 16's "after" has no interval
+ * when the compaction outlasted the phase): true, with why in buf. */
+static bool entry_unexercised(const json_t *claim, const json_t *e, char *buf, size_t len)
+{
+	const json_t *c;
+	double v;
+	for (size_t k = 0; k < NM_EXERCISED_MAX && (c = exercised_cond(claim, k)); k++) {
+		const char *metric = json_string_value(json_object_get(c, "metric"));
+		double min = json_number_value(json_object_get(c, "min"));
+		if (nm_entry_value(e, metric, true, &v) && v < min) {
+			snprintf(buf, len, "%s reached %.4g, below the %.4g the claim needs", metric, v, min);
+			return true;
+		}
+	}
+	return false;
+}
+
 /* The first "exercised" condition some used entry did not reach, or -1. */
 static int unexercised(const json_t *claim, const gathered *g)
 {
@@ -218,28 +237,36 @@ static const char *skipped_reason(const nm_rundoc *d, const json_t *params)
 	return NULL;
 }
 
-/* One entry of a plain claim: its metric, or why it is left out. */
+/* One entry of a plain claim: its metric (less its "minus" metric, for a
+ * difference such as a penalty: each side is a mean of positive values, the
+ * difference may be negative, which a mean over signed repetitions could not
+ * say), or why it is left out. */
 static void gather_value(const json_t *claim, const nm_rundoc *d, const json_t *e, gathered *g, bool numa_claim)
 {
 	const char *metric = json_string_value(json_object_get(claim, "metric"));
-	double v;
+	const char *minus = json_string_value(json_object_get(claim, "minus"));
+	double v, w = 0;
 	char why[160];
 	g->selected++;
-	if (bad_number(e, metric, why, sizeof why))
+	if (bad_number(e, metric, why, sizeof why) || (minus && bad_number(e, minus, why, sizeof why)))
 		bad_entry(g, d, e, why);
 	if (!json_is_true(json_object_get(e, "valid"))) {
 		g->failed++;
 		leave(g, d, params_of(e), "failed (invalid point)");
-	} else if (!nm_entry_value(e, metric, true, &v)) {
+	} else if (!nm_entry_value(e, metric, true, &v) || (minus && !nm_entry_value(e, minus, true, &w))) {
 		const char *skip = skipped_reason(d, params_of(e));
 		if (skip) {
 			if (!g->skipped++)
 				snprintf(g->skip_why, sizeof g->skip_why, "%s", skip);
 			leave(g, d, params_of(e), "skipped: %s", skip);
+		} else if (entry_unexercised(claim, e, why, sizeof why)) {
+			if (!g->unexercised++)
+				snprintf(g->unex_why, sizeof g->unex_why, "%s", why);
+			leave(g, d, params_of(e), "not exercised: %s", why);
 		} else
-			leave(g, d, params_of(e), "no %s in its summary", metric);
+			leave(g, d, params_of(e), "no %s%s%s in its summary", metric, minus ? " or " : "", minus ? minus : "");
 	} else {
-		push(g, v);
+		push(g, v - w);
 		note_exercised(claim, e, g);
 		note_placement(g, d, e, numa_claim);
 	}
@@ -495,6 +522,9 @@ static void judge(const json_t *claim, const nm_run *run, gathered *g, nm_claim_
 	} else if (g->n == 0 && g->selected && g->skipped == g->selected) {
 		res->verdict = NM_VERDICT_NOT_EXERCISED;
 		snprintf(res->note, sizeof res->note, "every selected point was skipped: %s", g->skip_why);
+	} else if (g->n == 0 && g->selected && g->skipped + g->unexercised == g->selected) {
+		res->verdict = NM_VERDICT_NOT_EXERCISED;
+		snprintf(res->note, sizeof res->note, "no selected entry exercised it: %s", g->unex_why);
 	} else if (g->n == 0) {
 		res->verdict = NM_VERDICT_NO_MATCH;
 		if (g->selected)

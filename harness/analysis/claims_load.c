@@ -9,7 +9,7 @@
 
 static const char *const paper_keys[] = {"id", "title", "figures", "claims", NULL};
 static const char *const claim_keys[] = {
-	"id", "figure", "claim", "quote", "where", "experiment", "documents", "select", "metric", "reduce",
+	"id", "figure", "claim", "quote", "where", "experiment", "documents", "select", "metric", "minus", "reduce",
 	"ratio", "paper_value", "unit", "reproduced", "ranges_by_nic", "direction", "exercised", "needs", "nic_of", NULL,
 };
 const char *const nm_claim_reductions[] = {"max", "min", "mean", "value", NULL};
@@ -150,6 +150,8 @@ static const char *bad_claim(const json_t *claim)
 		return "has a ratio without its num and den selections";
 	if (json_object_get(claim, "select") && !json_is_object(json_object_get(claim, "select")))
 		return "has a select that is not an object";
+	if (json_object_get(claim, "minus") && (!nonempty(claim, "minus") || ratio))
+		return "has minus that is not a metric's name, or minus with a ratio";
 	if (ex && bad_exercised(ex))
 		return "has exercised that is not {\"metric\", \"min\"} or a list of at most 4 of them";
 	const json_t *pv = json_object_get(claim, "paper_value");

@@ -86,7 +86,7 @@ corm|ops_per_sec|harness/measure.c|"%s_per_sec"
 corm|direct_reads_failed_per_op|workloads/corm/corm.c|"direct_reads_failed_per_op"
 corm|mmap_us|workloads/corm/corm_remap.c|"mmap_us"
 corm|nic_step_us|workloads/corm/corm_remap.c|"nic_step_us"
-corm|first_read_penalty_us|workloads/corm/corm_remap.c|"first_read_penalty_us"
+corm|first_read_us|workloads/corm/corm_remap.c|"first_read_us"
 corm|rpc_during_over_before|workloads/corm/corm.c|"%s_%s_over_before"
 corm|rpc_during_over_before|workloads/corm/corm.c|{"before", "during", "after"}
 corm|rpc_during_over_before|workloads/corm/corm.c|secs, start, end, "rpc", m)
@@ -119,6 +119,7 @@ corm|rpc_after_over_before|workloads/corm/corm.c|{"before", "during", "after"}
 corm|rpc_after_over_before|workloads/corm/corm.c|secs, start, end, "rpc", m)
 corm|direct_after_over_before|workloads/corm/corm.c|"%s_%s_over_before"
 corm|direct_after_over_before|workloads/corm/corm.c|secs, start, end, "direct", m)
+corm|after_intervals|workloads/corm/corm.c|"after_intervals"
 corm-sim|reduction|workloads/corm/corm_sim.c|"reduction"
 corm-sim|active_mib|workloads/corm/corm_sim.c|"active_mib"
 corm-sim|probability|workloads/corm/corm_sim.c|"probability"
@@ -210,6 +211,9 @@ def schema($known):
 	(if has("needs") then (if (.needs | text) then empty else "needs: empty (say what is missing)" end)
 	 elif (.metric | text) and ($known | index([$c.metric])) == null then
 		"metric \(.metric) is not one \(.experiment) writes (the table in tests/cli/test_claims.sh)"
+	 else empty end),
+	(if has("minus") and (has("ratio") or (.minus | text | not) or ($known | index([$c.minus])) == null) then
+		"minus \(.minus) is not one \(.experiment) writes, or comes with a ratio"
 	 else empty end);
 
 # the selectors against a config's params: "FAIL why" or "GAP why"; with
@@ -432,6 +436,8 @@ a NIC range without a part|del(.reproduced) + .ranges_by_nic = [{"min": 1.5, "ma
 an exercised metric the experiment does not write|.exercised = {"metric": "nope", "min": 1}|exercised metric nope
 an exercised floor of 0|.exercised = [{"metric": "ops_per_sec", "min": 0}]|min > 0
 an empty needs|.needs = ""|needs: empty
+a minus beside a ratio|.minus = "ops_per_sec"|comes with a ratio
+a minus the experiment does not write|del(.ratio) + .minus = "nope"|minus nope is not one
 an unknown reduction|.reduce = "median"|is not max, min, mean or value
 an empty list selected|.select.p_local = []|non-empty list
 no stated form of the paper's number|del(.reproduced.stated)|no stated (how the paper states

@@ -78,7 +78,13 @@ cat >"$tmp/claims.json" <<'EOC'
    "metric": "conflicts", "reduce": "max", "paper_value": null, "unit": "", "direction": {"below": 1}, "needs": "a scalar it reads"},
   {"id": "t-zero", "figure": "Fig. 8", "claim": "c", "quote": "q", "experiment": "corm", "documents": "corm-fig8",
    "metric": "first_read_penalty_us", "reduce": "max", "paper_value": 30, "unit": " us", "reproduced": {"min": 15, "max": 60},
-   "direction": {"above": 1}}]},
+   "direction": {"above": 1}},
+  {"id": "t-after", "figure": "Fig. 16", "claim": "c", "quote": "q", "experiment": "corm", "documents": "corm-fig16",
+   "metric": "rpc_after_over_before", "reduce": "mean", "paper_value": 0.95, "unit": "x",
+   "reproduced": {"min": 0.9375, "max": 0.9625}, "direction": {"below": 1}, "exercised": {"metric": "after_intervals", "min": 1}},
+  {"id": "t-minus", "figure": "Fig. 8", "claim": "c", "quote": "q", "experiment": "corm", "documents": "corm-fig8",
+   "metric": "first_read_us", "minus": "steady_read_us", "reduce": "mean", "paper_value": 30, "unit": " us",
+   "reproduced": {"min": 15, "max": 60}, "direction": {"above": 1}}]},
  {"id": "numa", "title": "N", "figures": [],
   "claims": [
   {"id": "t-bynic", "figure": "Fig. 4", "claim": "c", "quote": "q", "experiment": "ops", "documents": "numa-fig4*",
@@ -98,7 +104,9 @@ mkrun() { # mkrun DIR EMULATED
 		$(e '{"lock":"mpi","nodes":2}' '{"txns_per_sec":200}'),
 		$(e '{"lock":"ticket","nodes":3}' '{"txns_per_sec":300}'), $(e '{"lock":"mpi","nodes":3}' '{"txns_per_sec":0}')]"
 	doc "$1" corm-fig13 corm "$2" "[$(e '{"clients":4}' '{"conflicts":0,"shared_ops":0}')]"
-	doc "$1" corm-fig8 corm "$2" "[$(e '{"strategy":"odp"}' '{"first_read_penalty_us":0}')]"
+	# a compaction that outlasted its phase: no "after" rate to judge
+	doc "$1" corm-fig16 corm "$2" "[$(e '{"find":"msg"}' '{"rpc_during_over_before":0.5,"after_intervals":0}')]"
+	doc "$1" corm-fig8 corm "$2" "[$(e '{"strategy":"odp"}' '{"first_read_penalty_us":0,"first_read_us":3,"steady_read_us":5.5}')]"
 	# a ConnectX-3 with placement records: its range applies
 	doc "$1" numa-fig4 ops "$2" "[$(e '{"op":"read","buf_node":"nic","size":8}' '{"mops":1.75}'),
 		$(e '{"op":"read","buf_node":"other","size":8}' '{"mops":1.0}')]" "$PLACED" \
@@ -128,6 +136,8 @@ verdict "$tmp/hw" t-ratio "not reproduced (measured 0.5, hardware)"
 verdict "$tmp/hw" t-exercised "not exercised (measured 0, hardware); shared_ops reached 0, below the 1 the claim needs"
 verdict "$tmp/hw" t-needs "not run; not computable yet: needs a scalar it reads"
 verdict "$tmp/hw" t-zero "not reproduced (measured 0, hardware)"
+verdict "$tmp/hw" t-after "not exercised (hardware); no selected entry exercised it: after_intervals reached 0, below the 1 the claim needs"
+verdict "$tmp/hw" t-minus "not reproduced (measured -2.5, hardware)"
 verdict "$tmp/hw" t-bynic "reproduced (measured 1.75, hardware)"
 check "report.md lists what a claim left out, under its id" sh -c \
 	"grep -q '^t-failed: 1 entry left out' $tmp/hw/report.md &&
@@ -137,7 +147,7 @@ check "report.md shows each claim's quote and where, and the range" sh -c \
 	"grep -q 'up to 29x.* (Sec. 1)' $tmp/hw/report.md && grep -q '29x; range \[20, 40\]' $tmp/hw/report.md &&
 	 grep -q 'ConnectX-3: \[1.7, 1.8\]' $tmp/hw/report.md"
 check "report.md counts the hardware verdicts apart" \
-	grep -q 'Hardware reproductions: 3 reproduced, 1 direction only, 2 not reproduced, of 10 claims computed on hardware (and 1 above the paper.s range, 0 below it, 2 failed runs, 1 not exercised)' "$tmp/hw/report.md"
+	grep -q 'Hardware reproductions: 3 reproduced, 1 direction only, 3 not reproduced, of 12 claims computed on hardware (and 1 above the paper.s range, 0 below it, 2 failed runs, 2 not exercised)' "$tmp/hw/report.md"
 check "report.md: the figure beside its paper figure and caption, its NIC and point validity" sh -c \
 	"grep -q '^### alock-fig5 (paper Fig. 5): Throughput for a variety' $tmp/hw/report.md &&
 	 grep -q 'mlx5_0 (part 4119, fw 16.35.2000, Ethernet 100 Gb/s' $tmp/hw/report.md &&
@@ -488,6 +498,8 @@ bad "a misspelt key" '.papers[0].claims[0].selct = {}'
 bad "a direction every value passes" '.papers[0].claims[0].direction = {"above": 0}'
 bad "a range below its own direction" '.papers[0].claims[0].direction = {"above": 25}'
 bad "a ranges_by_nic entry without its part" '.papers[3].claims[0].ranges_by_nic[0] |= del(.part)'
+bad "a minus beside a ratio" '.papers[1].claims[1].minus = "txns_per_sec"'
+bad "an empty minus" '.papers[2].claims[3].minus = ""'
 check "a bad claims file's line names the claim" sh -c \
 	"jq 'del(.papers[0].claims[1].quote)' $tmp/claims.json > $tmp/bad.json; $N report $tmp/hw --claims $tmp/bad.json 2>&1 | grep -q \"claim 't-above' of paper 'alock'\""
 # A config sweeping its rank count ("ranks": [2, 3]) leaves one document per

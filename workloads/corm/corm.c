@@ -810,6 +810,13 @@ static void phases(const corm_point *p, const nm_series *series, double secs, co
 	if (!c)
 		return;
 	double start = p->compact_at, end = json_real_value(json_object_get(c, "ended_at_s"));
+	/* how many whole intervals the "after" phase holds: none when the
+	 * compaction outlasted the phase, which a slow host can make it do
+	 * (a claim on "after" then says it was not exercised) */
+	size_t after = 0, nint = (size_t)floor(secs / p->interval + 1e-9);
+	for (size_t k = 0; end >= 0 && k < nint && k < CORM_SERIES_MAX; k++)
+		after += (double)k * p->interval >= end;
+	json_object_set_new(m, "after_intervals", json_integer((json_int_t)after));
 	if (p->read == CORM_READ_BOTH) {
 		phase_metrics(p, &series[SERIES_RPC], secs, start, end, "rpc", m);
 		phase_metrics(p, &series[SERIES_DIRECT], secs, start, end, "direct", m);
