@@ -31,13 +31,13 @@ UNIT_MODS := harness/stats.c harness/needs.c harness/opt.c harness/harness_opts.
              primitives/corm/corm_model.c primitives/corm/corm_redis.c primitives/packet/roce_pkt.c primitives/packet/clover_resolve.c \
              primitives/corm/corm_slot.c primitives/corm/corm_heap.c primitives/corm/corm_pair.c primitives/corm/corm_mbox.c workloads/corm/corm_latsum.c workloads/ops/conn_split.c \
              workloads/control/control_model.c workloads/kv/kv_core.c workloads/kv/kv_lin.c workloads/kv/kv_size.c workloads/kv/kv_history.c workloads/clover/clover_pool.c workloads/clover/clover_route.c workloads/clover/clover_path_files.c \
-             harness/workers.c harness/topo.c numa/loadproc.c primitives/loco/owned_var_local.c harness/path.c \
+             harness/workers.c harness/topo.c numa/loadproc.c primitives/loco/owned_var_local.c harness/path.c harness/qp_av.c \
              tests/unit/boot_single.c
 UNIT_SRCS := $(wildcard tests/unit/test_*.c)
 UNIT_BINS := $(UNIT_SRCS:tests/unit/%.c=build/tests/%)
 SAN     := -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=all
 
-.PHONY: all check unit deps clean
+.PHONY: all check unit deps deps-run clean
 all: bin/netmem
 
 bin/netmem: $(OBJS)
@@ -142,8 +142,12 @@ check: all
 	@$(MAKE) --no-print-directory $(CHECK_J) $(UNIT_BINS) build/tests/netmem-otherbuild
 	@tests/check.sh $(UNIT_BINS)
 
+# deps-run: what a cluster node needs to build and run; deps: and the tests'
 deps:
-	@tests/deps.sh
+	@tests/deps.sh all
+
+deps-run:
+	@tests/deps.sh run
 
 clean:
 	rm -rf build bin

@@ -1,4 +1,5 @@
 #include "verbs.h"
+#include "qp_av.h"
 #include "path.h"
 #include "../numa/mem.h"
 #include <arpa/inet.h>
@@ -509,29 +510,14 @@ int nm_qp_connect(nm_dev *d, struct ibv_qp *qp, const nm_qp_attr *a, const nm_ep
 	}
 	enum ibv_mtu mtu = (enum ibv_mtu)nm_mtu_from_bytes(bytes);
 	mtu_seen(bytes);
-	struct ibv_qp_attr qa = {
-		.qp_state = IBV_QPS_RTR,
-		.path_mtu = mtu,
-		.dest_qp_num = remote->qpn,
-		.rq_psn = remote->psn,
-		.max_dest_rd_atomic = (uint8_t)rd_atomic(d, a, d->attr.max_qp_rd_atom),
-		.min_rnr_timer = 12,
-		.ah_attr = {
-			.is_global = 0,
-			.dlid = remote->lid,
-			.sl = 0,
-			.src_path_bits = 0,
-			.port_num = (uint8_t)d->port,
-		},
-	};
-	if (d->gid_index >= 0) {
-		qa.ah_attr.is_global = 1;
-		memcpy(qa.ah_attr.grh.dgid.raw, remote->gid, 16);
-		qa.ah_attr.grh.sgid_index = (uint8_t)d->gid_index;
-		qa.ah_attr.grh.hop_limit = 64;
-	}
-	if (ibv_modify_qp(qp, &qa, IBV_QP_STATE | IBV_QP_AV | IBV_QP_PATH_MTU | IBV_QP_DEST_QPN |
-			  IBV_QP_RQ_PSN | IBV_QP_MAX_DEST_RD_ATOMIC | IBV_QP_MIN_RNR_TIMER)) {
+	nm_qp_av_in in = {.port = d->port, .gid_index = d->gid_index, .mtu = mtu,
+			  .max_dest_rd_atomic = rd_atomic(d, a, d->attr.max_qp_rd_atom), .dest_qpn = remote->qpn,
+			  .rq_psn = remote->psn, .dlid = remote->lid, .dgid = remote->gid};
+	struct ibv_qp_attr qa;
+	int mask = nm_qp_rtr_attr(&in, &qa, err, errlen);
+	if (!mask)
+		return -1;
+	if (ibv_modify_qp(qp, &qa, mask)) {
 		snprintf(err, errlen, "ibv_modify_qp(RTR) on %s towards QP %u: %s%s", d->name,
 			 remote->qpn, strerror(errno),
 			 d->ethernet ? " (RoCE: is the GID index right? see netmem info)" : "");
