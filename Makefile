@@ -91,6 +91,13 @@ build/tests/alock_trace: tests/integration/alock_trace.c $(TRACE_OBJS) $(filter 
 	@echo "  CC+LD   $@"
 	@$(MPICC) $(CPPFLAGS) $(CFLAGS) -o $@ $< $(TRACE_OBJS) $(LDLIBS)
 
+# The NIC personalities' interposer (tests/nic/README.md), preloaded by the
+# personality lane: a ConnectX generation's limits over Soft-RoCE.
+build/tests/libnicprof.so: tests/nic/nicprof.c
+	@mkdir -p $(@D)
+	@echo "  CC      $@"
+	@$(CC) $(CSTD) $(WARN) -O2 -g -fPIC -shared -pthread -o $@ $< -ldl
+
 # ns per draw of the YCSB generator (-O2, no sanitizers); not a test.
 .PHONY: bench-ycsb
 bench-ycsb: tests/bench/ycsb-bench.c primitives/gen/ycsb.c primitives/gen/ycsb_stats.c primitives/gen/ycsb.h harness/log.c harness/stall.c
@@ -139,7 +146,7 @@ unit: $(UNIT_BINS)
 # -j was given already.
 CHECK_J = $(if $(filter -j%,$(MAKEFLAGS)),,-j$(shell nproc 2>/dev/null || echo 2))
 check: all
-	@$(MAKE) --no-print-directory $(CHECK_J) $(UNIT_BINS) build/tests/netmem-otherbuild
+	@$(MAKE) --no-print-directory $(CHECK_J) $(UNIT_BINS) build/tests/netmem-otherbuild build/tests/libnicprof.so
 	@tests/check.sh $(UNIT_BINS)
 
 # deps-run: what a cluster node needs to build and run; deps: and the tests'
