@@ -14,7 +14,9 @@
 cd "$(dirname "$0")/../.." || exit 1
 . tests/lib.sh
 nm_setup run
-lib=$PWD/build/tests/libnicprof.so
+# NETMEM_NICPROF_LIB: another build of the interposer, e.g. one broken on
+# purpose, to see these checks fail (tests/README.md)
+lib=${NETMEM_NICPROF_LIB:-$PWD/build/tests/libnicprof.so}
 [ -e "$lib" ] || make -s build/tests/libnicprof.so >/dev/null 2>&1
 dev=${NETMEM_RDMA_DEVICE:-$(nm_rdma_device)}
 rxe_odp=no
