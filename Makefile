@@ -22,7 +22,7 @@ SRC_DIRS := $(patsubst %/,%,$(sort $(dir $(SRCS) $(HDRS))))
 CPPFLAGS+= $(addprefix -I,$(SRC_DIRS)) \
            -DNM_VERSION='"$(VERSION)"' -DNM_GIT='"$(GIT)"'
 CFLAGS  += $(CSTD) $(WARN) $(OPT) -pthread
-LDLIBS  := -libverbs -lnuma -lhwloc -ljansson -lhiredis -levent_core -lxxhash -lnetfilter_queue -lnfnetlink -lz -lm -pthread
+LDLIBS  := -libverbs -lnuma -lhwloc -ljansson -lhiredis -levent_core -lxxhash -lnetfilter_queue -lnfnetlink -lz -lm -ldl -pthread
 
 # Modules the unit tests link without MPI or an RDMA device.
 UNIT_MODS := harness/stats.c harness/needs.c harness/opt.c harness/harness_opts.c harness/result.c harness/durable.c harness/points.c \

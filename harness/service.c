@@ -1,6 +1,7 @@
 /* Server processes started and stopped by the suite (service.h). */
 #include "clock.h"
 #include "service.h"
+#include "fds.h"
 #include "boot.h"
 #include <arpa/inet.h>
 #include <errno.h>
@@ -206,9 +207,7 @@ static _Noreturn void child_exec(char *const argv[], const char *dir, int logfd,
 	dup2(logfd, 1);
 	dup2(logfd, 2);
 	/* The rank's sockets and device files stay with the rank. */
-	if (syscall(SYS_close_range, 3u, ~0u, 0u) != 0)
-		for (int fd = 3; fd < 1024; fd++)
-			close(fd);
+	nm_close_fds_from(3, 1024);
 	if (chdir(dir) == 0)
 		execv(argv[0], argv);
 	static const char msg[] = "cannot execute the server (exec failed)\n";

@@ -114,7 +114,7 @@ static json_t *value_set(const nm_rundoc *doc, const char *key)
 static cmp_kind classify_key(const cmp_doc *d, const char *key, bool ignored, char *diff, size_t len,
 			     size_t *nvalues)
 {
-	json_t *sets[CMP_MAX_RUNS], *all = json_object();
+	json_t *sets[CMP_MAX_RUNS] = {0}, *all = json_object();
 	bool same = true;
 	for (int r = 0; r < d->nruns; r++) {
 		sets[r] = value_set(d->docs[r], key);

@@ -113,19 +113,26 @@ for p in cx3 cx5; do
 	check "$p: compaction under rereg while a client reads: valid, blocks merged, keys $keys, no stale or lost object" \
 		nm_rc_jq "compact-$p" 0 ".points[0] | .valid and .effective.strategy == \"rereg\" and .effective.rereg_new_key == $newkey and
 			.compaction.merged_blocks > 0 and (.compaction.keys_changed > 0) == $newkey and .checks.lost == 0 and .checks.stale == 0"
+	if [ "$p" = cx3 ]; then
+		# A READ racing a block's rereg may be refused, as on the card: the
+		# kept key points to the new registration before the old one goes,
+		# so at most one READ in flight per client thread per rereg (-T 1),
+		# in every schedule. A kept key that stopped working would refuse
+		# every READ of a moved object from then on.
+		check "cx3: the client read on with its old keys: no pointer re-keyed, at most one READ refused per re-registered block ($(jq -r '.points[0] | "\(.metrics.direct_read_refused) refused, \(.compaction.remapped_vas) blocks"' "$tmp/compact-$p.json" 2>/dev/null))" \
+			nm_jq "compact-$p" '.points[0] | .metrics.rkey_updated == 0 and .metrics.direct_ok > 0 and
+				.metrics.direct_read_refused <= .compaction.remapped_vas'
+		continue
+	fi
 	# Every live object is read again once the compaction has ended, when at
 	# least 300 reads (the objects loaded) followed it: then a READ under an
 	# old key is met in every schedule. Fewer (a slow host) is an observation.
 	after=$(jq -r '.points[0] as $p | [$p.metrics.series[] | select(.[0] >= $p.compaction.ended_at_s) | .[1] * $p.params.interval]
 		| add // 0 | floor' "$tmp/compact-$p.json" 2>/dev/null)
 	if [ "${after:-0}" -lt 300 ]; then
-		skip "$p: what the client met after the compaction" "only ${after:-0} reads followed it (300 make it certain)"
-	elif [ "$p" = cx3 ]; then
-		# a READ racing the rereg itself may be refused, as on the card: counted, not asserted
-		check "cx3: the client read on with its old keys ($after reads after the compaction): no pointer re-keyed ($(jq -r '.points[0].metrics.direct_read_refused' "$tmp/compact-$p.json") READs refused while a block was re-registered)" \
-			nm_jq "compact-$p" '.points[0].metrics | .rkey_updated == 0 and .direct_ok > 0'
+		skip "$p: the client met the new keys" "only ${after:-0} reads followed the compaction (300 make it certain)"
 	else
-		check "cx5: the client met the new keys ($after reads after the compaction): READs under an old rkey refused and recovered, pointers given the new key" \
+		check "$p: the client met the new keys ($after reads after the compaction): READs under an old rkey refused and recovered, pointers given the new key" \
 			nm_jq "compact-$p" '.points[0].metrics | .direct_read_refused > 0 and .rkey_updated > 0'
 	fi
 done

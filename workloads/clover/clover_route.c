@@ -6,6 +6,7 @@
 #include "clover_route.h"
 #include "alloc.h"
 #include "boot.h"
+#include "fds.h"
 #include "log.h"
 #include <arpa/inet.h>
 #include <ctype.h>
@@ -393,9 +394,7 @@ static int janitor_start(cl_fwd *f, int state)
 		if (null < 0 || in < 0 || st < 0 || nl < 0 || dup2(in, 0) < 0 || dup2(nl, 1) < 0 || dup2(nl, 2) < 0 ||
 		    dup2(st, 3) < 0)
 			_exit(127);
-		if (syscall(SYS_close_range, 4u, ~0u, 0u) != 0)
-			for (int fd = 4; fd < 65536; fd++)
-				close(fd);
+		nm_close_fds_from(4, 65536);
 		execv("/proc/self/exe", argv);
 		_exit(127);
 	}

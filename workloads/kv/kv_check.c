@@ -39,7 +39,7 @@ typedef struct history {
 	hrec *r;
 	size_t n, cap;
 	size_t ops, keys, points;  /* checked so far */
-	char why[400];             /* the verdict's line when not linearizable or undecided */
+	char why[1024];            /* the verdict's line when not linearizable or undecided */
 } history;
 
 static bool hex_word(const json_t *v, uint64_t *out)
@@ -194,8 +194,9 @@ static int check_key(history *h, hrec *r, size_t n, bool prefill)
 	} else if (v == KV_LIN_VIOLATION) {
 		char stuck[160];
 		describe(stuck, sizeof stuck, &r[ops[rep.stuck].id]);
+		/* bounded parts: the whole line fits, whatever the path */
 		snprintf(h->why, sizeof h->why,
-			 "kv-check: %s (point of line %zu, %s): key 0x%016" PRIx64 " is not linearizable: at best %zu "
+			 "kv-check: %.400s (point of line %zu, %.40s): key 0x%016" PRIx64 " is not linearizable: at best %zu "
 			 "of its %zu operations take effect in order, the register then %s 0x%016" PRIx64
 			 ", and %s cannot come next", h->path, h->header_line, h->system, key, rep.linearized, n,
 			 rep.state.present ? "holding" : "empty", rep.state.value, stuck);
