@@ -100,12 +100,12 @@ check "valid config fails only for want of a device" sh -c "$N run $tmp/ok.json 
 
 # Under mpirun every rank sees the bad input; only rank 0 may say so.
 if command -v mpirun >/dev/null; then
-	expect_usage "bad input under mpirun -np 3 is reported once" mpirun -np 3 $N ops --szie 8
-	expect_usage "missing device under mpirun -np 2 is reported once" mpirun -np 2 $N ops -d $NODEV
-	expect_usage "txn: mpi with more workers than ranks per node" mpirun -np 4 $N txn --lock mpi -T 3 --ranks-per-node 2
-	check "txn: ... and the line says so" sh -c "mpirun -np 4 $N txn --lock mpi -T 3 --ranks-per-node 2 2>&1 | grep -q 'needs --ranks-per-node >= 3'"
-	expect_usage "txn: more nodes than the job has" mpirun -np 4 $N txn --nodes 3 --ranks-per-node 2
-	check "txn: ... and the line says so" sh -c "mpirun -np 4 $N txn --nodes 3 --ranks-per-node 2 2>&1 | grep -q 'needs 6 ranks'"
+	expect_usage "bad input under mpirun -np 3 is reported once" mpirun --oversubscribe -np 3 $N ops --szie 8
+	expect_usage "missing device under mpirun -np 2 is reported once" mpirun --oversubscribe -np 2 $N ops -d $NODEV
+	expect_usage "txn: mpi with more workers than ranks per node" mpirun --oversubscribe -np 4 $N txn --lock mpi -T 3 --ranks-per-node 2
+	check "txn: ... and the line says so" sh -c "mpirun --oversubscribe -np 4 $N txn --lock mpi -T 3 --ranks-per-node 2 2>&1 | grep -q 'needs --ranks-per-node >= 3'"
+	expect_usage "txn: more nodes than the job has" mpirun --oversubscribe -np 4 $N txn --nodes 3 --ranks-per-node 2
+	check "txn: ... and the line says so" sh -c "mpirun --oversubscribe -np 4 $N txn --nodes 3 --ranks-per-node 2 2>&1 | grep -q 'needs 6 ranks'"
 fi
 
 # table: columns from a hand-made result document
