@@ -97,7 +97,7 @@ if [ "${NETMEM_SKIP_VM:-0}" != 1 ]; then
 	# The ODP lane (one vCPU) starts as the command-line tests end, over the
 	# correctness lane's last minutes and the next phase's first.
 	[ "$serial" = 0 ] || wait "$vm_c"
-	NETMEM_VM_TIMEOUT=1200 vm_lane odp tests/integration/odp/run.sh &
+	NETMEM_VM_TIMEOUT=1800 vm_lane odp tests/integration/odp/run.sh &
 	vm_o=$!
 	[ "$serial" = 0 ] || wait "$vm_o"
 	wait "$vm_c"

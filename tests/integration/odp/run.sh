@@ -10,5 +10,5 @@
 # "integration: N passed, N failed" over both.
 cd "$(dirname "$0")/../../.." || exit 1
 NETMEM_CHECK_CLASS=odp exec tests/vm/softroce-run --kernel "${NETMEM_ODP_SUITE:-trixie-backports}" \
-	--timeout "${NETMEM_VM_TIMEOUT:-1200}" -- tests/integration/run-all.sh tests/integration/test_corm.sh tests/integration/test_run_all.sh \
+	--timeout "${NETMEM_VM_TIMEOUT:-1800}" -- tests/integration/run-all.sh tests/integration/test_corm.sh tests/integration/test_run_all.sh \
 	tests/integration/test_nic_profiles.sh
