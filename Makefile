@@ -93,10 +93,10 @@ build/tests/alock_trace: tests/integration/alock_trace.c $(TRACE_OBJS) $(filter 
 
 # The NIC personalities' interposer (tests/nic/README.md), preloaded by the
 # personality lane: a ConnectX generation's limits over Soft-RoCE.
-build/tests/libnicprof.so: tests/nic/nicprof.c
+build/tests/libnicprof.so: tests/nic/nicprof.c harness/mtu.h
 	@mkdir -p $(@D)
 	@echo "  CC      $@"
-	@$(CC) $(CSTD) $(WARN) -O2 -g -fPIC -shared -pthread -o $@ $< -ldl
+	@$(CC) $(CSTD) $(WARN) -Iharness -O2 -g -fPIC -shared -pthread -o $@ $< -ldl
 
 # ns per draw of the YCSB generator (-O2, no sanitizers); not a test.
 .PHONY: bench-ycsb

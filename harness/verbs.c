@@ -19,20 +19,6 @@
 	"'rdma link add rxe0 type rxe netdev <interface>', or run the suite under " \
 	"tests/vm/netmem-vm (Soft-RoCE in a VM)"
 
-int nm_mtu_from_bytes(int bytes)
-{
-	switch (bytes) {
-	case 256: return IBV_MTU_256;
-	case 512: return IBV_MTU_512;
-	case 1024: return IBV_MTU_1024;
-	case 2048: return IBV_MTU_2048;
-	case 4096: return IBV_MTU_4096;
-	default: return 0;
-	}
-}
-
-int nm_mtu_to_bytes(enum ibv_mtu m) { return 128 << m; }
-
 static bool gid_ipv4_mapped(const union ibv_gid *g)
 {
 	static const uint8_t prefix[12] = {0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0xff, 0xff};

@@ -3,6 +3,7 @@
  * rdma-core's rc_pingpong: every call checked, every failure named. */
 #ifndef NM_VERBS_H
 #define NM_VERBS_H
+#include "mtu.h"
 #include "needs.h"
 #include <infiniband/verbs.h>
 #include <net/if.h>
@@ -142,6 +143,4 @@ typedef struct nm_rmr {
 	uint32_t pad;
 } nm_rmr;
 
-int nm_mtu_from_bytes(int bytes);   /* IBV_MTU_*; 0 for an invalid size */
-int nm_mtu_to_bytes(enum ibv_mtu m);
 #endif

@@ -22,6 +22,7 @@
  * or device memory itself (a DM profile reports the size; an allocation
  * still fails, as rxe has none). Every refusal is counted on stderr at exit
  * when NETMEM_NIC_PROFILE_VERBOSE=1. */
+#include "mtu.h"
 #include <dlfcn.h>
 #include <fcntl.h>
 #include <sys/mman.h>
@@ -63,18 +64,6 @@ static void report(void)
 	if (getenv("NETMEM_NIC_PROFILE_VERBOSE"))
 		fprintf(stderr, "nicprof %s: refused %lu QPs, %lu ODP registrations, %lu DM allocations; %lu rereg\n",
 			prof.name, refused_qp, refused_odp, refused_dm, rereg_done);
-}
-
-static int mtu_enum(int bytes)
-{
-	switch (bytes) {
-	case 256: return IBV_MTU_256;
-	case 512: return IBV_MTU_512;
-	case 1024: return IBV_MTU_1024;
-	case 2048: return IBV_MTU_2048;
-	case 4096: return IBV_MTU_4096;
-	default: return 0;
-	}
 }
 
 /* "key value" lines; '#' starts a comment. Every key is required. */
@@ -122,7 +111,7 @@ static void load(void)
 		case 9: prof.dm_size = v; break;
 		case 10:
 			prof.active_mtu = (int)v;
-			if (!mtu_enum((int)v))
+			if (!nm_mtu_from_bytes((int)v))
 				die("active_mtu must be 256 to 4096, not %s", val);
 			break;
 		case 11:
@@ -195,8 +184,8 @@ static int (*real_advise_mr)(struct ibv_pd *, enum ibv_advise_mr_advice, uint32_
 static int my_query_port(struct ibv_context *ctx, uint8_t port, struct ibv_port_attr *a, size_t len)
 {
 	int rc = real_query_port(ctx, port, a, len);
-	if (rc == 0 && mtu_enum(P()->active_mtu) < (int)a->active_mtu)
-		a->active_mtu = (enum ibv_mtu)mtu_enum(P()->active_mtu);
+	if (rc == 0 && nm_mtu_from_bytes(P()->active_mtu) < (int)a->active_mtu)
+		a->active_mtu = (enum ibv_mtu)nm_mtu_from_bytes(P()->active_mtu);
 	return rc;
 }
 
@@ -243,6 +232,8 @@ typedef struct key_slot {
 } key_slot;
 static key_slot *keys;
 
+/* Once, as a context opens (never on the posting path); NULL without
+ * NETMEM_NIC_KEYS, and then a rereg under "keep" ends the process. */
 static key_slot *keys_map(void)
 {
 	static pthread_mutex_t mu = PTHREAD_MUTEX_INITIALIZER;
@@ -264,8 +255,6 @@ static key_slot *keys_map(void)
 
 static uint32_t key_real(uint32_t k)
 {
-	if (!keys && !keys_map())
-		return k;
 	for (uint32_t i = 0, h = (k * 2654435761u) % KEYS_N; i < KEYS_N; i++, h = (h + 1) % KEYS_N) {
 		uint32_t kept = __atomic_load_n(&keys[h].kept, __ATOMIC_ACQUIRE);
 		if (kept == k)
@@ -278,7 +267,7 @@ static uint32_t key_real(uint32_t k)
 
 static void key_set(uint32_t kept, uint32_t real)
 {
-	if (!keys_map())
+	if (!keys)
 		die("rereg keep needs %s: a file the job's processes share", "NETMEM_NIC_KEYS");
 	for (uint32_t i = 0, h = (kept * 2654435761u) % KEYS_N; i < KEYS_N; i++, h = (h + 1) % KEYS_N) {
 		uint32_t cur = __atomic_load_n(&keys[h].kept, __ATOMIC_ACQUIRE);
@@ -302,8 +291,6 @@ static int (*real_post_send)(struct ibv_qp *, struct ibv_send_wr *, struct ibv_s
 static int my_post_send(struct ibv_qp *qp, struct ibv_send_wr *wr, struct ibv_send_wr **bad)
 {
 	enum { MAXWR = 64, MAXSGE = 256 };
-	if (!keys && !keys_map())
-		return real_post_send(qp, wr, bad);
 	struct ibv_send_wr copy[MAXWR], *orig[MAXWR];
 	struct ibv_sge sge[MAXSGE];
 	int n = 0, ns = 0;
@@ -366,7 +353,8 @@ struct ibv_context *ibv_open_device(struct ibv_device *dev)
 		v->advise_mr = my_advise_mr;
 	}
 	v->alloc_dm = my_alloc_dm;
-	if (!P()->rereg && ctx->ops.post_send != my_post_send) {
+	/* kept keys: posts translate them, when the job gave a table */
+	if (!P()->rereg && keys_map() && ctx->ops.post_send != my_post_send) {
 		real_post_send = ctx->ops.post_send;
 		ctx->ops.post_send = my_post_send;
 	}
