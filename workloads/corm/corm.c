@@ -773,9 +773,9 @@ static json_t *series_json(const corm_point *p, const nm_series *s, double secs)
  * one that the start or the end falls in counts as during), the ratios to
  * before (null when a phase has no interval), and the longest run of
  * intervals without a read once the compaction began (the paper's "700 ms
- * of unavailability"). */
-static void phase_metrics(const corm_point *p, const nm_series *s, double secs, double start, double end,
-			  const char *who, json_t *m)
+ * of unavailability"). Returns the number of intervals after it. */
+static size_t phase_metrics(const corm_point *p, const nm_series *s, double secs, double start, double end,
+			    const char *who, json_t *m)
 {
 	enum { BEFORE, DURING, AFTER, NPH };
 	static const char *const ph_names[NPH] = {"before", "during", "after"};
@@ -801,6 +801,7 @@ static void phase_metrics(const corm_point *p, const nm_series *s, double secs, 
 	}
 	snprintf(key, sizeof key, "%s_longest_gap_s", who);
 	json_object_set_new(m, key, json_real((double)longest * w));
+	return cnt[AFTER];
 }
 
 /* The phases of each reader kind of a compaction point. */
@@ -810,15 +811,9 @@ static void phases(const corm_point *p, const nm_series *series, double secs, co
 	if (!c)
 		return;
 	double start = p->compact_at, end = json_real_value(json_object_get(c, "ended_at_s"));
-	/* how many whole intervals the "after" phase holds: none when the
-	 * compaction outlasted the phase, which a slow host can make it do
-	 * (a claim on "after" then says it was not exercised) */
-	size_t after = 0, nint = (size_t)floor(secs / p->interval + 1e-9);
-	for (size_t k = 0; end >= 0 && k < nint && k < CORM_SERIES_MAX; k++)
-		after += (double)k * p->interval >= end;
-	json_object_set_new(m, "after_intervals", json_integer((json_int_t)after));
+	size_t after;
 	if (p->read == CORM_READ_BOTH) {
-		phase_metrics(p, &series[SERIES_RPC], secs, start, end, "rpc", m);
+		after = phase_metrics(p, &series[SERIES_RPC], secs, start, end, "rpc", m);
 		phase_metrics(p, &series[SERIES_DIRECT], secs, start, end, "direct", m);
 		/* the paper's "DirectReads provides 1.6x faster performance than
 		 * RPC reads", compaction and corrections included */
@@ -829,8 +824,13 @@ static void phases(const corm_point *p, const nm_series *series, double secs, co
 		json_object_set_new(m, "direct_over_rpc",
 				    n[SERIES_RPC] ? json_real((double)n[SERIES_DIRECT] / (double)n[SERIES_RPC]) : json_null());
 	} else {
-		phase_metrics(p, &series[SERIES_ALL], secs, start, end, corm_read_names[p->read], m);
+		after = phase_metrics(p, &series[SERIES_ALL], secs, start, end, corm_read_names[p->read], m);
 	}
+	/* how many whole intervals the "after" phase holds (the same for every
+	 * reader kind): none when the compaction outlasted the phase, which a
+	 * slow host can make it do (a claim on "after" then says it was not
+	 * exercised) */
+	json_object_set_new(m, "after_intervals", json_integer((json_int_t)after));
 }
 
 static void corm_metrics(const corm_point *p, const nm_measure *ms, const nm_series *series, const json_t *out,
