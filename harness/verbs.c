@@ -1,12 +1,14 @@
 #include "verbs.h"
 #include "qp_av.h"
 #include "path.h"
+#include "clock.h"
 #include "../numa/mem.h"
 #include <arpa/inet.h>
 #include <dirent.h>
 #include <ifaddrs.h>
 #include <net/if.h>
 #include <errno.h>
+#include <sched.h>
 #include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -386,6 +388,24 @@ int nm_qp_reconnect(nm_dev *d, struct ibv_qp *qp, const nm_qp_attr *a, const nm_
 	if (qp_init(d, qp, err, errlen))
 		return -1;
 	return nm_qp_connect(d, qp, a, local, remote, err, errlen);
+}
+
+int nm_qp_await_state(struct ibv_qp *qp, enum ibv_qp_state state, int timeout_ms, char *err, size_t errlen)
+{
+	uint64_t end = nm_now_ns() + (uint64_t)timeout_ms * 1000000u;
+	for (;;) {
+		struct ibv_qp_attr qa;
+		struct ibv_qp_init_attr ia;
+		if (ibv_query_qp(qp, &qa, IBV_QP_STATE, &ia)) {
+			snprintf(err, errlen, "ibv_query_qp(QP %u): %s", qp->qp_num, strerror(errno));
+			return -1;
+		}
+		if (qa.qp_state == state)
+			return 0;
+		if (nm_now_ns() >= end)
+			return 1;
+		sched_yield();
+	}
 }
 
 void nm_qp_local_ep(nm_dev *d, struct ibv_qp *qp, nm_ep *ep)

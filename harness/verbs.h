@@ -98,6 +98,13 @@ void nm_path_mtu_range(int *lo, int *hi);
  * connection. Both ends must do it before either posts again. */
 int nm_qp_reconnect(nm_dev *d, struct ibv_qp *qp, const nm_qp_attr *a, const nm_ep *local,
 		    const nm_ep *remote, char *err, size_t errlen);
+/* Waits (polling ibv_query_qp) until the QP is in the given state, at most
+ * timeout_ms: 0 when it is, 1 when the time ran out, -1 (err filled) when
+ * the query failed. A responder that refused a request NAKs it before it
+ * moves its QP to the error state (IBA 9.9.2; rxe does the two in one task,
+ * in that order), so the requester can hear of the refusal first: resetting
+ * the responder's end before it got there would leave it in error again. */
+int nm_qp_await_state(struct ibv_qp *qp, enum ibv_qp_state state, int timeout_ms, char *err, size_t errlen);
 
 /* Registered memory: buffer placed by numa/mem.c (huge pages, NUMA node). */
 typedef struct nm_mr {

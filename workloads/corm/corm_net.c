@@ -136,7 +136,13 @@ static corm_status reconnect_read_qp(corm_server *s, int i)
 {
 	char err[256];
 	srv_conn *c = &s->c[i];
-	if (nm_mesh_reconnect(s->mesh, c->thread, c->peer, CORM_QP_READ, true, err, sizeof err)) {
+	/* The client heard the NAK; this end enters the error state just after
+	 * sending it, and a reset before that would be undone (seen under rxe on
+	 * a loaded host: INIT refused with EINVAL). A device that leaves the
+	 * responder in RTS is reset after the wait, as before. */
+	struct ibv_qp *qp = s->mesh->passive[nm_mesh_passive_index(s->mesh, c->peer, c->thread, CORM_QP_READ)];
+	if (nm_qp_await_state(qp, IBV_QPS_ERR, 2000, err, sizeof err) < 0 ||
+	    nm_mesh_reconnect(s->mesh, c->thread, c->peer, CORM_QP_READ, true, err, sizeof err)) {
 		nm_warn("corm server: connection %d: %s", i, err);
 		return CORM_E_NIC;
 	}
