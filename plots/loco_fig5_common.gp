@@ -40,6 +40,9 @@ sidx(s) = sum [k = 1:words(systems)] (word(systems, k) eq s ? k : 0)
 widx(w) = sum [k = 1:nw] (word(windows, k) eq w ? k : 0)
 # x of the i-th thread count in node group g; a gap of one between groups
 xpos(g, i) = (g - 1) * (nt + 1) + i
+# the j-th line of a panel: node group jg(j), series jk(j)
+jg(j) = int((j - 1) / np) + 1
+jk(j) = (j - 1) % np + 1
 tidx(t) = sum [k = 1:nt] (word(threads, k) + 0 == t ? k : 0)
 name = extra ? "Key-value stores under YCSB: the series LOCO Fig. 5 does not show" : "Key-value stores under YCSB (LOCO Fig. 5)"
 if (np == 0) {
@@ -74,10 +77,12 @@ set offsets 0, 0, graph 0.25, 0
 do for [d in dists] {
   do for [m in mixes] {
     set title sprintf("%s, %s keys", m, d)
-    plot for [g = 1:words(nodes)] for [k = 1:np] \
-      tbl(m, d, psys(k), pwin(k), word(nodes, g)) index 0 using (xpos(g, tidx($1))):2 \
-      with linespoints lw 2 lc sidx(psys(k)) dt widx(pwin(k)) pt (sidx(psys(k)) - 1) * nw + widx(pwin(k)) \
-      title (g == 1 ? sprintf("%s W=%s", psys(k), pwin(k)) : "")
+    # one loop over (group, series): gnuplot 5.4.1 (Debian 11) gives every
+    # key entry of a nested "for [g] for [k]" the same title
+    plot for [j = 1:words(nodes) * np] \
+      tbl(m, d, psys(jk(j)), pwin(jk(j)), word(nodes, jg(j))) index 0 using (xpos(jg(j), tidx($1))):2 \
+      with linespoints lw 2 lc sidx(psys(jk(j))) dt widx(pwin(jk(j))) pt (sidx(psys(jk(j))) - 1) * nw + widx(pwin(jk(j))) \
+      title (jg(j) == 1 ? sprintf("%s W=%s", psys(jk(j)), pwin(jk(j))) : "")
   }
 }
 unset multiplot
