@@ -108,6 +108,9 @@ typedef struct nm_lock_type {
 	/* What the type does differently on an emulated device (Soft-RoCE), and
 	 * why; NULL when nothing. Recorded with every such point. */
 	const char *emulated_change;
+	/* Optional: the type's own facts for a point's "effective", added to eff
+	 * on the rank that writes the point (the MPI baseline's transport). */
+	void (*effective)(const nm_lock_env *e, json_t *eff);
 	/* Per rank (every rank of the job, taking part or not), after memory is
 	 * registered and the mesh connected; collective when uses_mpi. 0 or -1
 	 * with err filled. */

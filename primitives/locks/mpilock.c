@@ -37,12 +37,15 @@
  * Not an RDMA number in the Soft-RoCE VM: all ranks share one host there, so
  * OpenMPI 4.1 moves this data through shared memory (osc/rdma on the
  * on-node btl; seen with --mca osc_base_verbose 100), not through rxe. No
- * RDMA path for OpenMPI over rxe0 was found in the VM: pml+osc ucx with
- * UCX_NET_DEVICES=rxe0:1 aborts in MPI_Win_lock ("UD endpoint ... unhandled
- * timeout error"), UCX_TLS=rc_verbs,self fails in MPI_Init ("no auxiliary
- * transport"), btl openib fails to initialise (rdmacm CPC unknown to this
- * build). On a cluster with one rank per node it is the paper's
- * OpenMPI-over-RoCE baseline. */
+ * RDMA path for OpenMPI over rxe0 was found, in one guest or between two
+ * (tests/bench/mpi-rdma-probe.sh): pml+osc ucx with UCX_NET_DEVICES=rxe0:1
+ * aborts ("UD endpoint ... unhandled timeout error", also with a 150 s UD
+ * timeout and the IPv4 GID), UCX_TLS=rc_verbs,self fails in MPI_Init ("no
+ * auxiliary transport"), rc_verbs with tcp beside it finds the peer
+ * "Destination is unreachable", btl openib fails to initialise (rdmacm CPC
+ * unknown to this build). On a ConnectX cluster with UCX and one rank per
+ * node it is the paper's OpenMPI-over-RoCE baseline; effective.mpi_transport
+ * says which path a point had. */
 #include "boot.h"
 #include "lock.h"
 #include "log.h"
@@ -60,6 +63,8 @@ typedef struct mpi_env {
 	MPI_Win *win;
 	uint64_t put_val[8];    /* Put origin buffers, valid until unlock */
 	unsigned nput;
+	char transport[512];    /* effective.mpi_transport */
+	char library[128], pml[128], osc[128], btl[128];
 } mpi_env;
 
 static int key_w(const nm_lock_env *e, int key)
@@ -102,15 +107,105 @@ static bool spans_hosts(void)
 	return false;
 }
 
+/* The OpenMPI major version of the library in use (0: another MPI). */
+static int ompi_major(const char *library)
+{
+	int major = 0;
+	return sscanf(library, "Open MPI v%d", &major) == 1 ? major : 0;
+}
+
 /* OpenMPI 4.1 prefers its osc/rdma component for windows, which needs an
  * RDMA-capable BTL between hosts; over TCP it fails at MPI_Win_create with
- * no word on why. Say what to start mpirun with. */
-static void win_hint(char *err, size_t errlen)
+ * no word on why. Say what to start mpirun with: OpenMPI 4 has osc pt2pt
+ * (RMA over its messages), OpenMPI 5 dropped it and its osc rdma runs over
+ * the TCP btl instead (checked with 5.0.7). */
+static void win_hint(const char *library, char *err, size_t errlen)
 {
 	size_t n = strlen(err);
 	snprintf(err + n, errlen - n, " (the job spans hosts and MPI found no one-sided transport "
-		 "between them: start mpirun with --mca osc pt2pt, RMA over MPI messages and not RDMA, "
-		 "or where UCX drives the NIC with --mca pml ucx --mca osc ucx)");
+		 "between them: start mpirun with %s, RMA over MPI messages and not RDMA, "
+		 "or where UCX drives the NIC with --mca pml ucx --mca osc ucx)",
+		 ompi_major(library) >= 5 ? "--mca osc rdma --mca btl self,vader,tcp" : "--mca osc pt2pt");
+}
+
+/* An MCA selection as OpenMPI holds it (mpirun's --mca, OMPI_MCA_*, the
+ * system's openmpi-mca-params.conf): "" when unset or unknown. */
+static void mca_value(const char *name, char *out, size_t len)
+{
+	int idx;
+	MPI_T_cvar_handle h;
+	int count;
+	char val[1024] = "";
+	*out = 0;
+	if (MPI_T_cvar_get_index(name, &idx) != MPI_SUCCESS ||
+	    MPI_T_cvar_handle_alloc(idx, NULL, &h, &count) != MPI_SUCCESS)
+		return;
+	if (count > 0 && (size_t)count <= sizeof val && MPI_T_cvar_read(h, val) == MPI_SUCCESS) {
+		size_t n = strnlen(val, sizeof val - 1);
+		n = n < len ? n : len - 1;
+		memcpy(out, val, n);
+		out[n] = 0;
+	}
+	MPI_T_cvar_handle_free(&h);
+}
+
+/* Whether an MCA selection ("a,b", "^a,b" or unset) lets component c in. */
+static bool mca_allows(const char *sel, const char *c)
+{
+	bool exclude = sel[0] == '^';
+	char list[160];
+	snprintf(list, sizeof list, ",%s,", sel + exclude);
+	char want[64];
+	snprintf(want, sizeof want, ",%s,", c);
+	bool named = strstr(list, want) != NULL;
+	return !sel[0] || (exclude ? !named : named);
+}
+
+/* What carries the windows, in one line: OpenMPI reports no window's osc
+ * component, so the line names what the job's selection lets OpenMPI pick
+ * (the paper's baseline is osc ucx over the NIC; section 7.1), and calls
+ * every other path what it is. */
+static void transport_say(mpi_env *me, bool hosts)
+{
+	int len = 0, prov;
+	MPI_Get_library_version(me->library, &len);
+	me->library[strcspn(me->library, ",\n")] = 0;
+	if (MPI_T_init_thread(MPI_THREAD_FUNNELED, &prov) == MPI_SUCCESS) {
+		mca_value("pml", me->pml, sizeof me->pml);
+		mca_value("osc", me->osc, sizeof me->osc);
+		mca_value("btl", me->btl, sizeof me->btl);
+		MPI_T_finalize();
+	}
+	const char *ucx_tls = getenv("UCX_TLS");
+	bool ucx = mca_allows(me->osc, "ucx") && mca_allows(me->pml, "ucx") && me->osc[0] && me->osc[0] != '^';
+	if (!ompi_major(me->library))
+		snprintf(me->transport, sizeof me->transport, "%s's choice (not known to be RDMA)", me->library);
+	else if (!hosts)
+		snprintf(me->transport, sizeof me->transport,
+			 "shared memory inside one host (not RDMA): every participant runs on the same host");
+	else if (ucx)
+		snprintf(me->transport, sizeof me->transport,
+			 "UCX (osc ucx over pml ucx, UCX_TLS %s): RDMA where UCX drives the NIC", ucx_tls ? ucx_tls : "unset");
+	else if (!strcmp(me->osc, "pt2pt"))
+		snprintf(me->transport, sizeof me->transport, "osc pt2pt: RMA over MPI's messages (a fallback, not RDMA)");
+	else if (!strcmp(me->osc, "rdma") && me->btl[0] && !mca_allows(me->btl, "openib") && !mca_allows(me->btl, "ofi") &&
+		 !mca_allows(me->btl, "uct"))
+		snprintf(me->transport, sizeof me->transport,
+			 "osc rdma over btl %s: RMA emulated over messages (a fallback, not RDMA)", me->btl);
+	else
+		snprintf(me->transport, sizeof me->transport,
+			 "OpenMPI's choice among osc %s (btl %s): not known to be RDMA", me->osc[0] ? me->osc : "(any)",
+			 me->btl[0] ? me->btl : "(any)");
+}
+
+static void mpil_effective(const nm_lock_env *e, json_t *eff)
+{
+	const mpi_env *me = e->priv;
+	if (!me || !me->transport[0])
+		return;
+	json_object_set_new(eff, "mpi_transport", json_string(me->transport));
+	json_object_set_new(eff, "mpi_rma", json_pack("{s:s, s:s, s:s, s:s}", "library", me->library, "pml", me->pml,
+						      "osc", me->osc, "btl", me->btl));
 }
 
 static int mpil_env_init(nm_lock_env *e, char *err, size_t errlen)
@@ -132,6 +227,7 @@ static int mpil_env_init(nm_lock_env *e, char *err, size_t errlen)
 	 * collective check instead of aborting the job. */
 	MPI_Comm_set_errhandler(me->comm, MPI_ERRORS_RETURN);
 	int rc;
+	transport_say(me, spans_hosts());
 	int slots = nm_lock_slots(e);
 	me->nwin = slots < MPI_MAX_WINDOWS ? slots : MPI_MAX_WINDOWS;
 	me->win = calloc((size_t)me->nwin, sizeof *me->win);
@@ -154,7 +250,7 @@ static int mpil_env_init(nm_lock_env *e, char *err, size_t errlen)
 			snprintf(what, sizeof what, "MPI_Win_create (window %d of %d)", w + 1, me->nwin);
 			mpi_err(err, errlen, what, rc);
 			if (spans_hosts())
-				win_hint(err, errlen);
+				win_hint(me->library, err, errlen);
 			return -1;
 		}
 		MPI_Win_set_errhandler(me->win[w], MPI_ERRORS_ARE_FATAL);
@@ -229,5 +325,6 @@ const nm_lock_type nm_mpilock = {
 	.cs_get = mpil_cs_get,
 	.cs_wait = mpil_cs_wait,
 	.cs_put = mpil_cs_put,
+	.effective = mpil_effective,
 };
 NM_LOCK_TYPE(nm_mpilock)

@@ -21,6 +21,8 @@ check "mpi: one rank per worker, 6 ranks" nm_jq tm '.points[] | select(.params.l
 check "ticket,mpi: 1000 accounts get a lock each (at most one empty lock per home)" nm_jq tm 'all(.points[]; .effective.locks >= 1000 and .effective.locks - 1000 < .effective.ranks_taking_part and .effective.accounts_per_lock == 1)'
 check "every point records its NIC counters and whether it retransmitted; ticket's show packets sent (rxe)" nm_jq tm 'all(.points[]; (.nic_counters | type) == "object" and (.nic_retransmissions | type) == "boolean") and (.points[] | select(.params.lock == "ticket") | .nic_counters.sent_pkts > 0)'
 check "ticket,mpi: sum of balances is accounts x 1,000,000" nm_jq tm 'all(.points[]; .checks.conservation.sum == 1000000000)'
+check "ticket,mpi: the MPI point says its windows are shared memory on one host, not RDMA" \
+	nm_jq tm '.points[] | select(.params.lock == "mpi") | .effective.mpi_transport | test("shared memory.*not RDMA")'
 
 # 2. every lock under heavy contention: 12 accounts, one lock per worker, so
 #    locks guard two accounts and transfers often need one lock only

@@ -593,6 +593,8 @@ static void lock_result(const lock_job *j, const nm_measure *ms, uint64_t acquis
 	json_object_set_new(eff, "lock_summary", json_string(lt->summary));
 	if (j->env.emulated && lt->emulated_change)
 		json_object_set_new(eff, "emulated_change", json_string(lt->emulated_change));
+	if (lt->effective)
+		lt->effective(&j->env, eff);
 	json_object_set_new(out, "effective", eff);
 }
 

@@ -443,14 +443,16 @@ static void txn_result(const txn_job *j, const nm_measure *ms, int T, int Tp, js
 	json_object_set_new(out, "checks", checks);
 	json_object_set_new(out, "metrics", metrics);
 	int H = j->env.nranks;
-	json_object_set_new(
-		out, "effective",
+	json_t *eff =
 		json_pack("{s:s, s:i, s:i, s:i, s:i, s:i, s:b, s:I, s:i, s:I, s:I, s:s}", "style",
 			  p->type->uses_mpi ? "mpi" : "loco", "nodes", p->nodes, "threads_per_node", T, "workers",
 			  H * Tp, "ranks_taking_part", H, "ranks_per_node", p->hosts.per_node, "nodes_emulated",
 			  p->hosts.emulated, "locks", (json_int_t)j->env.nlocks, "locks_per_worker",
 			  p->locks_per_thread, "accounts_per_lock", (json_int_t)j->bank.per_lock, "warmup",
-			  (json_int_t)ms->cfg.warmup, "lock_summary", p->type->summary));
+			  (json_int_t)ms->cfg.warmup, "lock_summary", p->type->summary);
+	if (p->type->effective)
+		p->type->effective(&j->env, eff);
+	json_object_set_new(out, "effective", eff);
 }
 
 /* The lock environment of `rank` and the bytes it registers: one sizing

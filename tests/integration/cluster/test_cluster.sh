@@ -96,6 +96,9 @@ check "txn ticket,mpi, 2 nodes of 2 ranks: exit 0, bank conserved" nm_rc_jq txn 
 check "txn: node grouping matches the hostfile (2 real nodes of 2 ranks, not emulated)" \
 	nm_jq txn 'all(.points[]; .effective.nodes == 2 and .effective.ranks_per_node == 2 and (.effective.nodes_emulated | not))'
 check "txn: ranks 0, 1 on $A and 2, 3 on $B" meta_ok txn $A $A $B $B
+check "txn: the MPI point names its transport a fallback, not RDMA (osc pt2pt), and the selection it read" \
+	nm_jq txn '.points[] | select(.params.lock == "mpi") | .effective | (.mpi_transport | test("pt2pt.*not RDMA")) and .mpi_rma.osc == "pt2pt" and (.mpi_rma.library | test("Open MPI"))'
+check "txn: the ticket point has no MPI transport" nm_jq txn '.points[] | select(.params.lock == "ticket") | .effective | has("mpi_transport") | not'
 MPI="mpirun --hostfile $H --map-by ppr:2:node --bind-to none"
 nm_run txnwin 4 -N 2 -T 2 --lock mpi -A 100 -n 5 --warmup 1
 check "txn --lock mpi without an RMA transport between hosts: fails, saying which mpirun flags fix it" \
