@@ -132,20 +132,21 @@ static void win_hint(const char *library, char *err, size_t errlen)
  * system's openmpi-mca-params.conf): "" when unset or unknown. */
 static void mca_value(const char *name, char *out, size_t len)
 {
-	int idx;
+	int idx, count = 0;
 	MPI_T_cvar_handle h;
-	int count;
-	char val[1024] = "";
 	*out = 0;
 	if (MPI_T_cvar_get_index(name, &idx) != MPI_SUCCESS ||
 	    MPI_T_cvar_handle_alloc(idx, NULL, &h, &count) != MPI_SUCCESS)
 		return;
-	if (count > 0 && (size_t)count <= sizeof val && MPI_T_cvar_read(h, val) == MPI_SUCCESS) {
-		size_t n = strnlen(val, sizeof val - 1);
+	/* a string's count is its buffer's size (2048 in OpenMPI 4.1) */
+	char *val = count > 0 && count <= (1 << 20) ? calloc((size_t)count + 1, 1) : NULL;
+	if (val && MPI_T_cvar_read(h, val) == MPI_SUCCESS) {
+		size_t n = strnlen(val, (size_t)count);
 		n = n < len ? n : len - 1;
 		memcpy(out, val, n);
 		out[n] = 0;
 	}
+	free(val);
 	MPI_T_cvar_handle_free(&h);
 }
 

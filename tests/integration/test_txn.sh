@@ -23,6 +23,10 @@ check "every point records its NIC counters and whether it retransmitted; ticket
 check "ticket,mpi: sum of balances is accounts x 1,000,000" nm_jq tm 'all(.points[]; .checks.conservation.sum == 1000000000)'
 check "ticket,mpi: the MPI point says its windows are shared memory on one host, not RDMA" \
 	nm_jq tm '.points[] | select(.params.lock == "mpi") | .effective.mpi_transport | test("shared memory.*not RDMA")'
+# the guest's OpenMPI selection (tests/vm/netmem-vm exports OMPI_MCA_osc), read back through MPI_T
+check "ticket,mpi: the MPI point records the library and the osc selection in effect (${OMPI_MCA_osc:-unset})" \
+	jq -e --arg osc "${OMPI_MCA_osc:-}" '.points[] | select(.params.lock == "mpi") | .effective.mpi_rma |
+		(.library | test("Open MPI")) and .osc == $osc' "$tmp/tm.json"
 
 # 2. every lock under heavy contention: 12 accounts, one lock per worker, so
 #    locks guard two accounts and transfers often need one lock only
