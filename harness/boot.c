@@ -199,6 +199,25 @@ static void poll_peers(void)
 
 static double beat_interval(void) { return b_deadline / 4; }
 
+/* A wait's loop naps at most 16 ms: a longer gap between two of its looks
+ * is time this rank did not run (SIGSTOP, a paused VM, a host that
+ * descheduled it). Nobody else can be blamed for it, so the wait's start
+ * and every peer's last sign move on by the gap: a rank woken from a stop
+ * judges its peers by time it ran (one stopped rank ends the job through
+ * the others, which ran; all stopped and resumed together, it goes on).
+ * Returns the new start of the wait. */
+#define SELF_GAP_S 1.0
+static double skip_own_gap(double *prev, double t, double t0)
+{
+	double gap = t - *prev;
+	*prev = t;
+	if (gap < SELF_GAP_S)
+		return t0;
+	for (int p = 0; p < b_size; p++)
+		peers[p].seen += gap;
+	return t0 + gap;
+}
+
 /* Waiting in collective b_seq (`coll`) since t0: if peers hold it up and show
  * no sign of life, the lowest rank that arrived prints one line and ends the
  * job. Another rank that notices first hands it its line; if that rank does
@@ -247,7 +266,7 @@ static void coll_enter(void)
 #define IDLE_NAP_MAX_NS 16000000L
 static void coll_wait(MPI_Request *req, const char *coll, bool idle)
 {
-	double t0 = now_s(), spin_until = idle ? t0 : t0 + 200e-6;
+	double t0 = now_s(), spin_until = idle ? t0 : t0 + 200e-6, prev = t0;
 	long ns = idle ? 1000000 : 50000, cap = idle ? IDLE_NAP_MAX_NS : 1000000;
 	for (;;) {
 		int done = 0;
@@ -259,6 +278,7 @@ static void coll_wait(MPI_Request *req, const char *coll, bool idle)
 			nm_boot_abort(fatal);
 		double t = now_s();
 		if (live) {
+			t0 = skip_own_gap(&prev, t, t0);
 			poll_peers();
 			if (!quiet && t - last_sent >= beat_interval())
 				tell_all();
@@ -377,7 +397,7 @@ void nm_boot_finalize(void)
 {
 	if (live) {
 		coll_enter();
-		double t0 = now_s();
+		double t0 = now_s(), prev = t0;
 		for (;;) {
 			bool busy = false;
 			progress_sends();
@@ -385,8 +405,10 @@ void nm_boot_finalize(void)
 				busy |= sreq[p] != MPI_REQUEST_NULL || resend[p];
 			if (!busy)
 				break;
+			double t = now_s();
+			t0 = skip_own_gap(&prev, t, t0);
 			poll_peers();
-			stall_check(t0, now_s(), "finalize");
+			stall_check(t0, t, "finalize");
 			nm_nap_ns(50000);
 		}
 		quiet = true;

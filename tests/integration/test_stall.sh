@@ -54,7 +54,7 @@ secs=$(awk -v a="$t0" -v b="$t1" 'BEGIN { printf "%.1f", b - a }')
 check "the job ends $secs s after the stop (limit $DUR + $TMO + 30 s)" \
 	awk -v s="$secs" -v l=$((DUR + TMO + 30)) 'BEGIN { exit !(s <= l) }'
 check "exit status non-zero, not the test's timeout (exit $rc)" sh -c "[ $rc -ne 0 ] && [ $rc -ne 124 ] && [ $rc -ne 137 ]"
-line=$(grep 'no sign of life' "$tmp/stall.err")
+line=$(grep 'no sign of life' "$tmp/stall.err" | head -1)
 n=$(grep -c 'no sign of life' "$tmp/stall.err")
 check "exactly one line about it ($n): $line" [ "$n" -eq 1 ]
 check "it names rank 1, its host and what it was doing" \
@@ -80,6 +80,36 @@ $MPI -np 2 $N ops $Q --output "$doc" $SWEEP --resume >/dev/null 2>"$tmp/resume.e
 rc=$?
 check "--resume after the stop: exit 0 and all $NPT points valid (exit $rc)" \
 	sh -c "[ $rc -eq 0 ] && jq -e '(.points | length) == $NPT and all(.points[]; .valid)' $doc"
+
+# A rank woken from a stop judges its peers by the time it ran: both ranks
+# stopped for longer than the timeout, rank 1 resumed first and rank 0 a
+# second later (as a paused VM resumes). Rank 1, awake alone, must not end
+# the job for rank 0's silence while it was itself stopped; the sweep
+# finishes. (mpirun wakes a stopped rank with SIGCONT as it ends a job: the
+# stopped rank 1 above then said "rank 0 shows no sign of life" too.)
+pdoc=$tmp/pause.json
+timeout -k 5 300 $MPI -np 2 $N ops $Q --output "$pdoc" --op read -s 8..32 -D $DUR --timeout $TMO \
+	>"$tmp/pause.out" 2>"$tmp/pause.err" &
+job=$!
+r0= r1= i=0
+while [ $i -lt 300 ] && { [ -z "$r0" ] || [ -z "$r1" ]; } && kill -0 $job 2>/dev/null; do
+	sleep 0.5; i=$((i + 1))
+	r0=$(rank_pids 0 "$pdoc") r1=$(rank_pids 1 "$pdoc")
+done
+i=0
+while [ $i -lt 600 ] && ! [ -s "$pdoc.journal" ] && kill -0 $job 2>/dev/null; do
+	sleep 0.2; i=$((i + 1))
+done
+[ -n "$r0" ] && [ -n "$r1" ] && kill -STOP $r0 $r1
+sleep $((TMO + 3))
+[ -n "$r1" ] && kill -CONT $r1
+sleep 1
+[ -n "$r0" ] && kill -CONT $r0
+wait $job
+rc=$?
+check "both ranks stopped $((TMO + 3)) s (timeout $TMO), rank 1 resumed 1 s before rank 0: the sweep finished, exit $rc, no stall line" \
+	sh -c "[ -n '$r1' ] && [ $rc -eq 0 ] && ! grep -q 'no sign of life' $tmp/pause.err && jq -e '(.points | length) == 3 and all(.points[]; .valid)' $pdoc"
+for p in $r0 $r1; do kill -CONT "$p" 2>/dev/null; done
 
 # The barrier's sit-out. Rank 0 runs the SST barrier alone (--nodes 1) for
 # far longer than this test lasts; rank 1 sits the point out in a collective.
