@@ -24,6 +24,15 @@ rank_pids() {
 		tr '\0' '\n' <"/proc/$p/environ" 2>/dev/null | grep -qx "OMPI_COMM_WORLD_RANK=$1" && echo "$p"
 	done
 }
+# Sets r0 and r1 to the pids of the job ($job) writing DOC once both exist
+# (at most 150 s).
+find_ranks() {
+	r0= r1=; _i=0
+	while [ $_i -lt 300 ] && { [ -z "$r0" ] || [ -z "$r1" ]; } && kill -0 $job 2>/dev/null; do
+		sleep 0.5; _i=$((_i + 1))
+		r0=$(rank_pids 0 "$1") r1=$(rank_pids 1 "$1")
+	done
+}
 # CPU seconds a process has used (user + system).
 cpu_s() { awk -v hz="$(getconf CLK_TCK)" '{ printf "%.2f", ($14 + $15) / hz }' "/proc/$1/stat" 2>/dev/null || echo 0; }
 
@@ -31,11 +40,7 @@ cpu_s() { awk -v hz="$(getconf CLK_TCK)" '{ printf "%.2f", ($14 + $15) / hz }' "
 # Points last DUR s each, so the sweep outlasts the (slow, emulated) polling.
 timeout -k 5 300 $MPI -np 2 $N ops $Q --output "$doc" $SWEEP >"$tmp/stall.out" 2>"$tmp/stall.err" &
 job=$!
-r0= r1= i=0
-while [ $i -lt 300 ] && { [ -z "$r0" ] || [ -z "$r1" ]; } && kill -0 $job 2>/dev/null; do
-	sleep 0.5; i=$((i + 1))
-	r0=$(rank_pids 0) r1=$(rank_pids 1)
-done
+find_ranks "$doc"
 i=0
 # finished points go to the journal first (harness/result.h)
 while [ $i -lt 600 ] && ! [ -s "$doc.journal" ]; do
@@ -91,11 +96,7 @@ pdoc=$tmp/pause.json
 timeout -k 5 300 $MPI -np 2 $N ops $Q --output "$pdoc" --op read -s 8..32 -D $DUR --timeout $TMO \
 	>"$tmp/pause.out" 2>"$tmp/pause.err" &
 job=$!
-r0= r1= i=0
-while [ $i -lt 300 ] && { [ -z "$r0" ] || [ -z "$r1" ]; } && kill -0 $job 2>/dev/null; do
-	sleep 0.5; i=$((i + 1))
-	r0=$(rank_pids 0 "$pdoc") r1=$(rank_pids 1 "$pdoc")
-done
+find_ranks "$pdoc"
 i=0
 while [ $i -lt 600 ] && ! [ -s "$pdoc.journal" ] && kill -0 $job 2>/dev/null; do
 	sleep 0.2; i=$((i + 1))
@@ -117,11 +118,7 @@ bdoc=$tmp/bar.json
 timeout -k 5 300 $MPI -np 2 $N barrier $Q --output "$bdoc" --impl sst --nodes 1 -n 2000000000 --validate 1 \
 	--timeout $TMO >"$tmp/bar.out" 2>"$tmp/bar.err" &
 job=$!
-r0= r1= i=0
-while [ $i -lt 300 ] && { [ -z "$r0" ] || [ -z "$r1" ]; } && kill -0 $job 2>/dev/null; do
-	sleep 0.5; i=$((i + 1))
-	r0=$(rank_pids 0 "$bdoc") r1=$(rank_pids 1 "$bdoc")
-done
+find_ranks "$bdoc"
 # In its loop rank 0 spins: two half-second looks with 0.4 s of CPU each.
 busy=0 i=0 c0=0
 while [ $i -lt 240 ] && [ $busy -lt 2 ] && [ -n "$r0" ] && kill -0 $job 2>/dev/null; do
