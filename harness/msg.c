@@ -2,6 +2,7 @@
 #include "msg.h"
 #include "clock.h"
 #include "log.h"
+#include <sched.h>
 #include <string.h>
 
 void nm_msg_recv(struct ibv_qp *qp, void *buf, uint32_t len, uint32_t lkey, uint64_t wr_id, const char *who)
@@ -42,11 +43,18 @@ void nm_msg_read(struct ibv_qp *qp, void *buf, uint32_t len, uint32_t lkey, uint
 
 int nm_wait_one(struct ibv_cq *cq, struct ibv_wc *wc, double timeout)
 {
+	return nm_wait_one_yield(cq, wc, timeout, false);
+}
+
+int nm_wait_one_yield(struct ibv_cq *cq, struct ibv_wc *wc, double timeout, bool yield)
+{
 	uint64_t deadline = 0;
 	for (uint32_t spins = 0;; spins++) {
 		int n = ibv_poll_cq(cq, 1, wc);
 		if (n)
 			return n == 1 ? 0 : -1;
+		if (yield && spins % NM_WAIT_YIELD_POLLS == NM_WAIT_YIELD_POLLS - 1)
+			sched_yield();
 		/* The clock every 4096 empty polls only: a corm RPC or READ is
 		 * timed around this loop, and the deadline is seconds. */
 		if ((spins & 4095) == 4095) {

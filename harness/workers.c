@@ -8,6 +8,7 @@
 #include "stall.h"
 #include "topo.h"
 #include <pthread.h>
+#include <sched.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
@@ -77,6 +78,33 @@ static int first_core(int n)
 			first += all[r];
 	free(all);
 	return first;
+}
+
+int nm_host_sum(const uint64_t *host, const int *v, int n, int me)
+{
+	int sum = 0;
+	for (int r = 0; r < n; r++)
+		if (host[r] == host[me])
+			sum += v[r];
+	return sum;
+}
+
+bool nm_host_oversubscribed(int busy, int *host_busy, int *cpus)
+{
+	int R = nm_boot_size();
+	int *all = nm_calloc((size_t)R, sizeof *all);
+	nm_boot_allgather(&busy, all, sizeof busy);
+	int sum = nm_host_sum(nm_boot_hosts(), all, R, nm_boot_rank());
+	free(all);
+	cpu_set_t set;
+	int n = sched_getaffinity(0, sizeof set, &set) == 0 ? CPU_COUNT(&set) : 0;
+	if (n <= 0)
+		n = nm_topo_cores();
+	if (host_busy)
+		*host_busy = sum;
+	if (cpus)
+		*cpus = n;
+	return sum > n;
 }
 
 /* NETMEM_PIN=none leaves worker threads where the kernel puts them (no core

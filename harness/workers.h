@@ -4,6 +4,8 @@
 #ifndef NM_WORKERS_H
 #define NM_WORKERS_H
 #include <stdatomic.h>
+#include <stdbool.h>
+#include <stdint.h>
 
 struct nm_measure;
 struct nm_meter;
@@ -29,6 +31,17 @@ typedef struct nm_round {
 /* This process's index among the ranks on its host (from the launcher's
  * environment; 0 when unknown), so ranks sharing a host can use distinct cores. */
 int nm_local_rank(void);
+
+/* Whether the threads that busy-poll on the ranks of this job sharing this
+ * rank's host (busy: this rank's own) outnumber the CPUs this rank may run on
+ * (collective). There a waiter that spins holds the CPU the thread it waits
+ * for needs (one vCPU: for a whole time slice), so a wait for another
+ * process's answer yields when idle, as Open MPI's yield_when_idle does when
+ * oversubscribed; with a CPU per thread, the papers' setups, it only spins.
+ * *host_busy and *cpus, when not NULL, get the two counts. */
+bool nm_host_oversubscribed(int busy, int *host_busy, int *cpus);
+/* The sum of v[r] over the n ranks r on host[me]'s host (the pure part). */
+int nm_host_sum(const uint64_t *host, const int *v, int n, int me);
 
 /* setup(w) runs on every worker before the barrier, body(w) after the
  * release. The calling (main) thread takes part in the job-wide barrier,

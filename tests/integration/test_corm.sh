@@ -146,6 +146,13 @@ check "Fig. 11 remote: every read path valid; one-sided paths read one-sided, RP
 check "Fig. 11 remote: --class-bytes 3200 loaded 100 objects of 32-byte slots, recorded in effective" \
 	nm_rc_jq fig11 0 'all(.points[]; .effective | .slot_size == 32 and .objects_per_thread == 100 and
 		.objects_total == 100 and .slot_bytes_total == 3200) and all(.points[]; .memory.live_objects == 100)'
+# How RPCs waited: yielding exactly where the host's busy-polling threads
+# (one server worker, one client thread here) outnumber its CPUs, as counted
+# (a guest of one vCPU yields, of two spins)
+check "Fig. 11 remote: each point records how RPCs waited, yielding exactly when the host was oversubscribed" \
+	nm_rc_jq fig11 0 'all(.points[]; .effective.waits | .host_busy_threads == 2 and .host_cpus >= 1 and
+		(.rpc_wait | startswith("spin, yielding")) == (.host_busy_threads > .host_cpus) and
+		.ranks_yielding == (if .host_busy_threads > .host_cpus then 2 else 0 end))'
 nm_run local 2 --bench local --read direct,farm,raw -T 1 -K 2000 -s 24 -n 19200
 check "Fig. 11 local: CoRM's check, FaRM's and memcpy each read every key right, the heap emptied" \
 	nm_rc_jq local 0 '(.points | length) == 3 and all(.points[]; .valid and .metrics.ops == 19200 and

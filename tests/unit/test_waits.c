@@ -378,6 +378,22 @@ static void test_stalled(void)
 	      "nm_stalled: one line, exit %d: %s", o.status, o.err);
 }
 
+/* Which waits yield: the busy threads of the ranks on one host against its
+ * CPUs (this process alone: its own count against its CPUs). */
+static void test_oversubscribed(void)
+{
+	const uint64_t host[] = {7, 9, 7, 7};
+	const int busy[] = {1, 2, 3, 4};
+	CHECK(nm_host_sum(host, busy, 4, 0) == 8 && nm_host_sum(host, busy, 4, 3) == 8 &&
+		      nm_host_sum(host, busy, 4, 1) == 2,
+	      "nm_host_sum: the ranks of one host only (8, 8, 2)");
+	int b = 0, cpus = 0;
+	bool over1 = nm_host_oversubscribed(1, &b, &cpus);
+	CHECK(b == 1 && cpus >= 1 && !over1, "one busy thread on %d CPU(s): not oversubscribed", cpus);
+	bool over = nm_host_oversubscribed(cpus + 1, &b, NULL);
+	CHECK(b == cpus + 1 && over, "%d busy threads on %d CPU(s): oversubscribed", b, cpus);
+}
+
 int main(int argc, char **argv)
 {
 	if (argc > 1 && !strcmp(argv[1], "numa-load"))
@@ -387,5 +403,6 @@ int main(int argc, char **argv)
 	test_loadproc();
 	test_mbox();
 	test_torn();
+	test_oversubscribed();
 	return tap_done();
 }

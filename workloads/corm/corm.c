@@ -590,7 +590,9 @@ static void server_point(nm_ctx *ctx, const corm_point *p, nm_measure *ms, json_
 	uint64_t live_end = h->live_objects, active_end = cmem_active_bytes(h);
 	corm_server_stop(srv);
 
-	json_object_set_new(out, "effective", heap_effective(ctx, &sv, p));
+	json_t *eff = heap_effective(ctx, &sv, p);
+	json_object_set_new(eff, "waits", corm_server_waits(srv));
+	json_object_set_new(out, "effective", eff);
 	json_object_set_new(out, "memory", memory_json(&l, active_after, retired_after, active_released, active_end, live_end));
 	if (p->bench == CORM_BENCH_COMPACTION)
 		json_object_set_new(out, "compaction", compaction_json(&l, h, p));

@@ -10,6 +10,7 @@
 #include "corm_heap.h"
 #include "mesh.h"
 #include "verbs.h"
+#include <jansson.h>
 #include <stdatomic.h>
 #include <stdbool.h>
 
@@ -113,6 +114,9 @@ int corm_server_memlock(const cmem_heap *h, corm_remap strat, int nconn, uint64_
 /* Server: starts/stops the worker threads. */
 void corm_server_start(corm_server *s);
 void corm_server_stop(corm_server *s);
+/* How RPC waits and idle server workers wait in this point (a JSON object
+ * for the point's effective parameters). */
+json_t *corm_server_waits(const corm_server *s);
 void corm_server_free(corm_server *s);
 
 /* The mesh's QPs per client thread and server worker. */
@@ -136,6 +140,9 @@ typedef struct corm_conn {
 	uint8_t *rd;
 	uint32_t msg_bytes, block_size;
 	double timeout;
+	/* the host is oversubscribed (nm_host_oversubscribed): an RPC's wait
+	 * yields while idle, so the server worker it waits for gets the CPU */
+	bool yield;
 	const corm_classes *cls;
 } corm_conn;
 struct corm_client {

@@ -7,6 +7,7 @@
 #include "clock.h"
 #include "log.h"
 #include "msg.h"
+#include "workers.h"
 #include <errno.h>
 #include <inttypes.h>
 #include <pthread.h>
@@ -83,16 +84,16 @@ cmem_nic corm_nic_hooks(corm_nicctx *n)
 
 /* One completion on cq, whatever its status; none within `timeout` seconds
  * ends the job. */
-static void poll_wc(struct ibv_cq *cq, struct ibv_wc *wc, double timeout, const char *what)
+static void poll_wc(struct ibv_cq *cq, struct ibv_wc *wc, double timeout, bool yield, const char *what)
 {
-	if (nm_wait_one(cq, wc, timeout))
+	if (nm_wait_one_yield(cq, wc, timeout, yield))
 		nm_fatal("corm: no completion for %s from the server (rank 0) within %.0f s", what, timeout);
 }
 
 /* One completion; a failed one ends the job. */
-static void wait_wc(struct ibv_cq *cq, struct ibv_wc *wc, double timeout, const char *what)
+static void wait_wc(struct ibv_cq *cq, struct ibv_wc *wc, double timeout, bool yield, const char *what)
 {
-	poll_wc(cq, wc, timeout, what);
+	poll_wc(cq, wc, timeout, yield, what);
 	if (wc->status != IBV_WC_SUCCESS)
 		nm_fatal("corm: %s to the server (rank 0) failed: %s (status %d, QP %u)", what,
 			 ibv_wc_status_str(wc->status), wc->status, wc->qp_num);
@@ -126,6 +127,9 @@ struct corm_server {
 	struct ibv_mr *mr;
 	uint8_t *buf;
 	uint32_t msg_bytes;
+	bool yield;                 /* idle workers yield (an oversubscribed host) */
+	int host_busy, host_cpus;   /* this host's busy-polling threads, and its CPUs */
+	int ranks_yielding;         /* ranks whose host is oversubscribed */
 	atomic_bool stop;
 	atomic_int entered;   /* workers serving (or gone, without a connection) */
 };
@@ -195,6 +199,7 @@ static void *srv_main(void *arg)
 	srv_worker *w = arg;
 	corm_server *s = w->s;
 	struct ibv_wc wc[16];
+	unsigned idle = 0;
 	if (!w->ncq) {   /* more workers than client threads: no connection is pinned to this one */
 		atomic_fetch_add(&s->entered, 1);
 		return NULL;   /* (its mailbox stays closed: its blocks are collected directly) */
@@ -206,6 +211,8 @@ static void *srv_main(void *arg)
 		int n = ibv_poll_cq(w->cq[k], 16, wc);
 		if (n < 0)
 			nm_fatal("corm server: ibv_poll_cq failed");
+		if (n == 0 && s->yield && ++idle % NM_WAIT_YIELD_POLLS == 0)
+			sched_yield();
 		for (int i = 0; i < n; i++) {
 			if (wc[i].status != IBV_WC_SUCCESS)
 				nm_fatal("corm server worker %d: %s failed: %s", w->index,
@@ -430,8 +437,29 @@ void corm_net_setup(nm_dev *d, const nm_qp_attr *qa_in, int T, int workers, uint
 	const char *fail = nm_boot_rank() == 0 ? server_new(srv, d, mesh, heap, T, workers ? workers : T, msg)
 					       : client_new(cli, d, mesh, T, msg, block_size, cls);
 	nm_boot_check(fail, NM_EXIT_FAIL);
+	/* The server's workers and the client threads busy-poll; where they
+	 * outnumber the host's CPUs, RPC waits and idle workers yield. */
+	int busy, cpus;
+	bool yield = nm_host_oversubscribed(nm_boot_rank() == 0 ? (workers ? workers : T) : T, &busy, &cpus);
+	int yielding = (int)nm_boot_sum_u64(yield);
+	if (*srv) {
+		(*srv)->yield = yield;
+		(*srv)->host_busy = busy;
+		(*srv)->host_cpus = cpus;
+		(*srv)->ranks_yielding = yielding;
+	}
+	for (int t = 0; *cli && t < (*cli)->n; t++)
+		(*cli)->c[t].yield = yield;
 	/* the server's RECVs are posted before any client sends */
 	nm_boot_barrier();
+}
+
+json_t *corm_server_waits(const corm_server *s)
+{
+	return json_pack("{s:s, s:i, s:i, s:i}", "rpc_wait",
+			 s->yield ? "spin, yielding every 64 empty polls (host oversubscribed)" : "spin",
+			 "host_busy_threads", s->host_busy, "host_cpus", s->host_cpus, "ranks_yielding",
+			 s->ranks_yielding);
 }
 
 /* ---- client ---- */
@@ -452,7 +480,7 @@ corm_status corm_rpc(corm_conn *c, corm_rpc_op op, corm_ptr *p, uint32_t user, c
 	nm_msg_send(c->qp, c->req, (uint32_t)(sizeof(corm_msg) + n), c->mr->lkey, 0, "corm client");
 	/* the SEND's and the reply's completions, in either order */
 	for (int got = 0; got < 2; got++)
-		wait_wc(c->cq, &wc, c->timeout, corm_rpc_names[op]);
+		wait_wc(c->cq, &wc, c->timeout, c->yield, corm_rpc_names[op]);
 	if (c->rep->status == CORM_OK && p)
 		*p = c->rep->ptr;
 	if (out && c->rep->status == CORM_OK)
@@ -477,7 +505,7 @@ int corm_raw_read(corm_conn *c, uint64_t addr, uint32_t rkey, uint32_t len)
 {
 	struct ibv_wc wc;
 	nm_msg_read(c->rqp, c->rd, len, c->mr->lkey, addr, rkey, 2, "corm client");
-	poll_wc(c->cq, &wc, c->timeout, "RDMA READ");
+	poll_wc(c->cq, &wc, c->timeout, false, "RDMA READ");
 	if (wc.status == IBV_WC_SUCCESS)
 		return 0;
 	if (wc.status == IBV_WC_REM_ACCESS_ERR && c->refusal_ok) {
