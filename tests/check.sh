@@ -81,8 +81,10 @@ else
 	[ "$serial" = 1 ] || { NETMEM_VM_SMP=${NETMEM_VM_SMP:-1}; export NETMEM_VM_SMP; }
 	# the NIC personalities run in the ODP lane (its kernel gives rxe the ODP
 	# the ConnectX-4 to -6 profiles report)
+	# test_stall mostly waits out its timeouts: in the ODP lane, which ends
+	# first, rather than at the end of the integration lane, which ends last
 	plain=$(ls tests/integration/test_*.sh | grep -vxF "$(tests/integration/correctness/run.sh --list)" |
-		grep -vx tests/integration/test_nic_profiles.sh)
+		grep -vx -e tests/integration/test_nic_profiles.sh -e tests/integration/test_stall.sh)
 	NETMEM_VM_TIMEOUT=1500 vm_lane correctness tests/integration/correctness/run.sh &
 	vm_c=$!
 fi
@@ -97,7 +99,7 @@ if [ "${NETMEM_SKIP_VM:-0}" != 1 ]; then
 	# The ODP lane (one vCPU) starts as the command-line tests end, over the
 	# correctness lane's last minutes and the next phase's first.
 	[ "$serial" = 0 ] || wait "$vm_c"
-	NETMEM_VM_TIMEOUT=1800 vm_lane odp tests/integration/odp/run.sh &
+	NETMEM_VM_TIMEOUT=1800 vm_lane odp tests/integration/odp/run.sh tests/integration/test_stall.sh &
 	vm_o=$!
 	[ "$serial" = 0 ] || wait "$vm_o"
 	wait "$vm_c"

@@ -6,9 +6,11 @@
 # (tests/integration/run-all.sh, Debian 12's kernel) skips it with the
 # reason. In the same guest, run_all.sh's ODP configs at check scale
 # (test_run_all.sh; into NETMEM_CHECK_RUN under make check), then the NIC
-# personalities (test_nic_profiles.sh, tests/nic/README.md). Ends with
-# "integration: N passed, N failed" over both.
+# personalities (test_nic_profiles.sh, tests/nic/README.md), then any
+# test files given as arguments (make check runs test_stall.sh here: it
+# mostly waits out timeouts, and this lane ends first). Ends with
+# "integration: N passed, N failed" over them all.
 cd "$(dirname "$0")/../../.." || exit 1
 NETMEM_CHECK_CLASS=odp exec tests/vm/softroce-run --kernel "${NETMEM_ODP_SUITE:-trixie-backports}" \
 	--timeout "${NETMEM_VM_TIMEOUT:-1800}" -- tests/integration/run-all.sh tests/integration/test_corm.sh tests/integration/test_run_all.sh \
-	tests/integration/test_nic_profiles.sh
+	tests/integration/test_nic_profiles.sh "$@"
