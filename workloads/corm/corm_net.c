@@ -494,6 +494,13 @@ corm_status corm_rpc(corm_conn *c, corm_rpc_op op, corm_ptr *p, uint32_t user, c
 static void recover_read_qp(corm_conn *c)
 {
 	char err[256];
+	/* The refused READ's error completion comes before this end enters the
+	 * error state (rxe's completer: the CQE, then the QP error), and a reset
+	 * before that is undone: INIT refused with EINVAL (seen under rxe on a
+	 * loaded host once RPCs stopped waiting for time slices). As on the
+	 * server's end: wait for the error state, then reset. */
+	if (nm_qp_await_state(c->rqp, IBV_QPS_ERR, 2000, err, sizeof err) < 0)
+		nm_fatal("corm: recovering the READ QP after a refused READ: %s", err);
 	if (corm_rpc(c, CORM_RPC_RECONNECT, NULL, 0, NULL, 0, NULL, 0) != CORM_OK)
 		nm_fatal("corm: the server (rank 0) could not reset its end of READ QP %u (see its warning)",
 			 nm_mesh_conn(c->mesh, c->thread, 0, CORM_QP_READ)->ends.remote.qpn);
