@@ -62,24 +62,6 @@ int nm_local_rank(void)
 	return 0;
 }
 
-/* The first core for this rank's n workers: after the workers of the ranks
- * before it on the same host, counting only ranks that run workers in this
- * call (collective: every rank calls nm_workers_run or nm_workers_sit_out).
- * With every rank running n workers this is local rank x n; when some ranks
- * sit out (nodes emulated on one host), the others still get distinct cores. */
-static int first_core(int n)
-{
-	int R = nm_boot_size(), me = nm_boot_rank(), first = 0;
-	int *all = nm_calloc((size_t)R, sizeof *all);
-	nm_boot_allgather(&n, all, sizeof n);
-	const uint64_t *host = nm_boot_hosts();
-	for (int r = 0; r < me; r++)
-		if (host[r] == host[me])
-			first += all[r];
-	free(all);
-	return first;
-}
-
 int nm_host_sum(const uint64_t *host, const int *v, int n, int me)
 {
 	int sum = 0;
@@ -87,6 +69,21 @@ int nm_host_sum(const uint64_t *host, const int *v, int n, int me)
 		if (host[r] == host[me])
 			sum += v[r];
 	return sum;
+}
+
+/* The first core for this rank's n workers: after the workers of the ranks
+ * before it on the same host, counting only ranks that run workers in this
+ * call (collective: every rank calls nm_workers_run or nm_workers_sit_out).
+ * With every rank running n workers this is local rank x n; when some ranks
+ * sit out (nodes emulated on one host), the others still get distinct cores. */
+static int first_core(int n)
+{
+	int R = nm_boot_size(), me = nm_boot_rank();
+	int *all = nm_calloc((size_t)R, sizeof *all);
+	nm_boot_allgather(&n, all, sizeof n);
+	int first = nm_host_sum(nm_boot_hosts(), all, me, me);   /* the ranks before me */
+	free(all);
+	return first;
 }
 
 bool nm_host_oversubscribed(int busy, int *host_busy, int *cpus)

@@ -40,7 +40,8 @@ int nm_local_rank(void);
  * oversubscribed; with a CPU per thread, the papers' setups, it only spins.
  * *host_busy and *cpus, when not NULL, get the two counts. */
 bool nm_host_oversubscribed(int busy, int *host_busy, int *cpus);
-/* The sum of v[r] over the n ranks r on host[me]'s host (the pure part). */
+/* The sum of v[r] over the ranks r < n on host[me]'s host (n = me: the
+ * ranks before me there; the pure part). */
 int nm_host_sum(const uint64_t *host, const int *v, int n, int me);
 
 /* setup(w) runs on every worker before the barrier, body(w) after the

@@ -385,8 +385,9 @@ static void test_oversubscribed(void)
 	const uint64_t host[] = {7, 9, 7, 7};
 	const int busy[] = {1, 2, 3, 4};
 	CHECK(nm_host_sum(host, busy, 4, 0) == 8 && nm_host_sum(host, busy, 4, 3) == 8 &&
-		      nm_host_sum(host, busy, 4, 1) == 2,
-	      "nm_host_sum: the ranks of one host only (8, 8, 2)");
+		      nm_host_sum(host, busy, 4, 1) == 2 && nm_host_sum(host, busy, 3, 3) == 4 &&
+		      nm_host_sum(host, busy, 0, 0) == 0,
+	      "nm_host_sum: the ranks of one host only (8, 8, 2); before rank 3 there, 4; before rank 0, none");
 	int b = 0, cpus = 0;
 	bool over1 = nm_host_oversubscribed(1, &b, &cpus);
 	CHECK(b == 1 && cpus >= 1 && !over1, "one busy thread on %d CPU(s): not oversubscribed", cpus);

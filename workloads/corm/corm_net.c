@@ -434,13 +434,14 @@ void corm_net_setup(nm_dev *d, const nm_qp_attr *qa_in, int T, int workers, uint
 	nm_mesh *mesh = star(d, &qa, T);
 	*srv = NULL;
 	*cli = NULL;
-	const char *fail = nm_boot_rank() == 0 ? server_new(srv, d, mesh, heap, T, workers ? workers : T, msg)
+	int W = workers ? workers : T;
+	const char *fail = nm_boot_rank() == 0 ? server_new(srv, d, mesh, heap, T, W, msg)
 					       : client_new(cli, d, mesh, T, msg, block_size, cls);
 	nm_boot_check(fail, NM_EXIT_FAIL);
 	/* The server's workers and the client threads busy-poll; where they
 	 * outnumber the host's CPUs, RPC waits and idle workers yield. */
 	int busy, cpus;
-	bool yield = nm_host_oversubscribed(nm_boot_rank() == 0 ? (workers ? workers : T) : T, &busy, &cpus);
+	bool yield = nm_host_oversubscribed(nm_boot_rank() == 0 ? W : T, &busy, &cpus);
 	int yielding = (int)nm_boot_sum_u64(yield);
 	if (*srv) {
 		(*srv)->yield = yield;
@@ -456,9 +457,10 @@ void corm_net_setup(nm_dev *d, const nm_qp_attr *qa_in, int T, int workers, uint
 
 json_t *corm_server_waits(const corm_server *s)
 {
-	return json_pack("{s:s, s:i, s:i, s:i}", "rpc_wait",
-			 s->yield ? "spin, yielding every 64 empty polls (host oversubscribed)" : "spin",
-			 "host_busy_threads", s->host_busy, "host_cpus", s->host_cpus, "ranks_yielding",
+	char how[80] = "spin";
+	if (s->yield)
+		snprintf(how, sizeof how, "spin, yielding every %d empty polls (host oversubscribed)", NM_WAIT_YIELD_POLLS);
+	return json_pack("{s:s, s:i, s:i, s:i}", "rpc_wait", how, "host_busy_threads", s->host_busy, "host_cpus", s->host_cpus, "ranks_yielding",
 			 s->ranks_yielding);
 }
 
