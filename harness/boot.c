@@ -206,12 +206,11 @@ static double beat_interval(void) { return b_deadline / 4; }
  * judges its peers by time it ran (one stopped rank ends the job through
  * the others, which ran; all stopped and resumed together, it goes on).
  * Returns the new start of the wait. */
-#define SELF_GAP_S 1.0
 static double skip_own_gap(double *prev, double t, double t0)
 {
 	double gap = t - *prev;
 	*prev = t;
-	if (gap < SELF_GAP_S)
+	if (gap < NM_SELF_GAP_S)
 		return t0;
 	for (int p = 0; p < b_size; p++)
 		peers[p].seen += gap;

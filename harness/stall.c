@@ -125,11 +125,15 @@ void nm_stall_line(char *buf, size_t len, int me, const char *const *hosts, doub
 
 void nm_wait_start(nm_wait *w, double now, double deadline, uint64_t mark)
 {
-	*w = (nm_wait){.t0 = now, .last = now, .deadline = deadline, .mark = mark};
+	*w = (nm_wait){.t0 = now, .last = now, .looked = now, .deadline = deadline, .mark = mark};
 }
 
 bool nm_wait_expired(nm_wait *w, double now, uint64_t mark)
 {
+	double gap = now - w->looked;
+	w->looked = now;
+	if (gap >= NM_SELF_GAP_S)
+		w->last += gap;
 	if (mark != w->mark) {
 		w->mark = mark;
 		w->last = now;

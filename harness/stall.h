@@ -58,10 +58,17 @@ void nm_stall_line(char *buf, size_t len, int me, const char *const *hosts, doub
  * form (nm_stalled, log.h):
  *   "netmem: rank ME (HOST) waited N s at WHAT during WHERE: WHY; ending
  *    the job (finished points are saved)"
- * Times are seconds on any monotonic clock. */
+ * Times are seconds on any monotonic clock. The waiting thread looks
+ * (nm_wait_expired) more often than every NM_SELF_GAP_S: a longer gap
+ * between two looks is time it did not run itself (SIGSTOP, a paused VM, a
+ * descheduled vCPU), which is nobody else's silence, so the last sign of
+ * progress moves on by the gap. A wait resumed from a stop then judges by
+ * the time it ran, as the collectives do (boot.c). */
+#define NM_SELF_GAP_S 1.0
 typedef struct nm_wait {
 	double t0;        /* the wait began */
 	double last;      /* its last sign of progress (>= t0) */
+	double looked;    /* the last look */
 	double deadline;  /* seconds without progress before it gives up */
 	uint64_t mark;    /* what progress looked like then (a count that moves) */
 } nm_wait;

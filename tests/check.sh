@@ -131,6 +131,12 @@ if [ "${NETMEM_SKIP_VM:-0}" != 1 ]; then
 		grep -q '^not ok' "$vmlogs/$lane" 2>/dev/null && cp "$vmlogs/$lane" "${TMPDIR:-/tmp}/netmem-check-$lane.log" &&
 			echo "== kept the $lane lane's log: ${TMPDIR:-/tmp}/netmem-check-$lane.log"
 	done
+	# and, last, each failure with the diagnosis its test printed under it
+	# ("#   " lines), where a reader of the run's tail finds it
+	for lane in integration correctness numa odp cluster; do
+		awk -v l="$lane" '/^not ok/ { n = 12; f = 1; print "[" l "] " $0; next }
+			f && /^#   / && n-- > 0 { print "[" l "] " $0; next } { f = 0 }' "$vmlogs/$lane" 2>/dev/null
+	done
 fi
 echo "$pass passed, $fail failed, $skipped skipped"
 [ "$fail" -eq 0 ]

@@ -103,13 +103,17 @@ while [ $i -lt 600 ] && ! [ -s "$pdoc.journal" ] && kill -0 $job 2>/dev/null; do
 done
 [ -n "$r0" ] && [ -n "$r1" ] && kill -STOP $r0 $r1
 sleep $((TMO + 3))
+# the stop took: both ranks still stopped ("T") when rank 1 is woken
+states=$(for p in $r0 $r1; do awk '{ printf "%s", $3 }' "/proc/$p/stat" 2>/dev/null; done)
 [ -n "$r1" ] && kill -CONT $r1
 sleep 1
 [ -n "$r0" ] && kill -CONT $r0
 wait $job
 rc=$?
+f=$T_FAIL
 check "both ranks stopped $((TMO + 3)) s (timeout $TMO), rank 1 resumed 1 s before rank 0: the sweep finished, exit $rc, no stall line" \
-	sh -c "[ -n '$r1' ] && [ $rc -eq 0 ] && ! grep -q 'no sign of life' $tmp/pause.err && jq -e '(.points | length) == 3 and all(.points[]; .valid)' $pdoc"
+	sh -c "[ -n '$r1' ] && [ '$states' = TT ] && [ $rc -eq 0 ] && ! grep -q 'no sign of life' $tmp/pause.err && jq -e '(.points | length) == 3 and all(.points[]; .valid)' $pdoc"
+[ $T_FAIL -eq $f ] || { echo "$rc" >"$tmp/pause.rc"; echo "#   ranks found: 0 ${r0:-none}, 1 ${r1:-none}, their states before the wake-up: ${states:-none}"; nm_diag pause; }
 for p in $r0 $r1; do kill -CONT "$p" 2>/dev/null; done
 
 # The barrier's sit-out. Rank 0 runs the SST barrier alone (--nodes 1) for

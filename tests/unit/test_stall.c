@@ -108,18 +108,36 @@ static void test_line(void)
 	CHECK(strlen(small) < sizeof small, "a tiny buffer stays terminated");
 }
 
+/* Looks every 0.25 s from START to END: whether any said it expired. */
+static bool looks(nm_wait *w, double start, double end, uint64_t mark)
+{
+	bool e = false;
+	for (double t = start; t <= end + 1e-9; t += 0.25)
+		e |= nm_wait_expired(w, t, mark);
+	return e;
+}
+
 /* A wait outside the collectives: the deadline counts from its start or
  * its last sign of progress, and its line has the collectives' form. */
 static void test_wait(void)
 {
 	nm_wait w;
 	nm_wait_start(&w, 100, 5, 7);
-	CHECK(!nm_wait_expired(&w, 104.9, 7), "no progress, within the deadline: still waiting");
-	CHECK(nm_wait_expired(&w, 105.1, 7), "no progress past the deadline: it gives up");
+	CHECK(!looks(&w, 100.25, 104.75, 7), "no progress, within the deadline: still waiting");
+	CHECK(looks(&w, 105, 105.25, 7), "no progress past the deadline: it gives up");
 	nm_wait_start(&w, 100, 5, 7);
-	CHECK(!nm_wait_expired(&w, 103, 8) && !nm_wait_expired(&w, 107.9, 8),
-	      "progress at 103 moves the deadline to 108");
-	CHECK(nm_wait_expired(&w, 108.1, 8) && w.t0 == 100, "... and it gives up past it, the start kept");
+	CHECK(!looks(&w, 100.25, 103, 7) && !looks(&w, 103.25, 107.75, 8), "progress at 103.25 moves the deadline to 108.25");
+	CHECK(looks(&w, 108, 108.5, 8) && w.t0 == 100, "... and it gives up past it, the start kept");
+	/* The waiting thread itself stopped for 8 s (between the looks at 102
+	 * and 110): that is not the other side's silence. */
+	nm_wait_start(&w, 100, 5, 7);
+	CHECK(!looks(&w, 100.25, 102, 7) && !nm_wait_expired(&w, 110, 7) && !looks(&w, 110.25, 112.75, 7),
+	      "a stop of the waiter between two looks does not count: 2 s before it and 2.75 s after, still waiting");
+	CHECK(looks(&w, 113, 113.5, 7), "... and it gives up once it has itself run for the deadline without progress");
+	nm_wait_start(&w, 100, 5, 7);
+	CHECK(!nm_wait_expired(&w, 100.9, 7) && !nm_wait_expired(&w, 101.8, 7) && !nm_wait_expired(&w, 102.7, 7) &&
+		      !nm_wait_expired(&w, 103.6, 7) && !nm_wait_expired(&w, 104.5, 7) && nm_wait_expired(&w, 105.4, 7),
+	      "looks 0.9 s apart (under the gap of %.0f s) all count: it gives up past the deadline", NM_SELF_GAP_S);
 	char line[NM_STALL_LINE];
 	nm_wait_line(line, sizeof line, 3, "hostD", 31.4, "worker threads", "point 2/4 {\"size\":16}",
 		     "worker thread 1 of 2 (CPU 5) has not returned");
