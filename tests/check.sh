@@ -23,7 +23,7 @@ tally() { # tally NAME LOGFILE [PREFIX]
 		pass=$((pass + $(echo "$line" | cut -d' ' -f1)))
 		fail=$((fail + $(echo "$line" | cut -d' ' -f3 | tr -d ,)))
 		skipped=$((skipped + $(skipped_of "$line")))
-		echo "== $1: $line ($(( $(date +%s) - lane_start )) s)"
+		echo "== $1: $line ($(( $(date +%s) - lane_start )) s${lane_cpu:+; its guests used $lane_cpu CPU s})"
 	fi
 }
 log=$(mktemp); trap 'rm -f "$log"' EXIT
@@ -51,11 +51,14 @@ vm_lane() {
 	s=$(date +%s)
 	# NETMEM_TEST_PROFILE (tests/lib.sh's nm_run): a file per lane, as
 	# guests side by side would interleave their appends over 9p
-	NETMEM_TEST_PROFILE=${NETMEM_TEST_PROFILE:+$NETMEM_TEST_PROFILE.$name} "$@" 2>&1 | tee "$vmlogs/$name" |
+	NETMEM_TEST_PROFILE=${NETMEM_TEST_PROFILE:+$NETMEM_TEST_PROFILE.$name} NETMEM_VM_CPU_LOG=$vmlogs/$name.cpu \
+		"$@" 2>&1 | tee "$vmlogs/$name" |
 		grep --line-buffered -E '^(not ok|# .* s\)$|integration:|[0-9]+ passed)|netmem-(vm|cluster)|^cluster:' |
 		sed -u "s/^/[$name] /"
 	echo $(( $(date +%s) - s )) >"$vmlogs/$name.time"
 }
+# guest_cpu NAME: the host CPU seconds lane NAME's guests used (netmem-vm's NETMEM_VM_CPU_LOG)
+guest_cpu() { awk '{ c += $2 } END { if (NR) print c }' "$vmlogs/$1.cpu" 2>/dev/null; }
 if [ "${NETMEM_SKIP_VM:-0}" = 1 ]; then
 	echo "== integration tests skipped (NETMEM_SKIP_VM=1)"
 else
@@ -115,9 +118,10 @@ if [ "${NETMEM_SKIP_VM:-0}" != 1 ]; then
 	wait "$vm_o" "$vm_a" "$vm_b"
 	for lane in integration correctness numa odp; do
 		lane_start=$(( $(date +%s) - $(cat "$vmlogs/$lane.time" 2>/dev/null || echo 0) ))
+		lane_cpu=$(guest_cpu "$lane")
 		tally "$lane" "$vmlogs/$lane" "integration: "
 	done
-	lane_start=$(date +%s)
+	lane_start=$(date +%s) lane_cpu=
 	echo "== run_all.sh at check scale: simulator, figures, report (host; $NETMEM_CHECK_RUN)"
 	tests/run-all-check.sh "$NETMEM_CHECK_RUN" >"$log" 2>&1; grep '^not ok' "$log"
 	tally run_all "$log"
@@ -125,6 +129,7 @@ if [ "${NETMEM_SKIP_VM:-0}" != 1 ]; then
 	# (NETMEM_CHECK_KEEP_RUN=1 keeps it anyway: its documents time every config)
 	if grep -q '^not ok' "$log" || [ "${NETMEM_CHECK_KEEP_RUN:-0}" = 1 ]; then echo "== kept $NETMEM_CHECK_RUN"; else rm -rf "$NETMEM_CHECK_RUN"; fi
 	lane_start=$(( $(date +%s) - $(cat "$vmlogs/cluster.time" 2>/dev/null || echo 0) ))
+	lane_cpu=$(guest_cpu cluster)
 	tally cluster "$vmlogs/cluster"
 	# a failed lane's log in full: its "not ok" lines were shown, the why is here
 	for lane in integration correctness numa odp cluster; do
