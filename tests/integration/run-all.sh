@@ -11,7 +11,13 @@ for t in "$@"; do
 	echo "# $t"
 	out=$(mktemp)
 	start=$(date +%s)
+	# the machine's busy CPU seconds over the file: elapsed times the CPUs,
+	# less their idle time (/proc/uptime; a guest's vCPUs)
+	read -r u0 i0 </proc/uptime
 	sh "$t" 2>&1 | tee "$out"
+	read -r u1 i1 </proc/uptime
+	busy=$(awk -v a="$u0" -v b="$u1" -v i="$i0" -v j="$i1" -v n="$(nproc --all)" \
+		'BEGIN { x = (b - a) * n - (j - i); printf "%.0f", x < 0 ? 0 : x }')
 	line=$(grep -E '^[0-9]+ passed, [0-9]+ failed' "$out" | tail -1)
 	if [ -z "$line" ]; then
 		echo "not ok - $t ended without a summary"; fail=$((fail + 1))
@@ -21,7 +27,7 @@ for t in "$@"; do
 		skipped=$((skipped + $(skipped_of "$line")))
 	fi
 	# Per-file times show where the lane's minutes go (tests/README.md).
-	echo "# $t: ${line:-no summary} ($(( $(date +%s) - start )) s)"
+	echo "# $t: ${line:-no summary} ($(( $(date +%s) - start )) s; CPU busy $busy s)"
 	rm -f "$out"
 done
 # A distinct closing line: a run cut short (VM timeout) must not be mistaken
