@@ -11,8 +11,10 @@ for t in "$@"; do
 	echo "# $t"
 	out=$(mktemp)
 	start=$(date +%s)
-	# the machine's busy CPU seconds over the file: elapsed times the CPUs,
-	# less their idle time (/proc/uptime; a guest's vCPUs)
+	# the seconds the machine's CPUs were not idle over the file: elapsed
+	# times the CPUs, less their idle time (/proc/uptime). In a guest, an
+	# upper bound on the host CPU it used (a vCPU the host descheduled
+	# still looks busy to its guest)
 	read -r u0 i0 </proc/uptime
 	sh "$t" 2>&1 | tee "$out"
 	read -r u1 i1 </proc/uptime
