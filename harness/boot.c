@@ -208,9 +208,8 @@ static double beat_interval(void) { return b_deadline / 4; }
  * Returns the new start of the wait. */
 static double skip_own_gap(double *prev, double t, double t0)
 {
-	double gap = t - *prev;
-	*prev = t;
-	if (gap < NM_SELF_GAP_S)
+	double gap = nm_self_gap(prev, t);
+	if (gap == 0)
 		return t0;
 	for (int p = 0; p < b_size; p++)
 		peers[p].seen += gap;

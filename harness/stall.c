@@ -130,10 +130,7 @@ void nm_wait_start(nm_wait *w, double now, double deadline, uint64_t mark)
 
 bool nm_wait_expired(nm_wait *w, double now, uint64_t mark)
 {
-	double gap = now - w->looked;
-	w->looked = now;
-	if (gap >= NM_SELF_GAP_S)
-		w->last += gap;
+	w->last += nm_self_gap(&w->looked, now);
 	if (mark != w->mark) {
 		w->mark = mark;
 		w->last = now;

@@ -65,6 +65,14 @@ void nm_stall_line(char *buf, size_t len, int me, const char *const *hosts, doub
  * progress moves on by the gap. A wait resumed from a stop then judges by
  * the time it ran, as the collectives do (boot.c). */
 #define NM_SELF_GAP_S 1.0
+/* The gap since *prev (then set to now) when it is at least NM_SELF_GAP_S,
+ * the time to forgive; else 0. Shared by nm_wait and the collectives. */
+static inline double nm_self_gap(double *prev, double now)
+{
+	double gap = now - *prev;
+	*prev = now;
+	return gap >= NM_SELF_GAP_S ? gap : 0;
+}
 typedef struct nm_wait {
 	double t0;        /* the wait began */
 	double last;      /* its last sign of progress (>= t0) */
