@@ -6,6 +6,7 @@
 cd "$(dirname "$0")/../.." || exit 1
 [ $# -gt 0 ] || set -- tests/integration/test_*.sh
 pass=0; fail=0; skipped=0
+ncpu=$(nproc --all)
 . tests/lib.sh   # skipped_of
 for t in "$@"; do
 	echo "# $t"
@@ -18,7 +19,7 @@ for t in "$@"; do
 	read -r u0 i0 </proc/uptime
 	sh "$t" 2>&1 | tee "$out"
 	read -r u1 i1 </proc/uptime
-	busy=$(awk -v a="$u0" -v b="$u1" -v i="$i0" -v j="$i1" -v n="$(nproc --all)" \
+	busy=$(awk -v a="$u0" -v b="$u1" -v i="$i0" -v j="$i1" -v n="$ncpu" \
 		'BEGIN { x = (b - a) * n - (j - i); printf "%.0f", x < 0 ? 0 : x }')
 	line=$(grep -E '^[0-9]+ passed, [0-9]+ failed' "$out" | tail -1)
 	if [ -z "$line" ]; then

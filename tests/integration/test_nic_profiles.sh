@@ -95,9 +95,8 @@ for p in cx3 cx4 cx5 cx6; do
 			ok "$p: $c: preflight said it fits; exit 0, every point valid or skipped with the reason"
 		else
 			notok "$p: $c: preflight '$v', exit $rc: $(grep '^netmem' "$tmp/$c-$p.err" | tail -2 | tr '\n' '|')"
-			# what failed, as TAP comments (the verdict and its checks before the long parameters)
-			jq -c '.points[] | select(.valid != true or .skipped) | {valid, skipped, checks, error, remark,
-				nic_retransmissions, params}' "$tmp/$c-$p.json" 2>/dev/null | cut -c1-1500 | sed 's/^/#   /'
+			echo "$rc" >"$tmp/$c-$p.rc"
+			nm_diag "$c-$p"
 		fi
 	done
 done
