@@ -86,22 +86,50 @@ static int first_core(int n)
 	return first;
 }
 
-bool nm_host_oversubscribed(int busy, int *host_busy, int *cpus)
+int nm_host_contenders(const uint64_t *host, const int *busy, const cpu_set_t *sets, int n, int me, int *cpus)
 {
-	int R = nm_boot_size();
+	int sum = 0;
+	cpu_set_t all, both;
+	CPU_ZERO(&all);
+	for (int r = 0; r < n; r++) {
+		CPU_AND(&both, &sets[r], &sets[me]);
+		if (host[r] != host[me] || !CPU_COUNT(&both))
+			continue;
+		sum += busy[r];
+		CPU_OR(&all, &all, &sets[r]);
+	}
+	*cpus = CPU_COUNT(&all);
+	return sum;
+}
+
+bool nm_host_oversubscribed_on(int busy, const cpu_set_t *set, int *host_busy, int *cpus)
+{
+	cpu_set_t mine;
+	if (set)
+		mine = *set;
+	else if (sched_getaffinity(0, sizeof mine, &mine) != 0)
+		CPU_ZERO(&mine);
+	if (!CPU_COUNT(&mine))
+		for (int c = 0; c < nm_topo_cores() && c < CPU_SETSIZE; c++)
+			CPU_SET(c, &mine);
+	int R = nm_boot_size(), n = 0;
 	int *all = nm_calloc((size_t)R, sizeof *all);
+	cpu_set_t *sets = nm_calloc((size_t)R, sizeof *sets);
 	nm_boot_allgather(&busy, all, sizeof busy);
-	int sum = nm_host_sum(nm_boot_hosts(), all, R, nm_boot_rank());
+	nm_boot_allgather(&mine, sets, sizeof mine);
+	int sum = nm_host_contenders(nm_boot_hosts(), all, sets, R, nm_boot_rank(), &n);
 	free(all);
-	cpu_set_t set;
-	int n = sched_getaffinity(0, sizeof set, &set) == 0 ? CPU_COUNT(&set) : 0;
-	if (n <= 0)
-		n = nm_topo_cores();
+	free(sets);
 	if (host_busy)
 		*host_busy = sum;
 	if (cpus)
 		*cpus = n;
 	return sum > n;
+}
+
+bool nm_host_oversubscribed(int busy, int *host_busy, int *cpus)
+{
+	return nm_host_oversubscribed_on(busy, NULL, host_busy, cpus);
 }
 
 /* NETMEM_PIN=none leaves worker threads where the kernel puts them (no core

@@ -3,6 +3,7 @@
  * interval. Workers never call MPI. */
 #ifndef NM_WORKERS_H
 #define NM_WORKERS_H
+#include <sched.h>
 #include <stdatomic.h>
 #include <stdbool.h>
 #include <stdint.h>
@@ -40,6 +41,14 @@ int nm_local_rank(void);
  * oversubscribed; with a CPU per thread, the papers' setups, it only spins.
  * *host_busy and *cpus, when not NULL, get the two counts. */
 bool nm_host_oversubscribed(int busy, int *host_busy, int *cpus);
+/* The same for busy threads bound to the CPUs in *set (NULL: this rank's
+ * own affinity, as above): the busy threads of this host's ranks whose sets
+ * share a CPU with *set, against the CPUs of all those sets. Threads a
+ * placement binds to one NUMA node contend there, not over the whole host. */
+bool nm_host_oversubscribed_on(int busy, const cpu_set_t *set, int *host_busy, int *cpus);
+/* Its pure part: the sum of busy[r] over the ranks r < n on host[me]'s host
+ * whose sets[r] share a CPU with sets[me]; *cpus: the CPUs of their union. */
+int nm_host_contenders(const uint64_t *host, const int *busy, const cpu_set_t *sets, int n, int me, int *cpus);
 /* The sum of v[r] over the ranks r < n on host[me]'s host (n = me: the
  * ranks before me there; the pure part). */
 int nm_host_sum(const uint64_t *host, const int *v, int n, int me);

@@ -113,6 +113,11 @@ $N_KV --output "$tmp/kv.json" --scenario both-local -T 2 -n 200 --get-ratio 0.5 
 check "numa-kv both-local: exit 0, GETs verified, every acknowledged PUT applied, table consistent" sh -c "[ $(nm_rc kv) = 0 ] && jq -e '.points[0] | .valid and .checks.gets.checked > 0 and .checks.gets.mismatches == 0 and .checks.puts.applied > 0 and .checks.puts.acknowledged == .checks.puts.applied and .checks.table.ok and .metrics.ops == 400 and .metrics.ops_per_sec > 0' $tmp/kv.json"
 check "numa-kv both-local: server (rank 1) and client (rank 0) on node 0, one server thread, two client threads" nm_jq kv "$P.ok and ($P.ranks[1] | .role == \"server\" and .buffer.intended == 0 and .buffer.ok and (.threads | length) == 1 and .threads[0].cpu_node == 0) and ($P.ranks[0] | .role == \"client\" and (.threads | length) == 2)"
 check "numa-kv: a table row on stdout" grep -q 'both-local' "$tmp/kv.out"
+# how the service's waits went: server and both client threads are bound to
+# node 0 here, three polling threads on its CPUs; each side yields exactly
+# when they outnumber those CPUs (the guests' nodes have one vCPU each)
+check "numa-kv both-local: each side counted the 3 polling threads on node 0's CPUs, and yields exactly when they outnumber them" \
+	nm_jq kv '.points[0].effective.waits | [.client, .server] | all(.busy_threads == 3 and ((.busy_threads > .cpus) == (.wait | startswith("spin, yielding"))))'
 
 check "numa-kv: every GET asked the server thread for its location, which it gave, then read it" nm_jq kv '.points[0].checks.gets | .asked > 0 and .located == .asked and .checked == .asked'
 
@@ -192,6 +197,8 @@ if [ "$nodes" -ge 2 ]; then
 
 	# the paper's scenarios for the memcached-like service, with a load on the NIC's node
 	$N_KV --output "$tmp/kv2.json" --scenario client-local,both-remote -n 100 --get-ratio 0.5 --load-threads 1 --load-buf 1M --load-node nic >/dev/null 2>"$tmp/kv2.err"; echo $? >"$tmp/kv2.rc"
+	check "numa-kv client-local: client and server alone on their nodes' one vCPU, both spin; both-remote: the two share node 1's, both yield (the load process not counted)" \
+		nm_jq kv2 '[.points[].effective.waits | .client, .server | [.busy_threads, .cpus, (.wait | startswith("spin, yielding"))]] == [[1, 1, false], [1, 1, false], [2, 1, true], [2, 1, true]]'
 	check "numa-kv client-local: client on node 0, server buffer and thread on node 1; both-remote: both on node 1; load on node 0" sh -c "[ $(nm_rc kv2) = 0 ] && jq -e '(.points | length) == 2 and all(.points[]; .valid and .placement.ok and .placement.ranks[1].load.intended == 0 and .metrics.load.ops > 0) and (.points[0].placement.ranks | .[0].buffer.intended == 0 and .[0].threads[0].cpu == 0 and .[1].buffer.intended == 1 and .[1].buffer.after_alloc.nodes == {\"1\": .[1].buffer.after_alloc.pages} and .[1].threads[0].cpu == 1) and (.points[1].placement.ranks | .[0].buffer.intended == 1 and .[0].threads[0].cpu == 1 and .[1].buffer.intended == 1)' $tmp/kv2.json"
 
 	# 14. the check catches a page off its node

@@ -388,6 +388,28 @@ static void test_oversubscribed(void)
 		      nm_host_sum(host, busy, 4, 1) == 2 && nm_host_sum(host, busy, 3, 3) == 4 &&
 		      nm_host_sum(host, busy, 0, 0) == 0,
 	      "nm_host_sum: the ranks of one host only (8, 8, 2); before rank 3 there, 4; before rank 0, none");
+	/* bound threads (numa-kv's placements): only the ranks of one host
+	 * whose CPUs overlap count, against the CPUs of them all */
+	cpu_set_t sets[5];
+	const int on[5][2] = {{0, -1}, {0, -1}, {1, -1}, {0, -1}, {0, 1}};
+	for (int r = 0; r < 5; r++) {
+		CPU_ZERO(&sets[r]);
+		for (int k = 0; k < 2; k++)
+			if (on[r][k] >= 0)
+				CPU_SET(on[r][k], &sets[r]);
+	}
+	const uint64_t hosts[] = {7, 7, 7, 9, 7};
+	const int nbusy[] = {2, 1, 1, 5, 1};
+	int c0, c2, c3, c4, c1;
+	int s0 = nm_host_contenders(hosts, nbusy, sets, 4, 0, &c0), s2 = nm_host_contenders(hosts, nbusy, sets, 4, 2, &c2),
+	    s3 = nm_host_contenders(hosts, nbusy, sets, 4, 3, &c3), s4 = nm_host_contenders(hosts, nbusy, sets, 5, 4, &c4),
+	    s1 = nm_host_contenders(hosts, nbusy, sets, 5, 1, &c1);
+	CHECK(s0 == 3 && c0 == 1 && s2 == 1 && c2 == 1 && s3 == 5 && c3 == 1,
+	      "nm_host_contenders: two ranks bound to CPU 0 (3 threads on 1 CPU), one to CPU 1 apart (1 on 1), "
+	      "another host's rank on its CPU 0 apart (5 on 1): %d/%d %d/%d %d/%d", s0, c0, s2, c2, s3, c3);
+	CHECK(s4 == 5 && c4 == 2 && s1 == 4 && c1 == 2,
+	      "nm_host_contenders: a rank on CPUs 0-1 meets every rank of its host (5 on 2), and a rank on CPU 0 "
+	      "meets it too (4 on 2): %d/%d %d/%d", s4, c4, s1, c1);
 	int b = 0, cpus = 0;
 	bool over1 = nm_host_oversubscribed(1, &b, &cpus);
 	CHECK(b == 1 && cpus >= 1 && !over1, "one busy thread on %d CPU(s): not oversubscribed", cpus);

@@ -51,15 +51,18 @@
  * client connection in the point's one measured interval (harness/measure.h);
  * the server thread does not measure. */
 #include "alloc.h"
+#include "boot.h"
 #include "clock.h"
 #include "experiment.h"
 #include "log.h"
 #include "rng.h"
 #include "mesh.h"
 #include "rdma.h"
+#include "msg.h"
 #include "workers.h"
 #include "../../numa/point.h"
 #include <inttypes.h>
+#include <sched.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -162,6 +165,8 @@ typedef struct kv_job {
 	size_t thread_area;            /* client layout: per thread [get | put | ack] */
 	double timeout;
 	uint64_t seed;
+	bool yield;                    /* waits yield: the node's CPUs are oversubscribed */
+	int host_busy, host_cpus;      /* what decided it (nm_host_oversubscribed_on) */
 } kv_job;
 
 static uint64_t rec_sum(const uint8_t *r, size_t vsize)
@@ -287,8 +292,12 @@ static void serve(kv_job *j, nm_meter *m, nm_poller *pl)
 	uint8_t *snap = nm_malloc(rec);
 	struct ibv_wc wc[16];
 	int done = 0, outstanding = 0;
+	uint32_t empty = 0;
 	uint64_t heard = nm_ticks(), quiet = nm_ns_to_ticks((uint64_t)(j->timeout * 1e9));
 	for (uint32_t round = 0; done < j->nconn; round++) {
+		/* a client sharing this CPU cannot send while the server spins */
+		if (j->yield && ++empty % NM_WAIT_YIELD_POLLS == 0)
+			sched_yield();
 		if ((round & 1023) == 0 && nm_ticks() - heard > quiet)
 			nm_fatal("server: no complete request from %d of %d connection(s) within %.0f s",
 				 j->nconn - done, j->nconn, j->timeout);
@@ -306,6 +315,7 @@ static void serve(kv_job *j, nm_meter *m, nm_poller *pl)
 				continue; /* still being written: look again */
 			last[c] = seq;
 			heard = nm_ticks();
+			empty = 0;
 			if (seq == DONE_SEQ)
 				done++;
 			else if (get)
@@ -358,10 +368,14 @@ static void post_mbox(kv_client *cl, size_t len);
 static int await_reply(kv_client *cl, uint64_t seq, int key)
 {
 	uint64_t since = nm_ticks(), w;
-	for (uint32_t spins = 0; ((w = *cl->ack) >> REPLY_BITS) != seq; spins++)
+	for (uint32_t spins = 1; ((w = *cl->ack) >> REPLY_BITS) != seq; spins++) {
+		/* the server may need this CPU to answer */
+		if (cl->j->yield && spins % NM_WAIT_YIELD_POLLS == 0)
+			sched_yield();
 		if ((spins & 4095) == 0 && nm_ticks() - since > cl->timeout)
 			nm_fatal("connection %d: request %" PRIu64 " for key %d not answered by rank %d within %.0f s",
 				 cl->conn, seq, key, cl->j->server, cl->j->timeout);
+	}
 	return (int)(w & REPLY_MASK);
 }
 
@@ -492,6 +506,27 @@ static int kv_place(nm_ctx *ctx, kv_job *j, json_t *out)
 	return nm_numa_point_settle(&j->np, ctx->spec, out);
 }
 
+/* Collective: whether this rank's waits yield. Its polling threads (the
+ * server's one, a client's -T) are bound to the scenario's node; where the
+ * job's polling threads bound to those CPUs outnumber them (one vCPU per
+ * node in a guest, both-local), a waiter spinning holds the CPU the thread
+ * it waits for needs for a whole time slice: there the server's mailbox
+ * scan and the clients' reply waits yield every NM_WAIT_YIELD_POLLS empty
+ * polls. With a CPU per thread, the paper's setup, they only spin. The
+ * load process does not wait for anyone and is not counted. */
+static void kv_waits(kv_job *j, bool server)
+{
+	cpu_set_t set, *on = NULL;
+	int cpus[CPU_SETSIZE], n = j->np.thread_node >= 0 ? nm_numa_node_cpus(j->np.thread_node, cpus, CPU_SETSIZE) : 0;
+	if (n > 0) {
+		CPU_ZERO(&set);
+		for (int i = 0; i < n; i++)
+			CPU_SET(cpus[i], &set);
+		on = &set;
+	}
+	j->yield = nm_host_oversubscribed_on(server ? 1 : j->T, on, &j->host_busy, &j->host_cpus);
+}
+
 /* The server's table, mailboxes and ack sources, or a client's
  * per-connection GET, PUT and ack areas (kv_connect's offsets, and the
  * bytes to register): one sizing for the set-up and for kv_needs. */
@@ -574,10 +609,35 @@ static json_t *kv_checks(const kv_job *j, const nm_measure *ms, bool *valid)
 	return checks;
 }
 
+/* Collective: how each side waited, {"client": .., "server": ..} on rank 0
+ * (the first client rank's and the server's: the other clients are placed
+ * as the first), NULL elsewhere. */
+static json_t *kv_waits_json(const kv_job *j)
+{
+	int mine[3] = {j->yield, j->host_busy, j->host_cpus}, *all = nm_calloc((size_t)j->server + 1, sizeof mine);
+	nm_boot_allgather(mine, all, sizeof mine);
+	json_t *o = NULL;
+	if (j->rank == 0) {
+		o = json_object();
+		for (int side = 0; side < 2; side++) {
+			const int *w = all + 3 * (side ? j->server : 0);
+			char how[96] = "spin";
+			if (w[0])
+				snprintf(how, sizeof how, "spin, yielding every %d empty polls (its node's CPUs oversubscribed)",
+					 NM_WAIT_YIELD_POLLS);
+			json_object_set_new(o, side ? "server" : "client",
+					    json_pack("{s:s, s:i, s:i}", "wait", how, "busy_threads", w[1], "cpus", w[2]));
+		}
+	}
+	free(all);
+	return o;
+}
+
 /* Collective: the placement record, the tally and the loads; rank 0 fills out. */
 static void kv_result(nm_ctx *ctx, kv_job *j, nm_measure *ms, json_t *out)
 {
 	json_t *placement = nm_numa_point_record(&j->np, ctx->rank, ctx->nranks);
+	json_t *waits = kv_waits_json(j);
 	nm_measure_gather(ms);
 	json_t *metrics = ctx->rank == 0 ? nm_measure_metrics(ms) : NULL;
 	nm_numa_point_load_metrics(&j->np, metrics);
@@ -590,9 +650,10 @@ static void kv_result(nm_ctx *ctx, kv_job *j, nm_measure *ms, json_t *out)
 	json_object_set_new(out, "checks", kv_checks(j, ms, &valid));
 	json_object_set_new(out, "valid", json_boolean(valid));
 	json_object_set_new(out, "metrics", metrics);
-	json_object_set_new(out, "effective",
-			    json_pack("{s:i, s:i, s:I, s:I}", "connections", j->nconn, "server_rank", j->server,
-				      "record_bytes", (json_int_t)j->p->rec, "warmup", (json_int_t)ms->cfg.warmup));
+	json_t *eff = json_pack("{s:i, s:i, s:I, s:I}", "connections", j->nconn, "server_rank", j->server,
+				"record_bytes", (json_int_t)j->p->rec, "warmup", (json_int_t)ms->cfg.warmup);
+	json_object_set_new(eff, "waits", waits);
+	json_object_set_new(out, "effective", eff);
 	json_object_set_new(out, "placement", placement);
 }
 
@@ -628,6 +689,7 @@ static void kv_run(nm_ctx *ctx, const void *point, json_t *out)
 		nm_numa_point_free(&j.np);
 		return;
 	}
+	kv_waits(&j, server);
 	kv_connect(ctx, &j);
 	nm_numa_loads loads = {.load = j.p->load, .here = server, .seed = j.seed};
 	nm_numa_point_loads_start(&j.np, &loads);
