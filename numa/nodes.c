@@ -49,6 +49,16 @@ int nm_numa_node_cpus(int node, int *cpus, int max)
 	return k;
 }
 
+int nm_numa_node_cpuset(int node, cpu_set_t *set)
+{
+	int cpus[1024], n = nm_numa_node_cpus(node, cpus, 1024);
+	CPU_ZERO(set);
+	for (int i = 0; i < n; i++)
+		if (cpus[i] < CPU_SETSIZE)
+			CPU_SET(cpus[i], set);
+	return CPU_COUNT(set);
+}
+
 static int sysfs_nic_node(struct ibv_device *dev)
 {
 	char path[PATH_MAX], line[32];
@@ -203,8 +213,8 @@ int nm_numa_bind_thread(int node, nm_numa_saved *s, char *err, size_t errlen)
 	memset(s, 0, sizeof *s);
 	if (node < 0)
 		return 0;
-	int cpus[1024], n = nm_numa_node_cpus(node, cpus, 1024);
-	if (n <= 0) {
+	cpu_set_t set;
+	if (nm_numa_node_cpuset(node, &set) <= 0) {
 		snprintf(err, errlen, "NUMA node %d has no CPUs to run on", node);
 		return -1;
 	}
@@ -214,11 +224,6 @@ int nm_numa_bind_thread(int node, nm_numa_saved *s, char *err, size_t errlen)
 			 strerror(errno));
 		return -1;
 	}
-	cpu_set_t set;
-	CPU_ZERO(&set);
-	for (int i = 0; i < n; i++)
-		if (cpus[i] < CPU_SETSIZE)
-			CPU_SET(cpus[i], &set);
 	unsigned long mask[sizeof s->mask / sizeof *s->mask] = {0};
 	mask[node / (8 * sizeof(unsigned long))] |= 1ul << (node % (8 * sizeof(unsigned long)));
 	if (sched_setaffinity(0, sizeof set, &set) != 0) {

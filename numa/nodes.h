@@ -36,6 +36,8 @@ json_t *nm_nic_numa_json(const nm_nic_numa *n);
 json_t *nm_numa_view_json(const nm_numa_view *v);
 /* The CPU list of a node (OS indexes), count returned; at most max. */
 int nm_numa_node_cpus(int node, int *cpus, int max);
+/* The same as a CPU set (those below CPU_SETSIZE); their count returned. */
+int nm_numa_node_cpuset(int node, cpu_set_t *set);
 /* True when /proc/cpuinfo carries the "hypervisor" flag. */
 bool nm_numa_virtualized(void);
 

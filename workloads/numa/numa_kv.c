@@ -516,14 +516,8 @@ static int kv_place(nm_ctx *ctx, kv_job *j, json_t *out)
  * load process does not wait for anyone and is not counted. */
 static void kv_waits(kv_job *j, bool server)
 {
-	cpu_set_t set, *on = NULL;
-	int cpus[CPU_SETSIZE], n = j->np.thread_node >= 0 ? nm_numa_node_cpus(j->np.thread_node, cpus, CPU_SETSIZE) : 0;
-	if (n > 0) {
-		CPU_ZERO(&set);
-		for (int i = 0; i < n; i++)
-			CPU_SET(cpus[i], &set);
-		on = &set;
-	}
+	cpu_set_t set;
+	const cpu_set_t *on = j->np.thread_node >= 0 && nm_numa_node_cpuset(j->np.thread_node, &set) > 0 ? &set : NULL;
 	j->yield = nm_host_oversubscribed_on(server ? 1 : j->T, on, &j->host_busy, &j->host_cpus);
 }
 
