@@ -609,6 +609,65 @@ bool nm_dev_odp_rc(const nm_dev *d)
 	       (ax.odp_caps.per_transport_caps.rc_odp_caps & IBV_ODP_SUPPORT_READ);
 }
 
+uint64_t nm_dev_dm_bytes(const nm_dev *d)
+{
+	struct ibv_device_attr_ex ax;
+	memset(&ax, 0, sizeof ax);
+	if (ibv_query_device_ex(d->ctx, NULL, &ax))
+		return 0;
+	return ax.max_dm_size;
+}
+
+int nm_dm_alloc(nm_dev *d, nm_dm *m, size_t len, char *err, size_t errlen)
+{
+	*m = (nm_dm){.len = len};
+	struct ibv_alloc_dm_attr at = {.length = len, .log_align_req = 6};
+	const char *call = "ibv_alloc_dm";
+	int e = 0;
+	m->dm = ibv_alloc_dm(d->ctx, &at);
+	if (!m->dm) {
+		e = errno;
+		goto fail;
+	}
+	/* zeroed from the host: device memory starts with whatever it held */
+	void *zero = calloc(1, len);
+	if (!zero || ibv_memcpy_to_dm(m->dm, 0, zero, len)) {
+		e = zero ? errno : ENOMEM;
+		free(zero);
+		call = "ibv_memcpy_to_dm";
+		goto fail;
+	}
+	free(zero);
+	m->mr = ibv_reg_dm_mr(d->pd, m->dm, 0, len, IBV_ACCESS_ZERO_BASED | NM_ACCESS_ALL);
+	if (!m->mr) {
+		e = errno;
+		call = "ibv_reg_dm_mr";
+		goto fail;
+	}
+	return 0;
+fail:
+	if (m->dm)
+		ibv_free_dm(m->dm);
+	*m = (nm_dm){0};
+	snprintf(err, errlen, "%s: %s of %zu bytes of device memory failed: %s", d->name, call, len,
+		 strerror(e ? e : EIO));
+	return -1;
+}
+
+int nm_dm_read(const nm_dm *m, size_t off, void *dst, size_t len)
+{
+	return ibv_memcpy_from_dm(dst, m->dm, off, len) ? -1 : 0;
+}
+
+void nm_dm_free(nm_dm *m)
+{
+	if (m->mr)
+		ibv_dereg_mr(m->mr);
+	if (m->dm)
+		ibv_free_dm(m->dm);
+	*m = (nm_dm){0};
+}
+
 uint64_t nm_memlock_limit(bool *ipc_lock)
 {
 	struct rlimit rl;

@@ -143,6 +143,28 @@ int nm_mr_alloc(nm_dev *d, nm_mr *m, size_t len, bool hugepages, int numa_node,
 int nm_mr_register(nm_dev *d, nm_mr *m, char *err, size_t errlen);
 void nm_mr_free(nm_mr *m);
 
+/* Device memory: a region of the NIC's own memory (ibv_alloc_dm, mlx5's
+ * MEMIC on ConnectX-5 and later: 256 KiB there), registered zero-based, so
+ * a peer's remote address is an offset into it. Atomics on it complete in
+ * the NIC without a trip over PCIe to host memory (Sherman's lock table).
+ * The CPU reaches it only through copies (ibv_memcpy_to_dm/_from_dm). */
+typedef struct nm_dm {
+	struct ibv_dm *dm;
+	struct ibv_mr *mr;
+	size_t len;
+} nm_dm;
+/* Bytes of device memory the device offers (ibv_query_device_ex's
+ * max_dm_size), 0 when it has none or does not say. */
+uint64_t nm_dev_dm_bytes(const nm_dev *d);
+/* len bytes of device memory, zeroed and registered for remote READ, WRITE
+ * and atomics (zero-based). Returns 0, or -1 with one line in err naming the
+ * device, the bytes and the call that failed with its errno (a device that
+ * has none: EOPNOTSUPP); nothing is left allocated then. */
+int nm_dm_alloc(nm_dev *d, nm_dm *m, size_t len, char *err, size_t errlen);
+/* Copies len bytes at offset off of the device memory into dst: 0, or -1. */
+int nm_dm_read(const nm_dm *m, size_t off, void *dst, size_t len);
+void nm_dm_free(nm_dm *m);
+
 /* Where a peer's registered memory is. */
 typedef struct nm_rmr {
 	uint64_t addr, len;

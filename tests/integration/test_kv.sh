@@ -101,4 +101,19 @@ for s in loco sherman scythe; do
 	check "$s --inject no-checksum: invalid, torn reads found" nm_jq torn$s '(.points[0].valid | not) and .points[0].checks.reads.torn > 0'
 done
 check "an invalid point ends the job with exit 1" [ "$(nm_rc lateloco)" = 1 ]
+
+# 6. Sherman's HOCL. One lock word for every leaf (--lock-table 1) and one
+#    thread with 4 operations in flight: the window's first pass starts all
+#    four before any completion is polled, so three wait on the local lock
+#    when the first releases: a hand-over by construction, not by schedule.
+#    With --hand-over 1 none may happen. Soft-RoCE has no device memory: auto
+#    puts the tables in host memory and says why; device is refused.
+nm_run hocl 2 -T 1 -K 64 --system sherman -w write-only --dist zipfian -W 4 -n 300 --warmup 10 --lock-table 1 --hand-over 8,1
+check "sherman --lock-table 1: both points valid, store and lock table clean after" nm_jq hocl '(.points | length) == 2 and all(.points[]; .valid and .checks.store.ok)'
+check "sherman, 4 in flight on one lock word: locks handed over locally (by construction)" nm_jq hocl '.points[] | select(.params.hand_over == 8) | .metrics.lock_hand_overs > 0'
+check "sherman --hand-over 1: no hand-over, every holder takes the lock remotely" nm_jq hocl '.points[] | select(.params.hand_over == 1) | .metrics.lock_hand_overs == 0 and .effective.hand_over == 1'
+check "sherman on Soft-RoCE: lock tables in host memory, and why (no device memory)" nm_jq hocl 'all(.points[]; .effective.lock_memory == "host" and .effective.lock_memory_device_nodes == 0 and (.effective.lock_memory_why | test("device memory")) and .effective.lock_table == 1)'
+echo "# sherman hand-overs: $(jq -c '[.points[] | {hand_over: .params.hand_over, lock_hand_overs: .metrics.lock_hand_overs, lock_retries: .metrics.lock_retries}]' "$tmp/hocl.json" 2>/dev/null)"
+nm_run dm 2 -T 1 -K 64 --system sherman -n 10 --lock-memory device
+check "sherman --lock-memory device on Soft-RoCE: exit 2, one line (from rank 0 only) naming the option and the device memory" sh -c "[ \"\$(cat $tmp/dm.rc)\" = 2 ] && [ \$(grep -c -- '--lock-memory device: .*device memory' $tmp/dm.err) = 1 ]"
 t_summary

@@ -101,6 +101,15 @@ for p in cx3 cx4 cx5 cx6; do
 	done
 done
 
+# Sherman's lock tables in device memory (loco-fig5-fence's sherman points):
+# cx3 has none, so auto keeps them in host memory and says so; cx5 offers
+# 128 KiB, so the table is cut to its 16,384 words and allocated, which
+# fails as on rxe (EOPNOTSUPP): host memory again, naming the failed call.
+check "cx3: sherman's lock tables in host memory: the device has no device memory" \
+	jq -e '[.points[] | select(.params.system == "sherman")] | length > 0 and all(.[]; .effective.lock_memory == "host" and (.effective.lock_memory_why | test("has no device memory")))' "$tmp/loco-fig5-fence-cx3.json"
+check "cx5: sherman asked the device for the 16,384 lock words its 128 KiB hold; refused, host memory, the call named" \
+	jq -e '[.points[] | select(.params.system == "sherman")] | length > 0 and all(.[]; .effective.lock_memory == "host" and .effective.lock_table == 32768 and (.effective.lock_memory_why | test("ibv_alloc_dm of 131072 bytes .*failed")))' "$tmp/loco-fig5-fence-cx5.json"
+
 # CoRM's rereg strategy end to end (the paper's ConnectX-3 path; rxe alone
 # has no ibv_rereg_mr): the remap bench, then a compaction while a client
 # reads. cx3 keeps the keys, as mlx4 does: the client's old rkey must reach

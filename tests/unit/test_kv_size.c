@@ -20,6 +20,7 @@ static kv_point point(kv_system_id sys, uint64_t keys, uint64_t prefill, int win
 	p.locks = 100;
 	p.window = window;
 	p.leaf = 16;
+	p.lock_table = 100;
 	return p;
 }
 
@@ -47,9 +48,10 @@ static void loco(void)
 	      pl.threads, pl.sq_depth);
 }
 
-/* 2 nodes, -T 2, window 3, 1000 keys in leaves of 16:
+/* 2 nodes, -T 2, window 3, 1000 keys in leaves of 16, a lock table of 100:
  *   entries 3 words (24 bytes); 63 leaves, 32 here of align64(16 + 16 x 24) = 448
- *   scratch at 32 x 448 = 14336: 2 threads x 3 ops x (align64(448 + 24) + 64 = 576)
+ *   locks   at 32 x 448 = 14336: 100 x 8 = 800 bytes
+ *   scratch at align64(15136) = 15168: 2 threads x 3 ops x (align64(448 + 24) + 64 = 576)
  *   QPs     3 * 3 + 16 = 25 deep */
 static void sherman(void)
 {
@@ -59,10 +61,12 @@ static void sherman(void)
 	CHECK(l.entry_words == 3 && l.leaves == 63 && l.leaves_here == 32 && l.leaf_bytes == 448,
 	      "sherman: 3-word entries, 63 leaves, 32 here, 448 bytes a leaf (%u, %llu, %llu, %zu)", l.entry_words,
 	      (unsigned long long)l.leaves, (unsigned long long)l.leaves_here, l.leaf_bytes);
-	CHECK(pl.scratch_off == 14336 && pl.scratch_per_op == 576, "sherman: scratch at 14336, 576 an operation "
+	CHECK(l.lock_off == 14336 && l.lock_bytes == 800, "sherman: the lock table at 14336, 800 bytes (%zu, %zu)",
+	      l.lock_off, l.lock_bytes);
+	CHECK(pl.scratch_off == 15168 && pl.scratch_per_op == 576, "sherman: scratch at 15168, 576 an operation "
 	      "(%zu, %zu)", pl.scratch_off, pl.scratch_per_op);
-	CHECK(pl.bytes == 17792 && pl.threads == 2 && pl.sq_depth == 25,
-	      "sherman: registers 17792 bytes, 2 mesh threads, 25 deep (%zu, %d, %d)", pl.bytes, pl.threads,
+	CHECK(pl.bytes == 18624 && pl.threads == 2 && pl.sq_depth == 25,
+	      "sherman: registers 18624 bytes, 2 mesh threads, 25 deep (%zu, %d, %d)", pl.bytes, pl.threads,
 	      pl.sq_depth);
 }
 
@@ -86,7 +90,7 @@ static void by_system(void)
 {
 	kv_point p = point(KV_SHERMAN, 1000, 800, 3);
 	kv_win_plan pl;
-	CHECK(kv_plan_of(&p, 2, 2, &pl) && pl.bytes == 17792, "kv_plan_of: sherman's plan (%zu bytes)", pl.bytes);
+	CHECK(kv_plan_of(&p, 2, 2, &pl) && pl.bytes == 18624, "kv_plan_of: sherman's plan (%zu bytes)", pl.bytes);
 	p.system = KV_LOCO;
 	CHECK(kv_plan_of(&p, 2, 2, &pl) && pl.bytes == 70528, "kv_plan_of: loco's plan (%zu bytes)", pl.bytes);
 	p.system = KV_REDIS;

@@ -7,9 +7,11 @@
  *            --locks, a tracker thread per node for index updates; lookups
  *            are one READ, validated by checksum and counter.
  *   sherman  a variant of this suite in the style of Sherman (not Sherman
- *            itself, workloads/kv/kv_sherman.c): lock word with the data,
- *            taken by RDMA CAS, write and release posted together,
- *            lookups READ a whole leaf of --leaf entries.
+ *            itself, workloads/kv/kv_sherman.c): Sherman's HOCL (a lock
+ *            table per memory node in the NIC's memory where it has some,
+ *            taken by RDMA CAS, handed over between a node's threads), the
+ *            write and the release in one post, lookups READ a whole leaf
+ *            of --leaf entries.
  *   scythe   a variant of this suite in the style of Scythe's MicroDB (not
  *            Scythe itself, workloads/kv/kv_scythe.c): writes are inserts of
  *            a timestamped version under the object's lock word, reads one
@@ -86,6 +88,16 @@ static const nm_opt kv_opts[] = {
 	{"delete-ratio", 0, NM_OPT_DOUBLE, "0", 0, 1, NULL, NM_OPT_LIST,
 	 "loco: updates that delete the key instead (or insert it when absent): exercises the tracker"},
 	{"leaf", 0, NM_OPT_INT, "16", 1, 256, NULL, NM_OPT_LIST, "sherman: entries read by one lookup"},
+	{"lock-table", 0, NM_OPT_INT, "32768", 1, 1 << 24, NULL, NM_OPT_LIST,
+	 "sherman: lock words per memory node, a leaf takes the one its hash picks (Sherman's kNumOfLock: 32768, "
+	 "256 KiB)"},
+	{"lock-memory", 0, NM_OPT_ENUM, "auto", 0, 0, "auto,device,host", NM_OPT_LIST,
+	 "sherman: where each node's lock table lives: device (the NIC's memory, ibv_alloc_dm, as Sherman's "
+	 "on-chip locks; refused on a device without it), host, auto (device where the NIC has room, else host; "
+	 "the document says which and why)"},
+	{"hand-over", 0, NM_OPT_INT, "8", 1, 1 << 20, NULL, NM_OPT_LIST,
+	 "sherman: a node's threads that one remote lock acquisition serves in a row, handed over locally "
+	 "(Sherman's kMaxHandOverTime: 8; 1: every holder takes the lock remotely)"},
 	{"redis-server", 0, NM_OPT_STR, "redis-server", 0, 0, NULL, 0, "redis: the server binary"},
 	{"redis-threads", 0, NM_OPT_INT, "4", 1, 128, NULL, 0,
 	 "redis: client threads per server instance (paper: 4, so ceil(T/4) instances)"},
@@ -141,6 +153,10 @@ static int kv_decode(const json_t *pt, const nm_base *b, void *out, char *err, s
 		.window = (int)window,
 		.fence = nm_cfg_bool(pt, "fence"),
 		.leaf = (int)nm_cfg_int(pt, "leaf"),
+		.lock_table = (int)nm_cfg_int(pt, "lock_table"),
+		.hand_over = (int)nm_cfg_int(pt, "hand_over"),
+		.lock_memory = !strcmp(nm_cfg_str(pt, "lock_memory"), "device") ? KV_LOCKMEM_DEVICE
+			       : !strcmp(nm_cfg_str(pt, "lock_memory"), "host") ? KV_LOCKMEM_HOST : KV_LOCKMEM_AUTO,
 		.inject = !strcmp(inj, "early-release") ? KV_INJECT_EARLY_RELEASE
 			  : !strcmp(inj, "no-checksum") ? KV_INJECT_NO_CHECKSUM : KV_INJECT_NONE,
 		.redis_threads = (int)nm_cfg_int(pt, "redis_threads"),

@@ -25,6 +25,9 @@ typedef enum {
 	KV_INJECT_NO_CHECKSUM,   /* readers skip the checksum; a writer writes a value in two halves */
 } kv_inject;
 
+/* Where Sherman-style's lock tables live (--lock-memory). */
+typedef enum { KV_LOCKMEM_AUTO, KV_LOCKMEM_DEVICE, KV_LOCKMEM_HOST } kv_lockmem;
+
 typedef struct kv_point {
 	kv_system_id system;
 	char workload[32];        /* as given: read-only, mixed, write-only, a..f */
@@ -35,6 +38,9 @@ typedef struct kv_point {
 	int window;               /* operations in flight per thread */
 	bool fence;               /* LOCO and Sherman-style: fence between write and release */
 	int leaf;                 /* Sherman-style: entries per leaf (one READ per lookup) */
+	int lock_table;           /* Sherman-style: lock words per memory node */
+	int hand_over;            /* Sherman-style: local holders per remote acquisition, at most */
+	kv_lockmem lock_memory;   /* Sherman-style: where the lock tables live */
 	kv_inject inject;
 	char history[256];        /* --history FILE, "" when none */
 	char redis_server[256];   /* the redis-server binary */

@@ -39,9 +39,11 @@ kv_win_plan kv_sherman_plan(const kv_point *p, int nranks, int threads, kv_sherm
 	l->leaves_here = div_up(l->leaves, (uint64_t)nranks);
 	size_t entry = 8 * (size_t)l->entry_words;
 	l->leaf_bytes = nm_align64(16 + (size_t)p->leaf * entry);
+	l->lock_off = nm_align64(l->leaves_here * l->leaf_bytes);
+	l->lock_bytes = 8 * (size_t)p->lock_table;
 	/* a leaf, and a look (half_look); a QP holds three requests per window
 	 * operation (an update's write, fence and release go together), 16 spare */
-	return scratch_tail(p, nm_align64(l->leaves_here * l->leaf_bytes), l->leaf_bytes + entry, threads,
+	return scratch_tail(p, nm_align64(l->lock_off + l->lock_bytes), l->leaf_bytes + entry, threads,
 			    3 * p->window + 16);
 }
 

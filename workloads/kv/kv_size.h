@@ -40,12 +40,14 @@ typedef struct kv_loco_layout {
 #define KV_LOCO_TRACKER_ENTRIES 256
 kv_win_plan kv_loco_plan(const kv_point *p, int nranks, int threads, kv_loco_layout *l);
 
-/* Sherman-style: leaves of --leaf entries behind a lock word, dealt round
- * robin over the nodes. */
+/* Sherman-style: leaves of --leaf entries behind a 16-byte header, dealt
+ * round robin over the nodes, then the node's lock table in host memory
+ * (--lock-table words; used when it is not in the NIC's memory). */
 typedef struct kv_sherman_layout {
 	uint32_t entry_words;  /* key, value, checksum */
 	uint64_t leaves, leaves_here;
-	size_t leaf_bytes;     /* lock word and version, then the entries; 64-byte aligned */
+	size_t leaf_bytes;     /* header, then the entries; 64-byte aligned */
+	size_t lock_off, lock_bytes;
 } kv_sherman_layout;
 kv_win_plan kv_sherman_plan(const kv_point *p, int nranks, int threads, kv_sherman_layout *l);
 

@@ -71,6 +71,53 @@ void kv_win_atomic(kv_win *w, kv_wop *o, int node, int op, uint64_t raddr, uint6
 	due(w, o);
 }
 
+void kv_win_atomic_at(kv_win *w, kv_wop *o, int node, int op, uint64_t raddr, uint32_t rkey, uint64_t compare_add,
+		      uint64_t swap)
+{
+	nm_conn *c = kv_win_conn(w, node);
+	struct ibv_sge sge = {.addr = (uintptr_t)o->word, .length = 8, .lkey = w->lkey};
+	struct ibv_send_wr wr = {
+		.wr_id = wrid(w, o, op), .sg_list = &sge, .num_sge = 1,
+		.opcode = op == NM_OP_CAS ? IBV_WR_ATOMIC_CMP_AND_SWP : IBV_WR_ATOMIC_FETCH_AND_ADD,
+		.send_flags = IBV_SEND_SIGNALED,
+		.wr.atomic = {.remote_addr = raddr, .compare_add = compare_add, .swap = swap, .rkey = rkey},
+	};
+	nm_post(c, &wr, op);
+	due(w, o);
+}
+
+void kv_win_write_release(kv_win *w, kv_wop *o, int node, const void *src, uint64_t raddr, uint32_t len,
+			  uint64_t lock_raddr, uint32_t lock_rkey, uint64_t owner)
+{
+	nm_conn *c = kv_win_conn(w, node);
+	struct ibv_sge sge[2] = {{.addr = (uintptr_t)src, .length = len, .lkey = w->lkey},
+				 {.addr = (uintptr_t)(o->word + 1), .length = 8, .lkey = w->lkey}};
+	struct ibv_send_wr wr[2] = {
+		{.wr_id = wrid(w, o, NM_OP_WRITE), .sg_list = &sge[0], .num_sge = 1, .opcode = IBV_WR_RDMA_WRITE,
+		 .send_flags = len <= c->max_inline ? IBV_SEND_INLINE : 0,
+		 .wr.rdma = {.remote_addr = raddr, .rkey = c->rmr.rkey}, .next = &wr[1]},
+		{.sg_list = &sge[1], .num_sge = 1, .send_flags = IBV_SEND_SIGNALED},
+	};
+	if (owner) {
+		wr[1].wr_id = wrid(w, o, NM_OP_CAS);
+		wr[1].opcode = IBV_WR_ATOMIC_CMP_AND_SWP;
+		sge[1].addr = (uintptr_t)o->word;
+		wr[1].wr.atomic.remote_addr = lock_raddr;
+		wr[1].wr.atomic.compare_add = owner;
+		wr[1].wr.atomic.swap = 0;
+		wr[1].wr.atomic.rkey = lock_rkey;
+	} else {
+		o->word[1] = 0;
+		wr[1].wr_id = wrid(w, o, NM_OP_WRITE);
+		wr[1].opcode = IBV_WR_RDMA_WRITE;
+		wr[1].send_flags |= 8 <= c->max_inline ? IBV_SEND_INLINE : 0;
+		wr[1].wr.rdma.remote_addr = lock_raddr;
+		wr[1].wr.rdma.rkey = lock_rkey;
+	}
+	nm_post(c, src ? &wr[0] : &wr[1], owner ? NM_OP_CAS : NM_OP_WRITE);
+	due(w, o);
+}
+
 void kv_win_finish(kv_win *w, kv_wop *o, const uint64_t *val)
 {
 	kv_done(w->kt, o->kind, o->key, o->kind == KV_GET ? val : &o->wrote, o->found, o->t0,

@@ -91,6 +91,18 @@ void kv_win_read(kv_win *w, kv_wop *o, int node, void *dst, uint64_t raddr, uint
 void kv_win_write(kv_win *w, kv_wop *o, int node, const void *src, uint64_t raddr, uint32_t len, bool signaled);
 void kv_win_fence(kv_win *w, kv_wop *o, int node);
 void kv_win_atomic(kv_win *w, kv_wop *o, int node, int op, uint64_t raddr, uint64_t compare_add, uint64_t swap);
+/* An atomic on a word of another registration at the node (rkey: Sherman's
+ * lock table in device memory); the result lands in o->word[0]. */
+void kv_win_atomic_at(kv_win *w, kv_wop *o, int node, int op, uint64_t raddr, uint32_t rkey, uint64_t compare_add,
+		      uint64_t swap);
+/* A lock's release, behind len bytes of src written to raddr when src is not
+ * NULL, in one post (a chain of two requests, one doorbell: Sherman's
+ * write_batch of the page and the unlock): a WRITE of 0 to the lock word at
+ * lock_raddr under lock_rkey, or, when owner is not 0, a CAS of owner back
+ * to 0 (result in o->word[0]). Only the release is signaled; the RC QP
+ * places the write before it. */
+void kv_win_write_release(kv_win *w, kv_wop *o, int node, const void *src, uint64_t raddr, uint32_t len,
+			  uint64_t lock_raddr, uint32_t lock_rkey, uint64_t owner);
 /* For requests a system posts itself (a tracker broadcast): the id that
  * names o, and n more completions o waits for. */
 uint64_t kv_win_wrid(kv_win *w, kv_wop *o, int op);
