@@ -1085,8 +1085,11 @@ static int compact_class(cmem_heap *h, int c, double max_occ, uint64_t *budget, 
 	/* Greedy, as the authors' Compaction(): the least utilised block A
 	 * goes into the fullest block B that has room and no common ID. */
 	while (q.count >= 2 && rc == 0 && *budget) {
-		/* lookups waiting on the compactor's mailbox see it is busy */
+		/* lookups waiting on the compactor's mailbox see it is busy, and
+		 * so do those waiting on its own worker's, when a worker compacts */
 		cmem_mbox_beat(&h->mbox[h->cfg.threads]);
+		if (self_thread >= 0)
+			cmem_mbox_beat(&h->mbox[self_thread]);
 		uint32_t ia = corm_pairq_pop_least(&q);
 		pair_ctx pc = {.v = v, .a = v[ia]};
 		pthread_mutex_lock(&pc.a->mu);

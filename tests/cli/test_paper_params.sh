@@ -59,6 +59,10 @@ corm-fig15 | .params.threads | [2,4,8,16] | Sec. 4.3.1: collection from 2 to 16 
 corm-fig15 | .params.strategy | ["rereg","odp-prefetch","defer"] | Sec. 4.3.1: ibv_rereg_mr (ConnectX-3 and -5) and ODP with prefetching (ConnectX-5) | decision: deferred reclamation added, for a device with neither (workloads/corm/README.md)
 corm-fig15 | .params.iters | 50 | Sec. 4.3.1 gives no count | decision: 50 compactions per point, as the authors' scripts repeat each run
 corm-fig16 | .params.objects * .params.threads | 8000000 | Sec. 4.3.2: 8,000,000 objects | decision: 4,000,000 per client, the RPC one and the DirectRead one
+corm-fig16 | .params.server_threads | 8 | Sec. 4: 8 worker threads unless stated; Sec. 3.4: the compaction leader is one of them | decision: worker 0 compacts from its serving loop (compaction.compactor), its own connections waiting meanwhile
+corm-fig16 | .params.keys | "shared" | Sec. 4.3.2: the workload "repeatedly and sequentially reads all objects" | decision: each client reads every survivor, the other client's through its pointers
+corm-fig16-scan | .params.server_threads | 8 | Sec. 4: 8 worker threads unless stated | decision: as corm-fig16
+corm-fig16-scan | .params.keys | "shared" | Sec. 4.3.2: every object read, sequentially | decision: as corm-fig16
 corm-fig16 | .params.free_ratio | 0.75 | Sec. 4.3.2: 75% deallocated at random |
 corm-fig16 | .params.compact_at | 2 | Sec. 4.3.2: compaction invoked after two seconds |
 corm-fig16 | .params.read | "both" | Sec. 4.3.2: "one using RPC reads, and the other using DirectReads (RDMA)", side by side |

@@ -461,17 +461,28 @@ static void heap_up(nm_ctx *ctx, const corm_point *p, corm_srv *sv)
 
 /* The compaction leader: the server's thread that, once the measured phase
  * has started on every rank, notes the memory the load left and (compaction
- * bench) compacts the class --compact-at seconds in. */
+ * bench) has the class compacted --compact-at seconds in, by worker 0 from
+ * its serving loop: the paper's leader is one of the workers (Sec. 3.4), so
+ * the connections pinned to it wait while it compacts. */
 typedef struct corm_leader {
 	cmem_heap *h;
 	const corm_point *p;
 	nm_measure *ms;
+	corm_server *srv;
+	bool on_worker0;    /* the compaction ran on worker 0's thread */
 	uint64_t active_before, live_before;
 	uint64_t done_at;   /* when the compaction ended (ticks) */
 	cmem_compact_stats st;
 	int rc;
 	char err[256];
 } corm_leader;
+
+static void leader_compact(void *arg)
+{
+	corm_leader *l = arg;
+	l->rc = cmem_compact(l->h, cmem_class(l->h, l->p->size), l->p->occupancy, l->p->max_merges, &l->st, l->err,
+			     sizeof l->err);
+}
 
 static void *leader_main(void *arg)
 {
@@ -484,8 +495,9 @@ static void *leader_main(void *arg)
 		uint64_t at = l->ms->start + nm_ns_to_ticks((uint64_t)(l->p->compact_at * 1e9));
 		while (nm_ticks() < at)
 			nm_nap_ns(1000000u);
-		l->rc = cmem_compact(l->h, cmem_class(l->h, l->p->size), l->p->occupancy, l->p->max_merges, &l->st, l->err,
-				     sizeof l->err);
+		l->on_worker0 = corm_server_on_worker0(l->srv, leader_compact, l);
+		if (!l->on_worker0)
+			leader_compact(l);
 		l->done_at = nm_ticks();
 	}
 	return NULL;
@@ -502,6 +514,7 @@ static json_t *compaction_json(const corm_leader *l, const cmem_heap *h, const c
 	json_object_set_new(j, "finds_by_scan", json_integer((json_int_t)h->finds_scan));
 	json_object_set_new(j, "finds_by_message", json_integer((json_int_t)h->finds_msg));
 	json_object_set_new(j, "max_merges", json_integer((json_int_t)p->max_merges));
+	json_object_set_new(j, "compactor", json_string(l->on_worker0 ? "worker 0" : "server thread"));
 	double end = l->done_at ? (double)nm_ticks_to_ns(l->done_at - l->ms->start) / 1e9 : -1;
 	json_object_set_new(j, "started_at_s", json_real(p->compact_at));
 	json_object_set_new(j, "ended_at_s", json_real(end));
@@ -573,7 +586,7 @@ static void server_point(nm_ctx *ctx, const corm_point *p, nm_measure *ms, json_
 	corm_net_setup(ctx->dev, &ctx->base.qp, ctx->base.threads, (int)p->server_threads, msg, p->block_size, h, &h->cls,
 		       &srv, &cli);
 	corm_server_start(srv);
-	corm_leader l = {.h = h, .p = p, .ms = ms};
+	corm_leader l = {.h = h, .p = p, .ms = ms, .srv = srv};
 	pthread_t lt;
 	if (pthread_create(&lt, NULL, leader_main, &l))
 		nm_fatal("corm: cannot start the compaction leader");

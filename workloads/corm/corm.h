@@ -114,6 +114,12 @@ int corm_server_memlock(const cmem_heap *h, corm_remap strat, int nconn, uint64_
 /* Server: starts/stops the worker threads. */
 void corm_server_start(corm_server *s);
 void corm_server_stop(corm_server *s);
+/* Runs fn(arg) on worker 0's thread, from its serving loop, and returns
+ * when it is done: the paper's compaction leader is a worker, whose own
+ * connections wait while it compacts. false, having run nothing, when
+ * worker 0 serves no connection (more workers than client threads never
+ * happens for worker 0, but a server without workers would). */
+bool corm_server_on_worker0(corm_server *s, void (*fn)(void *), void *arg);
 /* How RPC waits and idle server workers wait in this point (a JSON object
  * for the point's effective parameters). */
 json_t *corm_server_waits(const corm_server *s);

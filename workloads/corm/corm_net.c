@@ -132,6 +132,10 @@ struct corm_server {
 	int ranks_yielding;         /* ranks whose host is oversubscribed */
 	atomic_bool stop;
 	atomic_int entered;   /* workers serving (or gone, without a connection) */
+	/* a job worker 0 runs from its serving loop (corm_server_on_worker0) */
+	void (*task)(void *);
+	void *task_arg;
+	atomic_int task_state;   /* 0 none, 1 posted, 2 done */
 };
 
 /* The server's end of connection i's READ QP back to RTS; the client asks
@@ -208,6 +212,10 @@ static void *srv_main(void *arg)
 	atomic_fetch_add(&s->entered, 1);
 	for (int k = 0; !atomic_load_explicit(&s->stop, memory_order_relaxed); k = (k + 1) % w->ncq) {
 		cmem_serve(s->heap, w->index);
+		if (w->index == 0 && atomic_load_explicit(&s->task_state, memory_order_acquire) == 1) {
+			s->task(s->task_arg);   /* its own connections wait meanwhile */
+			atomic_store_explicit(&s->task_state, 2, memory_order_release);
+		}
 		int n = ibv_poll_cq(w->cq[k], 16, wc);
 		if (n < 0)
 			nm_fatal("corm server: ibv_poll_cq failed");
@@ -243,6 +251,19 @@ void corm_server_start(corm_server *s)
 			nm_fatal("corm server: pthread_create failed");
 	while (atomic_load(&s->entered) < s->nworkers)
 		sched_yield();
+}
+
+bool corm_server_on_worker0(corm_server *s, void (*fn)(void *), void *arg)
+{
+	if (s->nworkers < 1 || !s->w[0].ncq)
+		return false;   /* worker 0 serves no connection: it has left */
+	s->task = fn;
+	s->task_arg = arg;
+	atomic_store_explicit(&s->task_state, 1, memory_order_release);
+	while (atomic_load_explicit(&s->task_state, memory_order_acquire) != 2)
+		nm_nap_ns(1000000u);
+	atomic_store_explicit(&s->task_state, 0, memory_order_relaxed);
+	return true;
 }
 
 void corm_server_stop(corm_server *s)
