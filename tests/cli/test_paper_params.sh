@@ -80,7 +80,7 @@ loco-fig5  | .params.system | ["loco","sherman","scythe","redis","redis-pipeline
 loco-fig5  | .params.redis_threads // 4 | 4 | Sec. 7.2: each Redis server instance uses 4 threads, ceil(num_threads/4) instances | decision: unset, netmem kv's default (4 I/O threads per instance, and ceil(T/4) instances)
 loco-fig5  | .params.lock_table // 32768 | 32768 | Sec. 7.2 names no Sherman setting: Sherman as published | decision: unset, netmem kv's default, Sherman's lock table (kNumOfLock: 32768 words, 256 KiB of NIC memory; include/Common.h of its public code)
 loco-fig5  | .params.hand_over // 8 | 8 | Sec. 7.2 names no Sherman setting: Sherman as published | decision: unset, netmem kv's default, Sherman's bound on local hand-overs (kMaxHandOverTime; include/Common.h)
-loco-fig5  | .params.lock_memory // "auto" | "auto" | Sec. 7.2 names no Sherman setting: Sherman keeps its locks in NIC memory | decision: unset, netmem kv's default: the NIC's memory where it has 256 KiB free (ConnectX-5 and later), host memory otherwise, recorded in effective.lock_memory
+loco-fig5  | .params.lock_memory // "auto" | "auto" | Sec. 7.2 names no Sherman setting: Sherman keeps its locks in NIC memory | decision: unset, netmem kv's default: the NIC's memory where it has some (ConnectX-5 and later; the table cut to the words it holds), host memory otherwise, recorded in effective.lock_memory
 loco-fig5  | .params.window | [3,128] | Sec. 7.2: window 3, and 128 for LOCO's large window |
 loco-fig5  | .params.workload | ["read-only","mixed","write-only"] | Sec. 7.2: read-only, mixed, write-only |
 loco-fig5  | .params.dist | ["uniform","zipfian"] | Sec. 7.2: uniform and Zipfian keys |
