@@ -315,6 +315,9 @@ elif [ -n "$hostfile" ] || [ "$here" = 1 ]; then
 	[ -z "$cluster" ] || bash "$s4" || status=1
 else
 	echo "run_all.sh: no hostfile: running the $scale configs on Soft-RoCE (emulated; timings are not hardware numbers)" >&2
+	# measured from a fresh clone, the build included (README.md)
+	[ "$scale" != quick ] || [ -n "$only" ] || [ "$classes" != plain,numa,odp,cluster,sim ] ||
+		echo "run_all.sh: the whole quick scale takes about 17 minutes on a 2-core machine" >&2
 	# softroce-run's default limit (20 min) is for tests: the whole quick scale
 	# under emulation on a small, busy host takes longer, and a lane cut short
 	# loses its remaining configs (they resume on the next run).
