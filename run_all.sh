@@ -317,7 +317,7 @@ else
 	echo "run_all.sh: no hostfile: running the $scale configs on Soft-RoCE (emulated; timings are not hardware numbers)" >&2
 	# measured from a fresh clone, the build included (README.md)
 	[ "$scale" != quick ] || [ -n "$only" ] || [ "$classes" != plain,numa,odp,cluster,sim ] ||
-		echo "run_all.sh: the whole quick scale takes about 17 minutes on a 2-core machine" >&2
+		echo "run_all.sh: the whole quick scale takes about 14 minutes on a 2-core machine" >&2
 	# softroce-run's default limit (20 min) is for tests: the whole quick scale
 	# under emulation on a small, busy host takes longer, and a lane cut short
 	# loses its remaining configs (they resume on the next run).
