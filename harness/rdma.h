@@ -47,10 +47,12 @@ static inline void nm_post_rw(nm_conn *c, int op, void *laddr, uint32_t lkey, ui
 }
 
 /* CAS: compare_add is the expected value, swap the new one. FAA: compare_add
- * is the addend. The old value lands in *result (host byte order). */
-static inline void nm_post_atomic(nm_conn *c, int op, uint64_t *result, uint32_t lkey,
-				  uint64_t raddr, uint64_t compare_add, uint64_t swap,
-				  uint64_t wr_id, bool signaled)
+ * is the addend. The old value lands in *result (host byte order). raddr is
+ * in the registration rkey names at the peer: another than the one the
+ * connection was made with (a device-memory region, say). */
+static inline void nm_post_atomic_key(nm_conn *c, int op, uint64_t *result, uint32_t lkey,
+				      uint64_t raddr, uint32_t rkey, uint64_t compare_add, uint64_t swap,
+				      uint64_t wr_id, bool signaled)
 {
 	struct ibv_sge sge = {.addr = (uintptr_t)result, .length = 8, .lkey = lkey};
 	struct ibv_send_wr wr = {
@@ -59,10 +61,17 @@ static inline void nm_post_atomic(nm_conn *c, int op, uint64_t *result, uint32_t
 		.num_sge = 1,
 		.opcode = op == NM_OP_CAS ? IBV_WR_ATOMIC_CMP_AND_SWP : IBV_WR_ATOMIC_FETCH_AND_ADD,
 		.send_flags = signaled ? IBV_SEND_SIGNALED : 0,
-		.wr.atomic = {.remote_addr = raddr, .compare_add = compare_add, .swap = swap,
-			      .rkey = c->rmr.rkey},
+		.wr.atomic = {.remote_addr = raddr, .compare_add = compare_add, .swap = swap, .rkey = rkey},
 	};
 	nm_post(c, &wr, op);
+}
+
+/* The same in the peer's registered memory of the connection (c->rmr). */
+static inline void nm_post_atomic(nm_conn *c, int op, uint64_t *result, uint32_t lkey,
+				  uint64_t raddr, uint64_t compare_add, uint64_t swap,
+				  uint64_t wr_id, bool signaled)
+{
+	nm_post_atomic_key(c, op, result, lkey, raddr, c->rmr.rkey, compare_add, swap, wr_id, signaled);
 }
 
 /* A work request built once per connection, for loops that post the same

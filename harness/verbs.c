@@ -631,8 +631,8 @@ int nm_dm_alloc(nm_dev *d, nm_dm *m, size_t len, char *err, size_t errlen)
 	}
 	/* zeroed from the host: device memory starts with whatever it held */
 	void *zero = calloc(1, len);
-	if (!zero || ibv_memcpy_to_dm(m->dm, 0, zero, len)) {
-		e = zero ? errno : ENOMEM;
+	e = zero ? ibv_memcpy_to_dm(m->dm, 0, zero, len) : ENOMEM;   /* it returns the errno */
+	if (e) {
 		free(zero);
 		call = "ibv_memcpy_to_dm";
 		goto fail;

@@ -164,10 +164,12 @@ static void sh_prefill(sh_job *j)
 
 static void sh_finish(sh_thr *t, sh_op *o, const uint64_t *val) { kv_win_finish(&t->win, &o->w, val); }
 
-static void leaf_read(sh_thr *t, sh_op *o)
+/* READs the leaf's entries into buf, then state: a lookup's (S_LEAF_READ),
+ * or an update's under the lock (S_ENTRY_READ, Sherman's lock_and_read_page). */
+static void leaf_read(sh_thr *t, sh_op *o, int state)
 {
 	sh_job *j = job(t);
-	o->w.state = S_LEAF_READ;
+	o->w.state = state;
 	kv_win_read(&t->win, &o->w, o->node, o->w.buf, leaf_raddr(j, o->node, o->leaf, 16),
 		    (uint32_t)(j->lay.leaf_bytes - 16));
 }
@@ -187,7 +189,7 @@ static void leaf_check(sh_thr *t, sh_op *o)
 	}
 	if (hit && j->p->inject != KV_INJECT_NO_CHECKSUM && hit[j->lay.entry_words - 1] != entry_sum(j, hit)) {
 		t->win.kt->meter->c[KV_C_RETRIES]++;
-		leaf_read(t, o);
+		leaf_read(t, o, S_LEAF_READ);
 		return;
 	}
 	o->w.found = hit != NULL;
@@ -207,15 +209,6 @@ static void cas_post(sh_thr *t, sh_op *o)
 			 lock_owner(j));
 }
 
-/* Lock held: READ the leaf (Sherman's lock_and_read_page). */
-static void locked_read(sh_thr *t, sh_op *o)
-{
-	sh_job *j = job(t);
-	o->w.state = S_ENTRY_READ;
-	kv_win_read(&t->win, &o->w, o->node, o->w.buf, leaf_raddr(j, o->node, o->leaf, 16),
-		    (uint32_t)(j->lay.leaf_bytes - 16));
-}
-
 /* Served by the local lock: the remote lock came with it (a hand-over), or
  * it is taken by CAS now. */
 static void local_acquired(sh_thr *t, sh_op *o)
@@ -224,7 +217,7 @@ static void local_acquired(sh_thr *t, sh_op *o)
 	o->local_held = true;
 	if (nm_hocl_begin(&j->local, local_slot(j, o))) {
 		t->win.kt->meter->c[KV_C_HAND_OVERS]++;
-		locked_read(t, o);
+		leaf_read(t, o, S_ENTRY_READ);
 	} else {
 		cas_post(t, o);
 	}
@@ -371,7 +364,7 @@ static void advance(kv_win *w, kv_wop *wo)
 			cas_post(t, o);
 			break;
 		}
-		locked_read(t, o);
+		leaf_read(t, o, S_ENTRY_READ);
 		break;
 	case S_ENTRY_READ:
 		entry_write(t, o);
@@ -431,7 +424,7 @@ static void start(kv_win *w, kv_wop *wo)
 	o->lock = leaf_lock(j, o->leaf);
 	o->local_held = false;
 	if (o->w.kind == KV_GET)
-		leaf_read(t, o);
+		leaf_read(t, o, S_LEAF_READ);
 	else
 		local_enter(t, o);
 }

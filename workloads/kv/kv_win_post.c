@@ -67,22 +67,14 @@ void kv_win_fence(kv_win *w, kv_wop *o, int node)
 
 void kv_win_atomic(kv_win *w, kv_wop *o, int node, int op, uint64_t raddr, uint64_t compare_add, uint64_t swap)
 {
-	nm_post_atomic(kv_win_conn(w, node), op, o->word, w->lkey, raddr, compare_add, swap, wrid(w, o, op), true);
-	due(w, o);
+	kv_win_atomic_at(w, o, node, op, raddr, kv_win_conn(w, node)->rmr.rkey, compare_add, swap);
 }
 
 void kv_win_atomic_at(kv_win *w, kv_wop *o, int node, int op, uint64_t raddr, uint32_t rkey, uint64_t compare_add,
 		      uint64_t swap)
 {
-	nm_conn *c = kv_win_conn(w, node);
-	struct ibv_sge sge = {.addr = (uintptr_t)o->word, .length = 8, .lkey = w->lkey};
-	struct ibv_send_wr wr = {
-		.wr_id = wrid(w, o, op), .sg_list = &sge, .num_sge = 1,
-		.opcode = op == NM_OP_CAS ? IBV_WR_ATOMIC_CMP_AND_SWP : IBV_WR_ATOMIC_FETCH_AND_ADD,
-		.send_flags = IBV_SEND_SIGNALED,
-		.wr.atomic = {.remote_addr = raddr, .compare_add = compare_add, .swap = swap, .rkey = rkey},
-	};
-	nm_post(c, &wr, op);
+	nm_post_atomic_key(kv_win_conn(w, node), op, o->word, w->lkey, raddr, rkey, compare_add, swap, wrid(w, o, op),
+			   true);
 	due(w, o);
 }
 
