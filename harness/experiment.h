@@ -92,6 +92,13 @@ typedef struct nm_experiment {
 	 * join collectives (nm_mesh_create with no QP of its own, no MR) but
 	 * create no verbs object. Decided from the whole spec, before any point. */
 	bool (*without_device)(const json_t *spec, int rank, int nranks);
+	/* Optional: parameters a figure or a claim may select on that a
+	 * point's own do not name, derived from them and its job's rank count
+	 * into out; the readers of result documents (netmem table, report,
+	 * compare) add those a point does not name itself. netmem corm:
+	 * clients, the client threads of every client rank, which the paper's
+	 * axes count. */
+	void (*derive)(const json_t *params, int nranks, json_t *out);
 } nm_experiment;
 
 void nm_experiment_register(const nm_experiment *e);

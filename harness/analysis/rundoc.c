@@ -487,6 +487,11 @@ static void classify(nm_rundoc *d)
 	d->inconsistent = check_summary(d);
 	if (!d->inconsistent && !d->simulated)
 		d->inconsistent = check_name(d);
+	/* after the checks, which compare the entries with the points and the spec */
+	json_t *nranks = json_object_get(json_array_get(runs, json_array_size(runs) - 1), "nranks");
+	json_t *e;
+	json_array_foreach(d->entries, i, e)
+		nm_params_derive(d->experiment, json_object_get(e, "params"), (int)json_integer_value(nranks));
 }
 
 int nm_run_load(const char *dir, nm_run *run, char *err, size_t len)
@@ -587,6 +592,20 @@ bool nm_json_array_has(const json_t *array, const json_t *v)
 		if (nm_json_same_value(e, v))
 			return true;
 	return false;
+}
+
+void nm_params_derive(const char *experiment, json_t *params, int nranks)
+{
+	const nm_experiment *e = experiment ? nm_experiment_find(experiment) : NULL;
+	if (!e || !e->derive || !json_is_object(params) || nranks < 1)
+		return;
+	json_t *out = json_object(), *v;
+	const char *key;
+	e->derive(params, nranks, out);
+	json_object_foreach(out, key, v)
+		if (!json_object_get(params, key))
+			json_object_set(params, key, v);
+	json_decref(out);
 }
 
 bool nm_params_match(const json_t *params, const json_t *select)

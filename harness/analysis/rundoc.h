@@ -50,6 +50,9 @@ bool nm_name_matches(const char *name, const char *pattern);
  * "ranks" is a list (run_all.sh: one job per count, e.g. a node sweep)
  * writes NAME.nR.json per count R, so NAME.n3's config is NAME. */
 size_t nm_doc_config_len(const char *name);
+/* Adds to params what the experiment derives from them for a job of
+ * nranks ranks (nm_experiment.derive), where params has no such key. */
+void nm_params_derive(const char *experiment, json_t *params, int nranks);
 /* Do params hold every key of select with the same value (or, where the
  * selected value is a list, one of its values)? */
 bool nm_params_match(const json_t *params, const json_t *select);

@@ -42,7 +42,9 @@ static void usage(FILE *out)
 		"a config sweeping its rank count writes one document per count (NAME.nR.json);\n"
 		"and cpu_model, the CPU model of rank 0's host (the document's meta; the server's\n"
 		"in netmem corm), so that documents of two clusters drawn together are told apart\n"
-		"by their CPU (CoRM Fig. 15's collection, Intel against AMD). A series value with\n"
+		"by their CPU (CoRM Fig. 15's collection, Intel against AMD); and what the\n"
+		"experiment derives from a point's parameters and the rank count (netmem corm:\n"
+		"clients, the client threads of every client rank). A series value with\n"
 		"a blank in it is double-quoted in its header row, one column for gnuplot.\n"
 		"METRIC is a dotted path into the metrics, e.g. lat.p50, mops, mib_per_sec.\n"
 		"Points marked invalid are left out (a note on stderr says so, and --describe,\n"
@@ -99,7 +101,8 @@ static bool matches(json_t *params, const char *const *where, int nwhere);
  * (one node per rank) writes one document per count, and a figure drawing
  * them together tells them apart by it (--x, --series, --where, --values).
  * Likewise "cpu_model", rank 0's host CPU: documents of two clusters drawn
- * together (CoRM Fig. 15's Intel and AMD collection) are told apart by it. */
+ * together (CoRM Fig. 15's Intel and AMD collection) are told apart by it;
+ * and what the experiment derives (nm_params_derive: CoRM's clients). */
 static json_t *load_doc(const char *path)
 {
 	json_error_t je;
@@ -122,6 +125,8 @@ static json_t *load_doc(const char *path)
 				json_object_set(params, "ranks", nranks);
 			if (json_is_string(cpu) && !json_object_get(params, "cpu_model"))
 				json_object_set(params, "cpu_model", cpu);
+			nm_params_derive(json_string_value(json_object_get(doc, "experiment")), params,
+					 (int)json_integer_value(nranks));
 		}
 	}
 	return doc;

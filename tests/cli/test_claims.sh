@@ -230,6 +230,8 @@ def selection($params; $exp; $where; $strict):
 	 end);
 
 def named($docs): if $docs | endswith("*") then startswith($docs[:-1]) else . == $docs end;
+# params of several configs as one: each key's values, of any of them
+def merged: map(to_entries[]) | group_by(.key) | map({key: .[0].key, value: (reduce (.[].value | if type == "array" then .[] else . end) as $x ([]; if index([$x]) then . else . + [$x] end))}) | from_entries;
 
 # The width rule of the claims file's "about": each range (reproduced, or an
 # entry of ranges_by_nic) says how the paper states its number (stated: "up
@@ -292,8 +294,11 @@ def problems:
 		(if $paper_only | index([$docs]) then "paper" else ("quick", "check", "paper") end) as $sc |
 		[$cfgs | keys[] | select(startswith("configs/\($sc)/") and (ltrimstr("configs/\($sc)/") | rtrimstr(".json") | named($docs)))] as $files |
 		if ($files | length) == 0 then "FAIL\tno config \($docs) in configs/\($sc)"
-		else $files[] as $f |
-			selection($cfgs[$f].params; $cfgs[$f].experiment; $f; $sc == "paper") | sub("^GAP "; "GAP\t\($sc)\t") | sub("^FAIL "; "FAIL\t")
+		else
+			# the documents a pattern names run together: a value any of them runs is run
+			([$files[] | $cfgs[.].params] | merged) as $params | ([$files[] | $cfgs[.].experiment] | unique) as $exps |
+			if ($exps | length) > 1 then "FAIL\t\($files | join(" + ")): configs of \($exps | join(" and "))"
+			else selection($params; $exps[0]; ($files | join(" + ")); $sc == "paper") | sub("^GAP "; "GAP\t\($sc)\t") | sub("^FAIL "; "FAIL\t") end
 		end
 	end;
 
@@ -304,8 +309,14 @@ def problems:
 	(if has("needs") then "\(.id)\tNEEDS\t\(.needs)" else empty end)
 EOF
 
-# The configs of every scale: {path: {experiment, params}}.
-jq -n '[inputs | {key: input_filename, value: {experiment, params}}] | from_entries' configs/*/*.json >"$tmp/cfgs.json"
+# The configs of every scale: {path: {experiment, params}}, with what the
+# experiment derives for the readers of its documents (harness/experiment.h:
+# derive): netmem corm's clients, its threads on every client rank (all but
+# the server; -T 1 and 2 ranks unless the config says), but for the local bench.
+jq -n '[inputs | . as $c | {key: input_filename, value: ({experiment, params} |
+	if .experiment == "corm" and ([.params.bench // "compaction"] | flatten | any(. != "local")) then
+		.params.clients = [([$c.ranks // 2] | flatten)[] as $r | ([.params.threads // 1] | flatten)[] | . * ($r - 1)]
+	else . end)}] | from_entries' configs/*/*.json >"$tmp/cfgs.json"
 
 # The simulator's documents the claims name, as run_all.sh makes them (its
 # arguments for the paper scale, the first, and for the smaller ones, the

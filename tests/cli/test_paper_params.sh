@@ -37,11 +37,17 @@ corm-fig12 | .params.dist | ["uniform","zipfian"] | Sec. 4.2.2: Zipf and uniform
 corm-fig12 | .params.theta | 0.99 | Sec. 4.2.2: Zipf theta 0.99 |
 corm-fig12 | .params.read | ["direct","rpc"] | Sec. 4.2.2: RDMA lines DirectRead, RPC lines RPC reads |
 corm-fig12 | .params.write_ratio | [0,0.05,0.5] | Sec. 4.2.2: 50:50 and read-dominant ratios | decision: read-dominant as 95:5 and 100:0 (the paper names only 50:50)
-corm-fig12 | .params.threads | [1,2,4,8,16,32] | Sec. 4.2.2-4.2.3: clients from 1 to past 4, up to 32 | decision: powers of two (the paper's axis values are not in the text)
+corm-fig12 | .params.threads | [1,2,4,8] | Sec. 4.2.2-4.2.3: clients from 1 to past 4, up to 32 | decision: powers of two (the paper's axis values are not in the text); up to 8 on one client host
+corm-fig12 | .plots[0].inputs.hosts | "corm-fig12-h*" | Sec. 4: 5 nodes; the authors' scripts: 8 client threads per client machine | decision: 16 and 32 clients in configs of their own, drawn in this figure
+corm-fig12-h2 | [.ranks, .params.threads] | [3,8] | the authors' scripts: 8 client threads per client machine | decision: 16 clients on 2 client hosts
+corm-fig12-h4 | [.ranks, .params.threads] | [5,8] | Sec. 4: 5 nodes, 32 clients; 8 client threads per client machine |
+corm-fig12-h4 | [.params.read, .params.write_ratio, .params.dist, .params.live_objects, .params.server_threads, .params.duration] | [["direct","rpc"],[0,0.05,0.5],["uniform","zipfian"],8000000,8,60] | Sec. 4.2.2: the setting of the 1-host points |
 corm-fig12 | .params.server_threads | 8 | Sec. 4: 8 worker threads unless stated |
 corm-fig12 | .params.duration | 60 | Sec. 4.2.2: averaged over one minute |
 corm-fig13 | .params.write_ratio | 0.5 | Sec. 4.2.3: YCSB 50:50 |
-corm-fig13 | .params.threads[-1] | 32 | Sec. 4.2.3: up to 32 clients |
+corm-fig13 | .params.threads | [1,2,4,8] | Sec. 4.2.3: up to 32 clients | decision: up to 8 on one client host, 16 and 32 on 2 and 4 (corm-fig13-h2, -h4)
+corm-fig13-h4 | [.ranks, .params.threads] | [5,8] | Sec. 4.2.3: 32 clients; 8 client threads per client machine |
+corm-fig13-h2 | [.ranks, .params.threads, .params.theta] | [3,8,[0.5,0.7,0.9,0.99]] | the authors' scripts: 8 client threads per client machine | decision: 16 clients on 2 client hosts
 corm-fig13 | .params.theta[-1] | 0.99 | Sec. 4.2.3: skew up to theta 0.99 |
 corm-fig13 | .params.live_objects | 8000000 | Sec. 4.2.3: the setting of Sec. 4.2.2 |
 corm-fig13 | .params.server_threads | 8 | Sec. 4: 8 worker threads |

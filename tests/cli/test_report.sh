@@ -529,6 +529,32 @@ check "the figure shows both documents, each of its config" sh -c \
 check "netmem table: the rank count of each document as \"ranks\"" sh -c \
 	"[ \"\$($N table $tmp/nodes/kvs.n2.json $tmp/nodes/kvs.n3.json --values ranks)\" = '2 3' ] &&
 	 $N table $tmp/nodes/kvs.n2.json $tmp/nodes/kvs.n3.json --x ranks --y ops_per_sec --series system --where system=loco | grep -qx '3 900'"
+# What an experiment derives (harness/experiment.h: derive): netmem corm's
+# clients, its -T on every client rank (all but the server), so that CoRM
+# Figs. 12 and 13 count 16 and 32 clients on 2 and 4 client hosts (8 each)
+# beside 1 to 8 on one; a point naming clients itself keeps its own; the
+# local bench's threads are the server's, no clients.
+mkdir -p "$tmp/hosts"
+doc "$tmp/hosts" cx corm true "[$(e '{"bench": "throughput", "threads": 4}' '{"ops_per_sec": 400}'),
+	$(e '{"bench": "throughput", "threads": 8}' '{"ops_per_sec": 800}'), $(e '{"bench": "local", "threads": 2}' '{"ops_per_sec": 5}')]"
+doc "$tmp/hosts" cx-h4 corm true "[$(e '{"bench": "throughput", "threads": 8}' '{"ops_per_sec": 3200}')]"
+jq '.meta.runs[0].nranks = 5' "$tmp/hosts/cx-h4.json" >"$tmp/x" && mv "$tmp/x" "$tmp/hosts/cx-h4.json"
+doc "$tmp/hosts" own corm true "[$(e '{"bench": "throughput", "threads": 8, "clients": 3}' '{"ops_per_sec": 1}')]"
+cat >"$tmp/hosts-claims.json" <<'EOC'
+{"papers": [{"id": "corm", "title": "C", "figures": [],
+  "claims": [{"id": "t-clients", "figure": "Fig. 12", "claim": "c", "quote": "q", "experiment": "corm", "documents": "cx*",
+   "select": {"clients": [8, 32]}, "metric": "ops_per_sec", "reduce": "mean", "paper_value": 2000, "unit": "",
+   "reproduced": {"min": 1500, "max": 2500, "stated": "point"}}]}]}
+EOC
+$N report "$tmp/hosts" --claims "$tmp/hosts-claims.json" >"$tmp/hosts/out" 2>&1
+check "netmem corm's clients: threads x client ranks, across documents (table)" sh -c \
+	"[ \"\$($N table $tmp/hosts/cx.json $tmp/hosts/cx-h4.json --values clients)\" = '4 8 32' ] &&
+	 $N table $tmp/hosts/cx.json $tmp/hosts/cx-h4.json --x clients --y ops_per_sec | grep -qx '32 3200'"
+check "netmem corm's clients in a claim: the mean of 8 clients on one host and 32 on four (2000)" \
+	grep -q '^claim t-clients: reproduced (measured 2000,' "$tmp/hosts/out"
+check "netmem corm's clients: a point's own kept; none for the local bench" sh -c \
+	"[ \"\$($N table $tmp/hosts/own.json --values clients)\" = 3 ] &&
+	 [ -z \"\$($N table $tmp/hosts/cx.json --values clients --where bench=local)\" ]"
 mkdir -p "$tmp/schema"
 doc "$tmp/schema" alock-fig5 lock false "[]"
 jq '.schema = "netmem-result/9"' "$tmp/schema/alock-fig5.json" >"$tmp/x" && mv "$tmp/x" "$tmp/schema/alock-fig5.json"

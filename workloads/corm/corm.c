@@ -1025,6 +1025,17 @@ static void corm_report(const json_t *pt, const json_t *res, bool first)
 	       nm_point_verdict(res));
 }
 
+/* clients: what the paper's Figs. 12 and 13 count, the client threads of
+ * every client rank (all but the server), whichever host count carries
+ * them; none for the local bench, whose threads are the server's. */
+static void corm_derive(const json_t *params, int nranks, json_t *out)
+{
+	const char *bench = json_string_value(json_object_get(params, "bench"));
+	const json_t *T = json_object_get(params, "threads");
+	if (bench && strcmp(bench, "local") && json_is_integer(T) && nranks >= 2)
+		json_object_set_new(out, "clients", json_integer(json_integer_value(T) * (nranks - 1)));
+}
+
 static const nm_experiment corm_experiment = {
 	.name = "corm",
 	.summary = "CoRM: compactable remote memory whose one-sided reads survive compaction (Figs. 9-16)",
@@ -1042,5 +1053,6 @@ static const nm_experiment corm_experiment = {
 	.decode = corm_decode, .needs = corm_needs,
 	.run = corm_run_point,
 	.report = corm_report,
+	.derive = corm_derive,
 };
 NM_EXPERIMENT(corm_experiment)
