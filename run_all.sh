@@ -164,7 +164,13 @@ check_hostfile() {
 			echo "run_all.sh: configs/$scale/$name.json places its ranks on $need hosts (\"hosts\": [${placed[$name]}]) but '$hostfile' lists $(wc -l <<<"$hosts"): add hosts to it, or leave this config out (--only)" >&2
 			exit 2
 		}
-		[ "$p" != - ] || continue
+		# one rank a host: more ranks than hosts share hosts (mpirun maps by
+		# node round the list), which the document records; say so first
+		if [ "$p" = - ]; then
+			[ "${placed[$name]}" != - ] || [ "$(wc -l <<<"$hosts")" -ge "$r" ] ||
+				echo "run_all.sh: warning: configs/$scale/$name.json runs $r ranks, one a host, but '$hostfile' lists $(wc -l <<<"$hosts"): ranks will share hosts (each document's meta.runs[].hosts says which), so its nodes are not hosts; add hosts, or leave it out (--only)" >&2
+			continue
+		fi
 		while read -r h slots; do
 			[ "$slots" = - ] || [ "$slots" -ge "$p" ] || {
 				echo "run_all.sh: configs/$scale/$name.json places $p ranks per node (params.ranks_per_node) but '$hostfile' gives $h $slots slot(s): write '$h slots=$p' (or more) for every host" >&2

@@ -93,6 +93,14 @@ PATH="$tmp/fake:$PATH" NM_FAKE_LOG=$tmp/mpirun.log "$tmp/run_all.sh" --scale che
 	--only ops-lat --class plain --no-report --preflight --out "$odd" >"$tmp/6h.out" 2>&1; rc=$?
 check "--hostfile with a quote and a blank: exit 0 ($rc), preflight's and the job's --hostfile as given" sh -c \
 	'[ "$2" = 0 ] && [ "$1" = "$(printf "%s\n" "$3" "$3")" ]' - "$(arg --hostfile)" "$rc" "$tmp/hosts 'a'"
+# more ranks than the hostfile has hosts (one rank a host): a warning that
+# names the config and the counts, and the job still runs
+rm -f "$tmp/mpirun.log"
+PATH="$tmp/fake:$PATH" NM_FAKE_LOG=$tmp/mpirun.log "$tmp/run_all.sh" --scale paper --hostfile "$tmp/hosts 'a'" \
+	--only corm-fig12-h4 --class plain --no-report --out "$tmp/few" >"$tmp/few.out" 2>&1; rc=$?
+check "5 ranks on a hostfile of 2 hosts: exit 0 ($rc), one warning naming the config and both counts, the job run" sh -c \
+	'[ "$1" = 0 ] && [ "$(grep -c "warning: configs/paper/corm-fig12-h4.json runs 5 ranks, one a host, but .* lists 2: ranks will share hosts" "$2")" = 1 ] &&
+	 [ "$3" = 5 ]' - "$rc" "$tmp/few.out" "$(arg -np | tail -n 1)"
 # figures and the report through gnuplot's shell calls
 $R --out "$odd" >"$tmp/7.out" 2>&1; rc=$?
 check "figures and report into that directory: exit 0 ($rc), nothing of it run" sh -c \
