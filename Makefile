@@ -30,8 +30,8 @@ UNIT_MODS := harness/stats.c harness/needs.c harness/opt.c harness/harness_opts.
              primitives/gen/ycsb.c primitives/gen/ycsb_stats.c primitives/gen/ycsb_trace.c primitives/gen/accounts.c harness/measure.c harness/alloc.c \
              primitives/corm/corm_model.c primitives/corm/corm_redis.c primitives/packet/roce_pkt.c primitives/packet/clover_resolve.c \
              primitives/corm/corm_slot.c primitives/corm/corm_heap.c primitives/corm/corm_pair.c primitives/corm/corm_mbox.c workloads/corm/corm_latsum.c workloads/ops/conn_split.c \
-             workloads/control/control_model.c workloads/kv/kv_core.c workloads/kv/kv_lin.c workloads/kv/kv_size.c workloads/kv/kv_history.c workloads/clover/clover_pool.c workloads/clover/clover_route.c workloads/clover/clover_path_files.c \
-             harness/workers.c harness/topo.c numa/loadproc.c primitives/loco/owned_var_local.c primitives/locks/hocl.c harness/path.c harness/qp_av.c \
+             workloads/control/control_model.c workloads/kv/kv_core.c workloads/kv/kv_scythe_obj.c workloads/kv/kv_lin.c workloads/kv/kv_size.c workloads/kv/kv_history.c workloads/clover/clover_pool.c workloads/clover/clover_route.c workloads/clover/clover_path_files.c \
+             harness/workers.c harness/topo.c numa/loadproc.c primitives/loco/owned_var_local.c primitives/locks/hocl.c primitives/rpc/wring.c harness/path.c harness/qp_av.c \
              tests/unit/boot_single.c
 UNIT_SRCS := $(wildcard tests/unit/test_*.c)
 UNIT_BINS := $(UNIT_SRCS:tests/unit/%.c=build/tests/%)

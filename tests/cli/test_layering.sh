@@ -12,7 +12,7 @@ tmp=$(mktemp -d); trap 'rm -rf "$tmp"' EXIT
 # A new kv file must be placed here (a check below fails until it is).
 cat >"$tmp/layers" <<'EOF'
 entry kv kv_check
-stores kv_loco kv_loco_ops kv_loco_slots kv_sherman kv_scythe kv_redis kv_redis_memtier kv_redis_cluster
+stores kv_loco kv_loco_ops kv_loco_slots kv_sherman kv_scythe kv_scythe_srv kv_scythe_obj kv_redis kv_redis_memtier kv_redis_cluster
 engine kv_window kv_inject kv_win_post kv_size
 core kv_core kv_lin kv_history
 EOF

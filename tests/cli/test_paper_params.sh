@@ -88,6 +88,7 @@ loco-fig5  | .params.lock_table // 32768 | 32768 | Sec. 7.2 names no Sherman set
 loco-fig5  | .params.hand_over // 8 | 8 | Sec. 7.2 names no Sherman setting: Sherman as published | decision: unset, netmem kv's default, Sherman's bound on local hand-overs (kMaxHandOverTime; include/Common.h)
 loco-fig5  | .params.lock_memory // "auto" | "auto" | Sec. 7.2 names no Sherman setting: Sherman keeps its locks in NIC memory | decision: unset, netmem kv's default: the NIC's memory where it has some (ConnectX-5 and later; the table cut to the words it holds), host memory otherwise, recorded in effective.lock_memory
 loco-fig5  | .params.window | [3,128] | Sec. 7.2: window 3, and 128 for LOCO's large window |
+loco-fig5  | .params.scythe_write // "insert" | "insert" | Sec. 7.2: for Scythe, the performance of insertion operations as an upper bound on write performance | decision: unset, netmem kv's default (--scythe-write update runs Scythe's takeout-lock updates)
 loco-fig5  | .params.workload | ["read-only","mixed","write-only"] | Sec. 7.2: read-only, mixed, write-only |
 loco-fig5  | .params.dist | ["uniform","zipfian"] | Sec. 7.2: uniform and Zipfian keys |
 loco-fig5  | .params.theta // 0.99 | 0.99 | Sec. 7.2: Zipfian theta 0.99 | decision: unset, netmem kv's default (0.99)

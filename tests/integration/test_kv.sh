@@ -116,4 +116,25 @@ check "sherman on Soft-RoCE: lock tables in host memory, and why (no device memo
 echo "# sherman hand-overs: $(jq -c '[.points[] | {hand_over: .params.hand_over, lock_hand_overs: .metrics.lock_hand_overs, lock_retries: .metrics.lock_retries}]' "$tmp/hocl.json" 2>/dev/null)"
 nm_run dm 2 -T 1 -K 64 --system sherman -n 10 --lock-memory device
 check "sherman --lock-memory device on Soft-RoCE: exit 2, one line (from rank 0 only) naming the option and the device memory" sh -c "[ \"\$(cat $tmp/dm.rc)\" = 2 ] && [ \$(grep -c -- '--lock-memory device: .*device memory' $tmp/dm.err) = 1 ]"
+# 7. The Scythe-style store by RPC over RDMA WRITE (kv_scythe.c): every
+#    operation is served by a node's server thread (server_requests counts
+#    the requests: one per operation at least); inserts take no lock;
+#    --scythe-write update queues on the takeout lock. One thread with 4
+#    operations in flight on one key: the window's first pass sends all four
+#    lock requests in one bucket, served in order, so at most one is served
+#    at once and the others wait for their ticket (each polls it once before
+#    the first holder's write is even sent) or are refused: lock retries by
+#    construction. Then the injected faults on the update path (the insert
+#    path's run in section 5).
+nm_run sc 2 -T 1 -K 1 --prefill 1 --system scythe --scythe-write insert,update -w write-only -W 4 -n 200 --warmup 10
+check "scythe insert and update on one key: both points valid, every object unlocked and whole after" nm_jq sc '(.points | length) == 2 and all(.points[]; .valid and .checks.store.ok)'
+check "scythe: every operation by RPC to a server thread (server_requests >= operations)" nm_jq sc 'all(.points[]; .metrics.server_requests >= .metrics.ops and .effective.server_threads_per_node == 1 and .effective.rpc_batch == 10)'
+check "scythe --scythe-write update: updates only, on the takeout lock" nm_jq sc '.points[] | select(.params.scythe_write == "update") | .metrics.updates > 0 and .metrics.inserts == 0 and (.effective.write_path | startswith("update"))'
+check "scythe update, 4 in flight on one key: tickets waited for or refused (by construction)" nm_jq sc '.points[] | select(.params.scythe_write == "update") | .metrics.lock_retries > 0'
+check "scythe insert: no lock taken, none waited for" nm_jq sc '.points[] | select(.params.scythe_write == "insert") | .metrics.lock_retries == 0 and .metrics.inserts > 0'
+echo "# scythe on one key: $(jq -c '[.points[] | {w: .params.scythe_write, ops: .metrics.ops, requests: .metrics.server_requests, lock_retries: .metrics.lock_retries, read_retries: .metrics.read_retries}]' "$tmp/sc.json" 2>/dev/null)"
+nm_run scl 3 -T 2 -K 16 --system scythe --scythe-write update -w mixed --dist zipfian -W 4 -n 400 --warmup 10 --inject early-release --history "$tmp/scl.jsonl"
+check "scythe update --inject early-release: invalid, the point's own history check found it" nm_jq scl '(.points[0].valid | not) and .points[0].checks.history.verdict == "not linearizable"'
+nm_run sct 3 -T 2 -K 16 --system scythe --scythe-write update -w mixed --dist zipfian -W 4 -n 400 --warmup 10 --value-size 32 --inject no-checksum
+check "scythe update --inject no-checksum: invalid, torn reads found" nm_jq sct '(.points[0].valid | not) and .points[0].checks.reads.torn > 0'
 t_summary

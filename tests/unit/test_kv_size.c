@@ -71,18 +71,40 @@ static void sherman(void)
 }
 
 /* 3 nodes, -T 1, window 128, 1000 keys:
- *   objects 4 words; 334 here: 10688 bytes
- *   scratch 1 thread x 128 ops x (64 + 64)
- *   QPs     4 * 128 + 16 = 528 deep */
+ *   objects   lock (3 words), version, record (key, value, checksum): 7
+ *             words; 334 here: 18704 bytes, the rings at align64 = 18752
+ *   buckets   3 + 10 x (1 + 7) words (a message: header, key, object,
+ *             stamp, record) = 664 bytes, 704 aligned; a ring of 128
+ *   rings     3 nodes x 1 thread x 128 x 704 = 270336 bytes each: requests
+ *             at 18752, replies at 289088, sent at 559424 and 829760
+ *   scratch   at 1100096: 1 thread x 128 ops x (two objects, 112
+ *             bytes: a record image and a look; 128 aligned; + 64)
+ *   mesh      the client thread and the server thread; QPs max(4 x 128,
+ *             1 x 128) + 16 = 528 deep */
 static void scythe(void)
 {
 	kv_scythe_layout l;
 	const kv_point p = point(KV_SCYTHE, 1000, 800, 128);
 	const kv_win_plan pl = kv_scythe_plan(&p, 3, 1, &l);
-	bool objs = l.obj_words == 4 && l.objs_here == 334;
-	CHECK(objs && pl.bytes == 10688 + 16384 && pl.threads == 1 && pl.sq_depth == 528,
-	      "scythe: 334 objects of 4 words here, registers 27072 bytes, 1 mesh thread, 528 deep (%llu, %zu, %d, %d)",
-	      (unsigned long long)l.objs_here, pl.bytes, pl.threads, pl.sq_depth);
+	CHECK(l.obj_words == 7 && l.rec_words == 3 && l.objs_here == 334,
+	      "scythe: 334 objects of 7 words here, a record of 3 (%llu, %u, %u)", (unsigned long long)l.objs_here,
+	      l.obj_words, l.rec_words);
+	CHECK(l.ring == 128 && l.msg_words == 7 && l.bucket_bytes == 704,
+	      "scythe: rings of 128 buckets of 704 bytes, messages of 7 words (%u, %zu, %u)", l.ring, l.bucket_bytes,
+	      l.msg_words);
+	CHECK(l.req_off == 18752 && l.rep_off == 289088 && l.out_off == 559424 && l.srv_out_off == 829760,
+	      "scythe: rings at 18752, 289088, 559424, 829760 (%zu, %zu, %zu, %zu)", l.req_off, l.rep_off, l.out_off,
+	      l.srv_out_off);
+	CHECK(pl.scratch_off == 1100096 && pl.scratch_per_op == 192 && pl.bytes == 1124672,
+	      "scythe: scratch at 1100096, 192 an operation, registers 1124672 bytes (%zu, %zu, %zu)", pl.scratch_off,
+	      pl.scratch_per_op, pl.bytes);
+	CHECK(pl.threads == 2 && pl.sq_depth == 528, "scythe: 2 mesh threads (the server's too), 528 deep (%d, %d)",
+	      pl.threads, pl.sq_depth);
+	/* -T 8 at window 128: the server's QP to a peer carries a reply bucket
+	 * per operation of each of its 8 threads */
+	const kv_win_plan p8 = kv_scythe_plan(&p, 3, 8, &l);
+	CHECK(p8.sq_depth == 8 * 128 + 16 && p8.threads == 9, "scythe -T 8: 1040 deep, 9 mesh threads (%d, %d)",
+	      p8.sq_depth, p8.threads);
 }
 
 /* kv_plan_of picks the system's plan; Redis has none. */

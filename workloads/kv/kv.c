@@ -13,9 +13,10 @@
  *            write and the release in one post, lookups READ a whole leaf
  *            of --leaf entries.
  *   scythe   a variant of this suite in the style of Scythe's MicroDB (not
- *            Scythe itself, workloads/kv/kv_scythe.c): writes are inserts of
- *            a timestamped version under the object's lock word, reads one
- *            READ aborted while the object is locked.
+ *            Scythe itself, workloads/kv/kv_scythe.c): reads and writes are
+ *            RPCs over RDMA WRITE to a server thread per node; writes are
+ *            inserts (a new version, no lock), or with --scythe-write
+ *            update, updates under Scythe's takeout lock.
  *   redis    Debian's redis-server, started by the ranks on their own nodes
  *            (ceil(threads/4) instances per node, no replication, no
  *            persistence), driven through hiredis with --window commands in
@@ -98,6 +99,10 @@ static const nm_opt kv_opts[] = {
 	{"hand-over", 0, NM_OPT_INT, "8", 1, 1 << 20, NULL, NM_OPT_LIST,
 	 "sherman: a node's threads that one remote lock acquisition serves in a row, handed over locally "
 	 "(Sherman's kMaxHandOverTime: 8; 1: every holder takes the lock remotely)"},
+	{"scythe-write", 0, NM_OPT_ENUM, "insert", 0, 0, "insert,update", NM_OPT_LIST,
+	 "scythe: the write path: insert (a new version by one RPC, no lock: what the paper measured, Sec. 7.2) "
+	 "or update (Scythe's takeout lock: a lock request by RPC, the ticket polled by READ, the write by RPC, "
+	 "the release by FETCH_AND_ADD)"},
 	{"redis-server", 0, NM_OPT_STR, "redis-server", 0, 0, NULL, 0, "redis: the server binary"},
 	{"redis-threads", 0, NM_OPT_INT, "4", 1, 128, NULL, 0,
 	 "redis: client threads per server instance (paper: 4, so ceil(T/4) instances)"},
@@ -157,6 +162,7 @@ static int kv_decode(const json_t *pt, const nm_base *b, void *out, char *err, s
 		.hand_over = (int)nm_cfg_int(pt, "hand_over"),
 		.lock_memory = !strcmp(nm_cfg_str(pt, "lock_memory"), "device") ? KV_LOCKMEM_DEVICE
 			       : !strcmp(nm_cfg_str(pt, "lock_memory"), "host") ? KV_LOCKMEM_HOST : KV_LOCKMEM_AUTO,
+		.scythe_write = !strcmp(nm_cfg_str(pt, "scythe_write"), "update") ? KV_SCYTHE_UPDATE : KV_SCYTHE_INSERT,
 		.inject = !strcmp(inj, "early-release") ? KV_INJECT_EARLY_RELEASE
 			  : !strcmp(inj, "no-checksum") ? KV_INJECT_NO_CHECKSUM : KV_INJECT_NONE,
 		.redis_threads = (int)nm_cfg_int(pt, "redis_threads"),

@@ -25,6 +25,9 @@ typedef enum {
 	KV_INJECT_NO_CHECKSUM,   /* readers skip the checksum; a writer writes a value in two halves */
 } kv_inject;
 
+/* The Scythe-style store's write path (--scythe-write). */
+typedef enum { KV_SCYTHE_INSERT, KV_SCYTHE_UPDATE } kv_scythe_write;
+
 /* Where Sherman-style's lock tables live (--lock-memory). */
 typedef enum { KV_LOCKMEM_AUTO, KV_LOCKMEM_DEVICE, KV_LOCKMEM_HOST } kv_lockmem;
 
@@ -41,6 +44,7 @@ typedef struct kv_point {
 	int lock_table;           /* Sherman-style: lock words per memory node */
 	int hand_over;            /* Sherman-style: local holders per remote acquisition, at most */
 	kv_lockmem lock_memory;   /* Sherman-style: where the lock tables live */
+	kv_scythe_write scythe_write;  /* Scythe-style: inserts (the paper's) or updates */
 	kv_inject inject;
 	char history[256];        /* --history FILE, "" when none */
 	char redis_server[256];   /* the redis-server binary */

@@ -3,6 +3,7 @@
 #include "kv_size.h"
 #include "alloc.h"
 #include "tracker.h"
+#include "wring.h"
 
 static uint64_t div_up(uint64_t a, uint64_t b) { return (a + b - 1) / b; }
 
@@ -49,12 +50,27 @@ kv_win_plan kv_sherman_plan(const kv_point *p, int nranks, int threads, kv_sherm
 
 kv_win_plan kv_scythe_plan(const kv_point *p, int nranks, int threads, kv_scythe_layout *l)
 {
-	l->obj_words = 3 + p->load.value_words;
+	size_t N = (size_t)nranks, T = (size_t)threads;
+	l->rec_words = 2 + p->load.value_words;
+	l->obj_words = KV_SC_REC + l->rec_words;
 	l->objs_here = div_up(p->load.keys, (uint64_t)nranks);
-	/* an object, and a look (inj_entry); a QP holds four requests per
-	 * window operation, 16 spare */
-	return scratch_tail(p, nm_align64(l->objs_here * l->obj_words * 8), 16 * (size_t)l->obj_words, threads,
-			    4 * p->window + 16);
+	l->ring = (uint32_t)p->window;
+	/* a request: header, key, object, stamp, record; a reply: header,
+	 * version, ticket, served ticket, record */
+	l->msg_words = 4 + l->rec_words;
+	l->bucket_bytes = nm_align64(8 * nm_wring_bucket_words(KV_SCYTHE_BATCH, l->msg_words));
+	size_t rings = N * T * l->ring * l->bucket_bytes;
+	l->req_off = nm_align64(l->objs_here * l->obj_words * 8);
+	l->rep_off = l->req_off + rings;
+	l->out_off = l->rep_off + rings;
+	l->srv_out_off = l->out_off + rings;
+	/* an operation's record image, and a look (inj_entry); a client QP
+	 * holds four requests per window operation, the server's a reply
+	 * bucket per operation of every thread of the peer; 16 spare */
+	size_t sq = 4 * (size_t)p->window > T * l->ring ? 4 * (size_t)p->window : T * l->ring;
+	kv_win_plan pl = scratch_tail(p, l->srv_out_off + rings, 16 * (size_t)l->obj_words, threads, (int)sq + 16);
+	pl.threads = threads + 1;
+	return pl;
 }
 
 bool kv_plan_of(const kv_point *p, int nranks, int threads, kv_win_plan *out)

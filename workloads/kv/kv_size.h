@@ -7,6 +7,7 @@
 #ifndef NM_KV_SIZE_H
 #define NM_KV_SIZE_H
 #include "kv.h"
+#include "kv_scythe_obj.h"
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -51,11 +52,24 @@ typedef struct kv_sherman_layout {
 } kv_sherman_layout;
 kv_win_plan kv_sherman_plan(const kv_point *p, int nranks, int threads, kv_sherman_layout *l);
 
-/* Scythe-style: objects of header, key, value, checksum, dealt round robin. */
+/* Scythe-style: objects dealt round robin, each its takeout lock (tickets
+ * issued, ticket served, the newest queued stamp), its version stamp and
+ * its record (key, value, checksum); then the RPC's rings (wring.h): every
+ * node's requests to this one, a ring per (client rank, thread), and the
+ * replies to this node's threads, a ring per (thread, server node), each
+ * of `ring` buckets (one per operation in flight); then the buckets being
+ * sent, the client threads' to each node and the server thread's to each
+ * (rank, thread); then the client threads' scratch. The server thread is
+ * mesh thread T (its QPs carry the replies). */
 typedef struct kv_scythe_layout {
-	uint32_t obj_words;
+	uint32_t obj_words, rec_words;
 	uint64_t objs_here;
+	uint32_t ring, msg_words;
+	size_t bucket_bytes;
+	size_t req_off, rep_off, out_off, srv_out_off;
 } kv_scythe_layout;
+/* Scythe's batch: a bucket flushes at 10 requests (its Rocket's batching). */
+#define KV_SCYTHE_BATCH 10
 kv_win_plan kv_scythe_plan(const kv_point *p, int nranks, int threads, kv_scythe_layout *l);
 
 /* The plan of p's system on each rank of nranks with -T threads; false

@@ -41,6 +41,12 @@ void kv_win_due(kv_win *w, kv_wop *o, int n)
 	w->outstanding += n;
 }
 
+uint64_t kv_win_sys_wrid(kv_win *w, int op, uint32_t k)
+{
+	w->outstanding++;
+	return NM_WRID(op, (uint64_t)w->window + k);
+}
+
 static uint64_t wrid(kv_win *w, kv_wop *o, int op) { return kv_win_wrid(w, o, op); }
 static void due(kv_win *w, kv_wop *o) { kv_win_due(w, o, 1); }
 

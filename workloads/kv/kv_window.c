@@ -43,13 +43,18 @@ static void step(kv_win *w, kv_wop *o)
 	}
 }
 
-static void reap(kv_win *w)
+void kv_win_reap(kv_win *w)
 {
 	struct ibv_wc wc[16];
 	int n = w->outstanding ? nm_poll_some(&w->pl, wc, 16) : 0;
 	for (int i = 0; i < n; i++) {
-		kv_wop *o = kv_win_op(w, (int)NM_WRID_PAYLOAD(wc[i].wr_id));
+		uint64_t k = NM_WRID_PAYLOAD(wc[i].wr_id);
 		w->outstanding--;
+		if (k >= (uint64_t)w->window) {   /* the system's own (kv_win_sys_wrid) */
+			w->ops->sys_done(w, (uint32_t)(k - (uint64_t)w->window));
+			continue;
+		}
+		kv_wop *o = kv_win_op(w, (int)k);
 		if (--o->pending == 0)
 			advance(w, o);
 	}
@@ -79,7 +84,9 @@ static uint64_t run_ops(void *arg, uint64_t issue, uint64_t deadline)
 			}
 			busy += o->state != 0;
 		}
-		reap(w);
+		if (w->ops->poll)
+			w->ops->poll(w);
+		kv_win_reap(w);
 	} while (busy > 0 || (issue > 0 && (deadline == 0 || nm_ticks() < deadline)));
 	return nm_ticks();
 }

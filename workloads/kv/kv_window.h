@@ -57,6 +57,15 @@ typedef struct kv_win_ops {
 	 * advance and step see only the system's own states. */
 	kv_inj_entry (*inj_entry)(const kv_win *w, kv_wop *o);
 	void (*late)(kv_win *w, kv_wop *o);
+	/* NULL for a system whose operations wait on completions only. Once per
+	 * pass of the loop, after its starts and steps: a system whose
+	 * operations wait on memory a peer writes (the Scythe-style store's
+	 * RPC replies) looks there and advances them, and posts what its
+	 * operations queued in the pass (batched requests). */
+	void (*poll)(kv_win *w);
+	/* A completion of a request the system posted for no one operation
+	 * (kv_win_sys_wrid: a bucket of batched requests), k as it was named. */
+	void (*sys_done)(kv_win *w, uint32_t k);
 } kv_win_ops;
 
 struct kv_win {
@@ -107,6 +116,10 @@ void kv_win_write_release(kv_win *w, kv_wop *o, int node, const void *src, uint6
  * names o, and n more completions o waits for. */
 uint64_t kv_win_wrid(kv_win *w, kv_wop *o, int op);
 void kv_win_due(kv_win *w, kv_wop *o, int n);
+/* For a signaled request the system posts for no one operation: the id
+ * that hands its completion to the system's sys_done with k, counted
+ * among the window's outstanding completions. */
+uint64_t kv_win_sys_wrid(kv_win *w, int op, uint32_t k);
 /* The operation is done (val: the value words read, for a get; a write's
  * value is o->wrote). */
 void kv_win_finish(kv_win *w, kv_wop *o, const uint64_t *val);
@@ -152,6 +165,10 @@ typedef struct kv_win_site {
  * are gone. Returns effective, the point's effective settings. */
 json_t *kv_win_run(kv_win_site *s, void (*scan)(void *sys, nm_measure *ms), json_t *effective,
 		   const char *emulated_change);
+
+/* Polls the thread's CQ once: each completion goes to its operation (advanced
+ * once all it waited for are in) or to the system's sys_done. */
+void kv_win_reap(kv_win *w);
 
 /* The measured run of one application thread (nm_window_run): warm-up
  * operations, drained before the common start, then the measured ones. */
