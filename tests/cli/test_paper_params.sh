@@ -80,6 +80,8 @@ corm-fig16-scan | .params.find | "scan" | Sec. 4.3.2 (bottom): "CoRM's worker th
 corm-fig16-scan | .params.fallback | "rpc" | Sec. 4.3.2 (bottom): "The RDMA client in this experiment uses RPC to correct pointers, instead of ScanRead" |
 corm-fig16-scan | .params.objects * .params.threads | 8000000 | Sec. 4.3.2: 8,000,000 objects | decision: 4,000,000 per client, as corm-fig16
 corm-fig16-scan | .params.max_merges | 5794 | Sec. 4.3.2: 5,794 blocks compacted | decision: as corm-fig16
+clover-fig2 | [.hosts, .params.roles, .params.path] | [[2,1,1,1],"memory-first","forward"] | Sec. 4: a single server plays both the memory server and the metadata server, two client machines, a fourth hosting the switch |
+clover-fig4 | [.hosts, .params.roles, .params.path] | [[2,1,1,1],"memory-first","forward"] | Sec. 4: the testbed of Fig. 2 |
 loco-fig5  | .ranks | [2,4,8,16] | Sec. 7.2: across different node counts (none named) | decision: 2 to 16 nodes, the cluster of Fig. 4b (workloads/kv/README.md)
 loco-fig5  | .params.threads | [1,2,4,8,14] | Sec. 7.2: per-node thread counts (none named) | decision: up to 14 of a 16-core node, two cores left to LOCO's polling and tracker threads
 loco-fig5  | .params.system | ["loco","sherman","scythe","redis","redis-pipelined"] | Sec. 7.2: LOCO, Sherman, Scythe's MicroDB, Redis Cluster driven by memtier | decision: redis-pipelined (the same servers, commands pipelined per thread) added as an extra series, drawn apart (loco-fig5-extra)

@@ -33,6 +33,13 @@ nm_run conflict 4 -T 2 -K 8 --trace "$tmp/w0.trace" -n 10 --warmup 0 --slots 64
 check "one key written by every thread: valid, every thread but the first linker failed a CAS and chased" \
 	nm_rc_jq conflict 0 '.points[0] | .valid and .metrics.updates == 40 and .metrics.cas_failed >= 3 and .metrics.write_hops >= .metrics.cas_failed and .checks.chains.acked_writes == 40'
 
+# 1c. --roles memory-first (the paper's testbed, where the metadata server
+#     and the memory node share a host): the memory node is rank 1, the
+#     clients ranks 2 and 3; the same contended workload, every check kept.
+nm_run mfirst 4 -T 2 -K 8 -w a --theta 0.75 -n 200 --warmup 10 --roles memory-first
+check "--roles memory-first: valid, memory node rank 1, clients from rank 2, every acknowledged write on its chain" \
+	nm_rc_jq mfirst 0 '.points[0] | .valid and .effective.roles.order == "memory-first" and .effective.roles.first_memory_rank == 1 and .effective.roles.first_client_rank == 2 and .metrics.ops == 800 and .checks.chains.ok and .checks.chains.acked_writes > 0'
+
 # 2. read-only: no CAS, reads find their version at once (nobody writes)
 nm_run ro 4 -T 2 -K 64 -w c -n 200 --warmup 10
 check "read-only: valid, no CAS, no hop" nm_rc_jq ro 0 '.points[0].valid and .points[0].metrics.cas == 0 and .points[0].metrics.read_hops == 0 and .points[0].metrics.rtts.max == 1'

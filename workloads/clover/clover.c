@@ -60,7 +60,12 @@ static const nm_opt cl_opts[] = {
 	{"theta", 0, NM_OPT_DOUBLE, "0.75", -1e9, 1e9, NULL, NM_OPT_LIST, "Zipf exponent, in (0, 10]"},
 	{"keys", 'K', NM_OPT_SIZE, "1024", 0, 1ll << 24, NULL, NM_OPT_LIST, "keys (the paper: 1024)"},
 	{"value-size", 's', NM_OPT_SIZE, "8", 8, 4096, NULL, NM_OPT_LIST, "value bytes, a multiple of 8"},
-	{"memory-nodes", 'M', NM_OPT_INT, "1", -1e9, 1e9, NULL, 0, "memory nodes: the last ranks"},
+	{"memory-nodes", 'M', NM_OPT_INT, "1", -1e9, 1e9, NULL, 0, "memory nodes: the last ranks (see --roles)"},
+	{"roles", 0, NM_OPT_ENUM, "clients-first", 0, 0, "clients-first,memory-first", 0,
+	 "the order of the roles after the metadata server (rank 0): clients-first (the clients, then the memory "
+	 "nodes) or memory-first (the memory nodes, then the clients: with a config's \"hosts\" the metadata "
+	 "server and the memory node share a host, as in the paper's testbed); the forwarding host is the last "
+	 "rank either way"},
 	{"slots", 0, NM_OPT_SIZE, "0", 0, 1ll << 30, NULL, 0,
 	 "version slots per client thread per memory node (0: warm-up + iterations, or 65536 with --duration; "
 	 "with --duration a pool that runs out is sized again from the rate reached, once)"},
@@ -134,7 +139,9 @@ static int cl_decode_path(const json_t *pt, cl_point *c, const nm_base *b, char 
 	c->track = (uint64_t)nm_cfg_int(pt, "track");
 	c->queue = (int)nm_cfg_int(pt, "queue");
 	const uint64_t *host = b->hosts;
-	int fwd = b->nranks - 1, mem = b->nranks - 1 - c->forward;
+	cl_job roles = {.N = b->nranks, .M = c->mem_nodes, .F = c->forward, .memory_first = c->memory_first,
+			.clients = b->nranks - 1 - c->mem_nodes - c->forward};
+	int fwd = b->nranks - 1, mem = first_mem(&roles);
 	for (int r = 0; c->forward && r < fwd; r++)
 		if (host[r] == host[fwd])
 			return cl_fail(err, len, "--path forward: rank %d shares the forwarding host of rank %d (the last); "
@@ -146,11 +153,12 @@ static int cl_decode_path(const json_t *pt, cl_point *c, const nm_base *b, char 
 	if (c->mem_nodes != 1)
 		return cl_fail(err, len, "--resolve %s runs one packet path, for one memory node (the paper's set-up); "
 			       "use --memory-nodes 1", cl_resolve_names[c->resolve]);
-	for (int r = 1; r < mem; r++)
+	for (int r = first_client(&roles); r < first_client(&roles) + roles.clients; r++)
 		if (host[r] == host[mem])
 			return cl_fail(err, len, "--resolve %s: client rank %d shares the memory node's host (rank %d); "
-				       "its packets would bypass the path (rxe's loopback skips netfilter): put the memory "
-				       "node on a host of its own (a hostfile with slots=1 for its host, listed last)",
+				       "its packets would bypass the path (rxe's loopback skips netfilter): keep the clients "
+				       "off the memory node's host (a config's \"hosts\", or a hostfile whose memory-node host "
+				       "has one slot)",
 				       cl_resolve_names[c->resolve], r, mem);
 	return 0;
 }
@@ -192,7 +200,8 @@ static int cl_decode(const json_t *pt, const nm_base *b, void *out, char *err, s
 	*c = (cl_point){.load = {.theta = nm_cfg_double(pt, "theta"), .keys = (uint64_t)nm_cfg_int(pt, "keys"),
 				 .value_size = (uint32_t)nm_cfg_int(pt, "value_size"), .global_versions = false},
 			.mem_nodes = (int)m, .slots = (uint64_t)nm_cfg_int(pt, "slots"),
-			.forward = !strcmp(nm_cfg_str(pt, "path"), "forward")};
+			.forward = !strcmp(nm_cfg_str(pt, "path"), "forward"),
+			.memory_first = !strcmp(nm_cfg_str(pt, "roles"), "memory-first")};
 	if (cl_decode_mix(pt, c, err, len))
 		return -1;
 	if (p->keys == 0)
@@ -201,8 +210,10 @@ static int cl_decode(const json_t *pt, const nm_base *b, void *out, char *err, s
 		return cl_fail(err, len, "--memory-nodes %" PRId64 ": at least one memory-node rank is needed", m);
 	if (b->nranks < 2 + m + c->forward)
 		return cl_fail(err, len, "%d ranks: no room for the metadata server (rank 0), %" PRId64
-			       " memory node(s) (the last ranks%s) and a client rank; run at least %" PRId64 " ranks",
-			       b->nranks, m, c->forward ? " but the forwarding host's" : "", 2 + m + c->forward);
+			       " memory node(s) (%s) and a client rank; run at least %" PRId64 " ranks",
+			       b->nranks, m, c->memory_first ? "ranks 1 on, --roles memory-first"
+			       : c->forward ? "the last ranks but the forwarding host's" : "the last ranks",
+			       2 + m + c->forward);
 	if (p->value_size % 8)
 		return cl_fail(err, len, "--value-size %u is not a multiple of 8", p->value_size);
 	p->value_words = p->value_size / 8;
@@ -225,7 +236,7 @@ static void cl_ms_up(cl_job *j, cl_ms *ms)
 		lo[m] = r->addr + part_off(j, m, 0);
 		hi[m] = r->addr + part_off(j, m, (uint64_t)j->clients * (uint64_t)j->T);
 	}
-	cl_ms_cfg c = {.mesh = &j->mesh, .first_client = 1, .clients = j->clients, .threads = j->T,
+	cl_ms_cfg c = {.mesh = &j->mesh, .first_client = first_client(j), .clients = j->clients, .threads = j->T,
 		       .first_mem = first_mem(j), .mem_nodes = j->M, .pool_lo = lo, .pool_hi = hi,
 		       .slot_bytes = j->slot_bytes, .buf = j->mr.buf, .lkey = j->mr.mr->lkey};
 	cl_ms_start(ms, &c);
@@ -361,6 +372,10 @@ static json_t *cl_effective(const cl_job *j, const nm_ctx *ctx)
 	json_object_set_new(o, "value_size", json_integer(p->value_size));
 	json_object_set_new(o, "metadata_rank", json_integer(0));
 	json_object_set_new(o, "memory_nodes", json_integer(j->M));
+	json_object_set_new(o, "roles", json_pack("{s:s, s:i, s:i, s:i, s:i}", "order",
+						  j->memory_first ? "memory-first" : "clients-first", "metadata_rank", 0,
+						  "first_memory_rank", first_mem(j), "first_client_rank", first_client(j),
+						  "forwarding_rank", j->F ? j->N - 1 : -1));
 	json_object_set_new(o, "client_ranks", json_integer(j->clients));
 	json_object_set_new(o, "threads_per_client", json_integer(ctx->base.threads));
 	json_object_set_new(o, "client_threads", json_integer(j->clients * ctx->base.threads));
@@ -472,11 +487,12 @@ static void cl_result(cl_job *j, nm_measure *ms, const cl_path_stats *pst, uint6
 }
 
 /* Rank `rank`'s job of a point in a job of N ranks: rank 0 the metadata
- * server, the last mem_nodes ranks memory nodes, the others clients. */
+ * server, mem_nodes memory nodes and the clients in --roles' order. */
 static cl_job cl_job_of(const cl_point *cp, const nm_base *b, int rank, int N)
 {
 	return (cl_job){.cp = cp, .p = &cp->load, .rank = rank, .N = N, .T = b->threads, .M = cp->mem_nodes,
-			.F = cp->forward, .clients = N - 1 - cp->mem_nodes - cp->forward, .timeout = b->timeout};
+			.F = cp->forward, .clients = N - 1 - cp->mem_nodes - cp->forward, .timeout = b->timeout,
+			.memory_first = cp->memory_first};
 }
 
 /* netmem preflight: the store of the point's first run (a run whose pool

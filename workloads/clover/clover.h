@@ -40,6 +40,7 @@ typedef struct cl_point {
 	uint64_t track;       /* keys the path tracks: the hottest (ranks 0..track-1) */
 	int queue;            /* the path's NFQUEUE */
 	bool forward;         /* --path forward: the last rank is a forwarding host's, the path runs there */
+	bool memory_first;    /* --roles memory-first: the memory nodes right after rank 0, then the clients */
 	ycsb_req *trace;      /* --trace: the requests every thread replays, or NULL */
 	size_t trace_n;
 } cl_point;
@@ -53,6 +54,7 @@ typedef struct cl_job {
 	const kv_load *p;
 	kv_thread *th;                /* [T]: kv's client threads */
 	int rank, N, T, M, clients;   /* clients: client ranks */
+	bool memory_first;            /* the memory nodes before the clients (--roles) */
 	int F;                        /* 1: the last rank is the forwarding host's (--path forward) */
 	double timeout;
 	nm_mr mr;
@@ -69,20 +71,30 @@ typedef struct cl_job {
 } cl_job;
 
 /* Ranks: 0 the metadata server, then the clients, then the memory nodes,
- * then (--path forward) the forwarding host's. */
-static inline int first_mem(const cl_job *j) { return j->N - j->F - j->M; }
+ * then (--path forward) the forwarding host's; with --roles memory-first
+ * the memory nodes come before the clients, so that "hosts" can put the
+ * metadata server and a memory node on one host (the testbed of Grant and
+ * Snoeren, Sec. 4: one server is both). */
+static inline int first_client(const cl_job *j) { return j->memory_first ? 1 + j->M : 1; }
+static inline int first_mem(const cl_job *j) { return j->memory_first ? 1 : j->N - j->F - j->M; }
 static inline bool is_fwd(const cl_job *j, int rank) { return j->F && rank == j->N - 1; }
-static inline bool is_mem(const cl_job *j, int rank) { return rank >= first_mem(j) && !is_fwd(j, rank); }
+static inline bool is_mem(const cl_job *j, int rank) { return rank >= first_mem(j) && rank < first_mem(j) + j->M; }
 /* A memory node's index among the memory nodes (0 .. M-1), from its rank. */
 static inline int mem_index(const cl_job *j, int rank) { return rank - first_mem(j); }
-static inline bool is_client(const cl_job *j, int rank) { return rank > 0 && rank < first_mem(j); }
+static inline bool is_client(const cl_job *j, int rank)
+{
+	return rank >= first_client(j) && rank < first_client(j) + j->clients;
+}
 static inline int key_node(const cl_job *j, uint64_t r) { return first_mem(j) + (int)(r % (uint64_t)j->M); }
 static inline uint64_t keys_on(const cl_job *j, int m)
 {
 	return j->p->keys / (uint64_t)j->M + ((uint64_t)m < j->p->keys % (uint64_t)j->M);
 }
 /* Client thread t of client rank c: its partition index on every memory node. */
-static inline uint64_t part_index(const cl_job *j, int rank, int t) { return (uint64_t)(rank - 1) * (uint64_t)j->T + (uint64_t)t; }
+static inline uint64_t part_index(const cl_job *j, int rank, int t)
+{
+	return (uint64_t)(rank - first_client(j)) * (uint64_t)j->T + (uint64_t)t;
+}
 
 /* A memory node's memory: the first versions of its keys (the heads), then
  * the pool of version slots the metadata server hands out (--slots per

@@ -479,7 +479,7 @@ void cl_scan(cl_job *j, nm_measure *ms)
  * zeroed): cl_connect's mesh, and cl_needs's. */
 static nm_mesh_cfg cl_mesh_cfg(const cl_job *j, const nm_base *b, uint8_t *pairs)
 {
-	for (int c = 1; c < first_mem(j); c++) {
+	for (int c = first_client(j); c < first_client(j) + j->clients; c++) {
 		pairs[c * j->N] = 1;   /* clients to the metadata server, for its RPCs */
 		for (int m = first_mem(j); m < first_mem(j) + j->M; m++)
 			pairs[c * j->N + m] = 1;   /* and to the memory nodes */
