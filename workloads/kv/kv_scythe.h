@@ -21,7 +21,7 @@ typedef struct sc_job {
 	kv_run *r;
 	const kv_point *p;
 	int rank, N, T;
-	bool emulated, update;
+	bool update;
 	bool yield;                      /* the host is oversubscribed: waits yield (workers.h) */
 	double timeout;
 	uint64_t epoch_ns;               /* this rank's clock at the job-wide start: stamp 0 */

@@ -8,11 +8,11 @@
 #include "alloc.h"
 #include "clock.h"
 #include "log.h"
+#include "msg.h"
 #include <inttypes.h>
 #include <sched.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 
 typedef struct sc_server {
 	sc_job *j;
@@ -68,20 +68,6 @@ static void serve_bucket(sc_server *s, size_t c, const uint64_t *req, uint64_t s
 	s->inflight++;
 }
 
-/* An idle server lets the client threads run: it yields, and on Soft-RoCE,
- * where every thread of a node shares the VM's few CPUs with rxe, it naps
- * once idle for a while (20 us, growing to 160 us). */
-static void srv_idle(const sc_job *j, uint32_t idle)
-{
-	if (j->emulated && idle >= 1024) {
-		uint32_t k = (idle - 1024) / 1024;
-		struct timespec d = {0, 20000L << (k < 3 ? k : 3)};
-		nanosleep(&d, NULL);
-	} else {
-		sched_yield();
-	}
-}
-
 void kv_scythe_serve(sc_job *j, nm_worker *w)
 {
 	size_t C = (size_t)j->N * (size_t)j->T;
@@ -107,8 +93,10 @@ void kv_scythe_serve(sc_job *j, nm_worker *w)
 		if (n) {
 			t_last = nm_ticks();
 			idle = 0;
-		} else if (++idle % 64 == 0) {
-			srv_idle(j, idle);
+		} else if (++idle % NM_WAIT_YIELD_POLLS == 0) {
+			/* every operation waits for this thread: it never sleeps,
+			 * but lets the client threads run where CPUs are short */
+			sched_yield();
 		}
 		if (!n && nm_ticks() - t_last > limit)
 			nm_fatal("kv scythe: rank %d's server thread heard goodbye from %d of %zu client threads, and no "
