@@ -131,8 +131,12 @@ check "scythe insert and update on one key: both points valid, every object unlo
 check "scythe: every operation by RPC to a server thread (server_requests >= operations)" nm_jq sc 'all(.points[]; .metrics.server_requests >= .metrics.ops and .effective.server_threads_per_node == 1 and .effective.rpc_batch == 10)'
 check "scythe --scythe-write update: updates only, on the takeout lock" nm_jq sc '.points[] | select(.params.scythe_write == "update") | .metrics.updates > 0 and .metrics.inserts == 0 and (.effective.write_path | startswith("update"))'
 check "scythe update, 4 in flight on one key: tickets waited for or refused (by construction)" nm_jq sc '.points[] | select(.params.scythe_write == "update") | .metrics.lock_retries > 0'
+# The four read the key in one bucket before any of them locks it: whichever
+# validates second finds the first one's write (or the first aborted): an
+# abort by construction.
+check "scythe update: validation under the lock aborted a transaction whose read a write overtook (by construction)" nm_jq sc '.points[] | select(.params.scythe_write == "update") | .metrics.aborts > 0'
 check "scythe insert: no lock taken, none waited for" nm_jq sc '.points[] | select(.params.scythe_write == "insert") | .metrics.lock_retries == 0 and .metrics.inserts > 0'
-echo "# scythe on one key: $(jq -c '[.points[] | {w: .params.scythe_write, ops: .metrics.ops, requests: .metrics.server_requests, lock_retries: .metrics.lock_retries, read_retries: .metrics.read_retries}]' "$tmp/sc.json" 2>/dev/null)"
+echo "# scythe on one key: $(jq -c '[.points[] | {w: .params.scythe_write, ops: .metrics.ops, requests: .metrics.server_requests, lock_retries: .metrics.lock_retries, read_retries: .metrics.read_retries, aborts: .metrics.aborts}]' "$tmp/sc.json" 2>/dev/null)"
 nm_run scl 3 -T 2 -K 16 --system scythe --scythe-write update -w mixed --dist zipfian -W 4 -n 400 --warmup 10 --inject early-release --history "$tmp/scl.jsonl"
 check "scythe update --inject early-release: invalid, the point's own history check found it" nm_jq scl '(.points[0].valid | not) and .points[0].checks.history.verdict == "not linearizable"'
 nm_run sct 3 -T 2 -K 16 --system scythe --scythe-write update -w mixed --dist zipfian -W 4 -n 400 --warmup 10 --value-size 32 --inject no-checksum

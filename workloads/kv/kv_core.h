@@ -117,6 +117,7 @@ enum kv_counter {
 	KV_C_FULL,             /* inserts refused: no free slot */
 	KV_C_RPCS,             /* requests to a server (Redis commands) */
 	KV_C_HAND_OVERS,       /* locks that came with a local hand-over (Sherman's HOCL) */
+	KV_C_ABORTS,           /* transactions that failed validation and ran again (Scythe-style updates) */
 	KV_C_N
 };
 /* The rows of kv_counters, for a family whose counters extend kv's
@@ -131,7 +132,8 @@ enum kv_counter {
 	[KV_C_APPLIED] = {"tracker_applied", NM_COUNT_METRIC}, [KV_C_BAD_SLOTS] = {"bad_slots", 0},         \
 	[KV_C_FULL] = {"inserts_refused_full", NM_COUNT_METRIC},                                           \
 	[KV_C_RPCS] = {"server_requests", NM_COUNT_METRIC},                                                \
-	[KV_C_HAND_OVERS] = {"lock_hand_overs", NM_COUNT_METRIC}
+	[KV_C_HAND_OVERS] = {"lock_hand_overs", NM_COUNT_METRIC},                                             \
+	[KV_C_ABORTS] = {"aborts", NM_COUNT_METRIC}
 extern const nm_counter kv_counters[KV_C_N];
 
 /* ---- one client thread ------------------------------------------------- */

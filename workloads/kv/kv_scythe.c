@@ -11,12 +11,15 @@
  *     installs the record as the object's newest version, last one in wins
  *     (alloc_insert), and takes no lock ("newly created objects need no
  *     lock", OCC::lock);
- *   - an update (--scythe-write update; the paper measured inserts) queues
+ *   - an update (--scythe-write update; the paper measured inserts) is
+ *     MicroDB's read-modify-write TxUpdate: a read by RPC, then it queues
  *     on the object's takeout lock by RPC (queuing_service: a ticket, or a
  *     refusal when the stamp is older than the newest queued one or more
  *     than 3 wait), waits for its ticket by one-sided READs of the served
- *     ticket (poll_lock), writes by RPC (a WRITE request without create),
- *     and releases by one-sided FETCH_AND_ADD of the served ticket.
+ *     ticket (poll_lock), validates by one one-sided READ of the header
+ *     (OCC::validate: a newer version since the read aborts it: release,
+ *     read again), writes by RPC (a WRITE request without create), and
+ *     releases by one-sided FETCH_AND_ADD of the served ticket.
  * The RPC is Scythe's rrpc (wring.h): requests batched into buckets of up
  * to 10, each put into the server's ring by one RDMA WRITE, polled by the
  * server thread, answered by one WRITE into the client's ring. One server
@@ -53,7 +56,8 @@
 static const char *const rq_names[] = {"?", "read", "insert", "lock request", "update", "goodbye"};
 
 typedef enum {
-	S_IDLE, S_GET, S_INSERT, S_QUEUE, S_POLL, S_UPDATE, S_RELEASE, S_WRITTEN, S_LATE_RPC, S_LAST_LOOK
+	S_IDLE, S_GET, S_INSERT, S_QUEUE, S_POLL, S_UPDATE, S_RELEASE, S_WRITTEN, S_LATE_RPC, S_UREAD, S_LAST_LOOK,
+	S_VALIDATE, S_ABORTED
 } sc_state;
 
 typedef struct sc_op {
@@ -62,6 +66,8 @@ typedef struct sc_op {
 	uint64_t stamp;
 	int node;
 	uint64_t ticket;                 /* update: the takeout lock's ticket */
+	uint64_t read_version;           /* update: the value word its read saw (writer and sequence: unique
+					  * to a write), validated under the lock */
 	const uint64_t *reply;           /* the reply being handled (in the ring) */
 	uint64_t first_seen, look_t0;    /* early-release: the first value word watched */
 } sc_op;
@@ -119,9 +125,9 @@ static uint64_t *request(sc_thr *t, sc_op *o, int node, int kind, uint32_t words
 	return m + 1;
 }
 
-static void send_read(sc_thr *t, sc_op *o)
+static void send_read(sc_thr *t, sc_op *o, int state)
 {
-	o->w.state = S_GET;
+	o->w.state = state;
 	request(t, o, o->node, RQ_READ, 4);
 }
 
@@ -211,9 +217,9 @@ static void overdue(sc_thr *t)
 	for (int i = 0; i < t->win.window; i++) {
 		sc_op *o = op(kv_win_op(&t->win, i));
 		static const int rpc_kind[] = {[S_GET] = RQ_READ, [S_INSERT] = RQ_INSERT, [S_QUEUE] = RQ_QUEUE,
-					       [S_UPDATE] = RQ_UPDATE, [S_LATE_RPC] = RQ_INSERT};
+					       [S_UPDATE] = RQ_UPDATE, [S_LATE_RPC] = RQ_INSERT, [S_UREAD] = RQ_READ};
 		int s = o->w.state;
-		if (s <= 0 || s > S_LATE_RPC || !rpc_kind[s] || !kv_win_overdue(&t->win, &o->w))
+		if (s <= 0 || s > S_UREAD || !rpc_kind[s] || !kv_win_overdue(&t->win, &o->w))
 			continue;
 		nm_fatal("kv scythe: rank %d thread %d waited %.1f s for rank %d's answer to its %s of key 0x%016" PRIx64
 			 " (object %" PRIu64 "): rank %d's server thread stopped answering", job(t)->rank, t->win.thread,
@@ -284,6 +290,18 @@ static void poll_ticket(sc_thr *t, sc_op *o)
 	kv_win_read(&t->win, &o->w, o->node, o->w.word, sc_obj_raddr(job(t), o->node, o->idx, KV_SC_UPPER), 8);
 }
 
+/* Holding the lock: OCC::validate's one-sided READ of the object's header.
+ * Scythe compares its latest-version pointer, unique to a version; here
+ * the header and the record's first value word, whose writer and sequence
+ * are unique to a write (stamps of two writers may be equal). */
+static void validate(sc_thr *t, sc_op *o)
+{
+	const sc_job *j = job(t);
+	o->w.state = S_VALIDATE;
+	kv_win_read(&t->win, &o->w, o->node, o->w.buf + 2 * j->lay.rec_words, sc_obj_raddr(j, o->node, o->idx, 0),
+		    8 * (KV_SC_REC + 2));
+}
+
 /* A read's reply: the record, or locked (read again). */
 static void got_read(sc_thr *t, sc_op *o)
 {
@@ -292,7 +310,7 @@ static void got_read(sc_thr *t, sc_op *o)
 	bool skip = j->p->inject == KV_INJECT_NO_CHECKSUM;
 	if ((m[0] & 0xff) == RP_LOCKED || (!skip && rec[j->lay.rec_words - 1] != sc_rec_sum(j, rec))) {
 		t->win.kt->meter->c[KV_C_RETRIES]++;
-		send_read(t, o);
+		send_read(t, o, S_GET);
 		return;
 	}
 	o->w.found = rec[0] == o->w.key;
@@ -310,9 +328,22 @@ static void got_queue(sc_thr *t, sc_op *o)
 	}
 	o->ticket = m[2];
 	if (m[3] == o->ticket)
-		write_now(t, o);
+		validate(t, o);
 	else
 		poll_ticket(t, o);
+}
+
+/* An update's read (Scythe's TxUpdate reads, then writes): the version
+ * it saw, or locked (read again); then the lock request. */
+static void got_uread(sc_thr *t, sc_op *o)
+{
+	if ((o->reply[0] & 0xff) == RP_LOCKED) {
+		t->win.kt->meter->c[KV_C_RETRIES]++;
+		send_read(t, o, S_UREAD);
+		return;
+	}
+	o->read_version = o->reply[4 + 1];
+	send_queue(t, o);
 }
 
 static void advance(kv_win *w, kv_wop *wo)
@@ -326,9 +357,27 @@ static void advance(kv_win *w, kv_wop *wo)
 	case S_QUEUE:
 		got_queue(t, o);
 		break;
+	case S_UREAD:
+		got_uread(t, o);
+		break;
+	case S_VALIDATE: {
+		/* a newer version since the read: abort (release, then read again) */
+		const uint64_t *hdr = o->w.buf + 2 * job(t)->lay.rec_words;
+		if (hdr[KV_SC_REC + 1] != o->read_version) {
+			t->win.kt->meter->c[KV_C_ABORTS]++;
+			release_post(t, o, S_ABORTED);
+			break;
+		}
+		o->stamp = stamp_next(t);   /* the commit stamp, the version it installs */
+		write_now(t, o);
+		break;
+	}
+	case S_ABORTED:
+		send_read(t, o, S_UREAD);
+		break;
 	case S_POLL:
 		if (o->w.word[0] == o->ticket) {
-			write_now(t, o);
+			validate(t, o);
 			break;
 		}
 		t->win.kt->meter->c[KV_C_LOCK_RETRIES]++;
@@ -395,7 +444,7 @@ static void start(kv_win *w, kv_wop *wo)
 	o->idx = rank / (uint64_t)j->N;
 	o->stamp = 0;
 	if (o->w.kind == KV_GET) {
-		send_read(t, o);
+		send_read(t, o, S_GET);
 		return;
 	}
 	o->w.kind = j->update ? KV_UPDATE : KV_INSERT;
@@ -406,7 +455,7 @@ static void start(kv_win *w, kv_wop *wo)
 	rec[j->lay.rec_words - 1] = sc_rec_sum(j, rec);
 	o->w.wrote = rec[1];
 	if (j->update) {
-		send_queue(t, o);
+		send_read(t, o, S_UREAD);
 		return;
 	}
 	o->stamp = stamp_next(t);
@@ -533,8 +582,9 @@ static json_t *sc_run(kv_run *r)
 	nm_workers_run(&rd);
 	sc_scan(j, r->ms);
 	json_t *eff = json_pack("{s:s, s:s, s:i, s:i, s:i}", "write_path",
-				j->update ? "update (takeout lock: a queue RPC, the ticket polled by READ, the write by "
-					    "RPC, the release by FETCH_AND_ADD)"
+				j->update ? "update (MicroDB's read-modify-write: a read by RPC; the takeout lock by a queue "
+					    "RPC, its ticket polled by READ; validation by READ; the write by RPC; the release "
+					    "by FETCH_AND_ADD)"
 					  : "insert (a new version by one RPC, no lock)",
 				"read_path", "RPC (COLD: locked objects answer no data; the read is retried)",
 				"rpc_batch", KV_SCYTHE_BATCH, "server_threads_per_node", 1, "object_bytes",
