@@ -101,8 +101,9 @@ static const nm_opt kv_opts[] = {
 	 "(Sherman's kMaxHandOverTime: 8; 1: every holder takes the lock remotely)"},
 	{"scythe-write", 0, NM_OPT_ENUM, "insert", 0, 0, "insert,update", NM_OPT_LIST,
 	 "scythe: the write path: insert (a new version by one RPC, no lock: what the paper measured, Sec. 7.2) "
-	 "or update (Scythe's takeout lock: a lock request by RPC, the ticket polled by READ, the write by RPC, "
-	 "the release by FETCH_AND_ADD)"},
+	 "or update (MicroDB's read-modify-write: a read by RPC; Scythe's takeout lock by a lock request by RPC, "
+	 "the ticket polled by READ; validation by READ, an abort when a write overtook the read; the write by "
+	 "RPC; the release by FETCH_AND_ADD)"},
 	{"redis-server", 0, NM_OPT_STR, "redis-server", 0, 0, NULL, 0, "redis: the server binary"},
 	{"redis-threads", 0, NM_OPT_INT, "4", 1, 128, NULL, 0,
 	 "redis: client threads per server instance (paper: 4, so ceil(T/4) instances)"},
