@@ -487,10 +487,14 @@ static void classify(nm_rundoc *d)
 	d->inconsistent = check_summary(d);
 	if (!d->inconsistent && !d->simulated)
 		d->inconsistent = check_name(d);
-	/* after the checks, which compare the entries with the points and the spec */
+	/* after the checks, which compare the entries with the points and the
+	 * spec; to the points as to the entries, since a reader finds an entry's
+	 * points by its params (a skipped point's reason, its placement) */
 	json_t *nranks = json_object_get(json_array_get(runs, json_array_size(runs) - 1), "nranks");
 	json_t *e;
 	json_array_foreach(d->entries, i, e)
+		nm_params_derive(d->experiment, json_object_get(e, "params"), (int)json_integer_value(nranks));
+	json_array_foreach(json_object_get(d->doc, "points"), i, e)
 		nm_params_derive(d->experiment, json_object_get(e, "params"), (int)json_integer_value(nranks));
 }
 

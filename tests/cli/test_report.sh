@@ -540,11 +540,23 @@ doc "$tmp/hosts" cx corm true "[$(e '{"bench": "throughput", "threads": 4}' '{"o
 doc "$tmp/hosts" cx-h4 corm true "[$(e '{"bench": "throughput", "threads": 8}' '{"ops_per_sec": 3200}')]"
 jq '.meta.runs[0].nranks = 5' "$tmp/hosts/cx-h4.json" >"$tmp/x" && mv "$tmp/x" "$tmp/hosts/cx-h4.json"
 doc "$tmp/hosts" own corm true "[$(e '{"bench": "throughput", "threads": 8, "clients": 3}' '{"ops_per_sec": 1}')]"
+# a skipped point of a bench that derives clients (its entry gets them, so
+# must the point whose skip reason the claim reports), and one of the remap
+# bench, which derives none
+doc "$tmp/hosts" sk corm true "[$(e '{"bench": "throughput", "threads": 2}' '{}'), $(e '{"bench": "remap", "threads": 1}' '{}')]"
+jq '.points[].skipped = "no such NIC step here" | .points[].metrics = {}' "$tmp/hosts/sk.json" >"$tmp/x" && mv "$tmp/x" "$tmp/hosts/sk.json"
+doc "$tmp/hosts" rm corm true "[$(e '{"bench": "remap", "threads": 1}' '{"nic_step_us": 9}')]"
 cat >"$tmp/hosts-claims.json" <<'EOC'
 {"papers": [{"id": "corm", "title": "C", "figures": [],
   "claims": [{"id": "t-clients", "figure": "Fig. 12", "claim": "c", "quote": "q", "experiment": "corm", "documents": "cx*",
    "select": {"clients": [8, 32]}, "metric": "ops_per_sec", "reduce": "mean", "paper_value": 2000, "unit": "",
-   "reproduced": {"min": 1500, "max": 2500, "stated": "point"}}]}]}
+   "reproduced": {"min": 1500, "max": 2500, "stated": "point"}},
+  {"id": "t-skip-derived", "figure": "Fig. 12", "claim": "c", "quote": "q", "experiment": "corm", "documents": "sk",
+   "select": {"bench": "throughput"}, "metric": "ops_per_sec", "reduce": "mean", "paper_value": 2000, "unit": "",
+   "reproduced": {"min": 1500, "max": 2500, "stated": "point"}},
+  {"id": "t-skip-remap", "figure": "Fig. 8", "claim": "c", "quote": "q", "experiment": "corm", "documents": "sk",
+   "select": {"bench": "remap"}, "metric": "nic_step_us", "reduce": "mean", "paper_value": 9, "unit": "us",
+   "reproduced": {"min": 6, "max": 12, "stated": "point"}}]}]}
 EOC
 $N report "$tmp/hosts" --claims "$tmp/hosts-claims.json" >"$tmp/hosts/out" 2>&1
 check "netmem corm's clients: threads x client ranks, across documents (table)" sh -c \
@@ -555,6 +567,11 @@ check "netmem corm's clients in a claim: the mean of 8 clients on one host and 3
 check "netmem corm's clients: a point's own kept; none for the local bench" sh -c \
 	"[ \"\$($N table $tmp/hosts/own.json --values clients)\" = 3 ] &&
 	 [ -z \"\$($N table $tmp/hosts/cx.json --values clients --where bench=local)\" ]"
+verdict "$tmp/hosts" t-skip-derived "not exercised (Soft-RoCE (emulated), not a hardware reproduction); every selected point was skipped: no such NIC step here"
+verdict "$tmp/hosts" t-skip-remap "not exercised (Soft-RoCE (emulated), not a hardware reproduction); every selected point was skipped: no such NIC step here"
+check "netmem corm's clients: none for the remap bench (one loop, not clients)" sh -c \
+	"[ \"\$($N table $tmp/hosts/rm.json --values threads --where bench=remap)\" = 1 ] &&
+	 [ -z \"\$($N table $tmp/hosts/rm.json --values clients --where bench=remap)\" ]"
 mkdir -p "$tmp/schema"
 doc "$tmp/schema" alock-fig5 lock false "[]"
 jq '.schema = "netmem-result/9"' "$tmp/schema/alock-fig5.json" >"$tmp/x" && mv "$tmp/x" "$tmp/schema/alock-fig5.json"

@@ -1027,12 +1027,14 @@ static void corm_report(const json_t *pt, const json_t *res, bool first)
 
 /* clients: what the paper's Figs. 12 and 13 count, the client threads of
  * every client rank (all but the server), whichever host count carries
- * them; none for the local bench, whose threads are the server's. */
+ * them; only for the benches whose threads are clients across the network
+ * (not local's, the server's, nor remap's and collection's one loop). */
 static void corm_derive(const json_t *params, int nranks, json_t *out)
 {
 	const char *bench = json_string_value(json_object_get(params, "bench"));
 	const json_t *T = json_object_get(params, "threads");
-	if (bench && strcmp(bench, "local") && json_is_integer(T) && nranks >= 2)
+	bool clients = bench && (!strcmp(bench, "latency") || !strcmp(bench, "throughput") || !strcmp(bench, "compaction"));
+	if (clients && json_is_integer(T) && nranks >= 2)
 		json_object_set_new(out, "clients", json_integer(json_integer_value(T) * (nranks - 1)));
 }
 
