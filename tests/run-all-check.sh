@@ -98,9 +98,13 @@ check "every figure of the report's papers is in the run (missing: ${missing:-no
 claims=$(bin/netmem report "$run" 2>/dev/null | grep '^claim ')
 # verdict_is LINE ERE: the claim's line matches
 verdict_is() { printf '%s\n' "$1" | grep -Eq "$2"; }
-for id in $(jq -r '.papers[].claims[] | select(.documents != null) | "\(.id)=\(.documents)"' plots/claims.json); do
+jq -r '.papers[].claims[] | select(.documents != null) | "\(.id)=\(.documents)"' plots/claims.json >"$run/claim-docs"
+while IFS= read -r id; do
 	doc=${id#*=}; id=${id%%=*}
 	line=$(printf '%s\n' "$claims" | grep "^claim $id:")
+	# documents may be a pattern (corm-fig12*): expanded here on purpose,
+	# $1 is then a config it names, or the pattern itself when none does
+	# shellcheck disable=SC2086
 	set -- configs/check/$doc.json
 	case " corm-fig7 corm-fig17 corm-fig18 corm-fig19 clover-fig3 " in *" $doc "*) set -- "$run/$doc.json" ;; esac
 	if jq -e --arg id "$id" '[.papers[].claims[] | select(.id == $id and .needs != null)] | length > 0' plots/claims.json >/dev/null; then
@@ -113,6 +117,6 @@ for id in $(jq -r '.papers[].claims[] | select(.documents != null) | "\(.id)=\(.
 		check "claim $id: ${line#claim $id: }" verdict_is "$line" \
 			': ((reproduced|direction only|not reproduced|above the paper.s range|below the paper.s range|not exercised) \(measured [^,]*, (Soft-RoCE \(emulated\)[^)]*, not a hardware reproduction|simulation)\)(; .*)?|not exercised \((Soft-RoCE \(emulated\)[^)]*, not a hardware reproduction|simulation)\); (every selected point was skipped|no selected entry exercised it): .*)$'
 	fi
-done
+done <"$run/claim-docs"
 check "report.md counts no hardware reproduction" grep -q '^Hardware reproductions: 0 reproduced, 0 direction only, 0 not reproduced, of 0 claims' "$run/report.md"
 t_summary
