@@ -102,8 +102,6 @@ static uint64_t stamp_next(sc_thr *t)
 
 /* ---- the client's side of the RPC ---------------------------------------- */
 
-static uint32_t op_slot(kv_win *w, kv_wop *o) { return (uint32_t)NM_WRID_PAYLOAD(kv_win_wrid(w, o, 0)); }
-
 /* Queues a request of o (NULL: of no operation) to node: its payload,
  * whose first 4 words are filled here; the caller writes the rest. */
 static uint64_t *request(sc_thr *t, sc_op *o, int node, int kind, uint32_t words)
@@ -113,7 +111,7 @@ static uint64_t *request(sc_thr *t, sc_op *o, int node, int kind, uint32_t words
 	m[0] = words;
 	q->staged++;
 	q->staged_words += 1 + words;
-	uint32_t slot = o ? op_slot(&t->win, &o->w) : SC_NO_OP;
+	uint32_t slot = o ? kv_win_index(&t->win, &o->w) : SC_NO_OP;
 	m[1] = (uint64_t)slot << 8 | (uint64_t)kind;
 	m[2] = o ? o->w.key : 0;
 	m[3] = o ? o->idx : 0;

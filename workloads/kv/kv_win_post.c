@@ -30,10 +30,12 @@ void kv_win_free(kv_win *w)
 
 nm_conn *kv_win_conn(kv_win *w, int node) { return nm_mesh_conn(w->mesh, w->thread, node, 0); }
 
-uint64_t kv_win_wrid(kv_win *w, kv_wop *o, int op)
+uint32_t kv_win_index(const kv_win *w, const kv_wop *o)
 {
-	return NM_WRID(op, (uint64_t)((uint8_t *)o - w->opv) / w->op_size);
+	return (uint32_t)(((const uint8_t *)o - w->opv) / w->op_size);
 }
+
+uint64_t kv_win_wrid(kv_win *w, kv_wop *o, int op) { return NM_WRID(op, kv_win_index(w, o)); }
 
 void kv_win_due(kv_win *w, kv_wop *o, int n)
 {

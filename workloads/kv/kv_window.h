@@ -115,6 +115,8 @@ void kv_win_write_release(kv_win *w, kv_wop *o, int node, const void *src, uint6
 /* For requests a system posts itself (a tracker broadcast): the id that
  * names o, and n more completions o waits for. */
 uint64_t kv_win_wrid(kv_win *w, kv_wop *o, int op);
+/* o's place in the window, 0 to window - 1 (an RPC's reply slot). */
+uint32_t kv_win_index(const kv_win *w, const kv_wop *o);
 void kv_win_due(kv_win *w, kv_wop *o, int n);
 /* For a signaled request the system posts for no one operation: the id
  * that hands its completion to the system's sys_done with k, counted
