@@ -123,7 +123,9 @@ if [ "${NETMEM_SKIP_VM:-0}" != 1 ]; then
 	done
 	lane_start=$(date +%s) lane_cpu=
 	echo "== run_all.sh at check scale: simulator, figures, report (host; $NETMEM_CHECK_RUN)"
-	tests/run-all-check.sh "$NETMEM_CHECK_RUN" >"$log" 2>&1; grep '^not ok' "$log"
+	tests/run-all-check.sh "$NETMEM_CHECK_RUN" >"$log" 2>&1
+	# each failure with the diagnosis under it ("#   " lines: a claim's left-out entries)
+	awk '/^not ok/ { f = 1; n = 8; print; next } f && /^#   / && n-- > 0 { print; next } { f = 0 }' "$log"
 	tally run_all "$log"
 	# kept for a look when something failed
 	# (NETMEM_CHECK_KEEP_RUN=1 keeps it anyway: its documents time every config)

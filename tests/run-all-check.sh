@@ -114,8 +114,17 @@ while IFS= read -r id; do
 	elif grep -Eqx "$id (check|quick/check)" tests/data/claim-gaps; then
 		check "claim $id: no matching points (a known gap of the check scale)" verdict_is "$line" ': no matching points; '
 	else
-		check "claim $id: ${line#claim $id: }" verdict_is "$line" \
-			': ((reproduced|direction only|not reproduced|above the paper.s range|below the paper.s range|not exercised) \(measured [^,]*, (Soft-RoCE \(emulated\)[^)]*, not a hardware reproduction|simulation)\)(; .*)?|not exercised \((Soft-RoCE \(emulated\)[^)]*, not a hardware reproduction|simulation)\); (every selected point was skipped|no selected entry exercised it): .*)$'
+		if verdict_is "$line" \
+			': ((reproduced|direction only|not reproduced|above the paper.s range|below the paper.s range|not exercised) \(measured [^,]*, (Soft-RoCE \(emulated\)[^)]*, not a hardware reproduction|simulation)\)(; .*)?|not exercised \((Soft-RoCE \(emulated\)[^)]*, not a hardware reproduction|simulation)\); (every selected point was skipped|no selected entry exercised it): .*)$'; then
+			ok "claim $id: ${line#claim $id: }"
+		else
+			notok "claim $id: ${line#claim $id: }"
+			# the entries it left out and why, from the report ("listed below")
+			awk -v id="$id" 'index($0, id ": ") == 1 && / left out$/ { f = 1; next }
+				f && /^```/ { if (++fence == 2) exit; next }
+				f && fence == 1 && NF { i = index($0, "}: "); print "#   " $2 ": " substr($0, i + 3) " (" substr($0, length($2) + 4, 160) "...)" }' \
+				"$run/report.md" | head -n 8
+		fi
 	fi
 done <"$run/claim-docs"
 check "report.md counts no hardware reproduction" grep -q '^Hardware reproductions: 0 reproduced, 0 direction only, 0 not reproduced, of 0 claims' "$run/report.md"
