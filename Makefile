@@ -138,6 +138,12 @@ build/bench/ops-hotpath: tests/bench/ops-hotpath.c workloads/ops/ops_loop.c work
 	$(CC) $(CPPFLAGS) $(CSTD) $(WARN) $(OPT) $(shell $(MPICC) --showme:compile) -pthread -o $@ $< \
 		$(HOTPATH_MODS) -libverbs -ljansson -lm
 
+# tests/bench/tear-probe.c: whether the device copies an aligned 8-byte word
+# whole (tests/vm/README.md); a diagnostic, not a test.
+build/bench/tear-probe: tests/bench/tear-probe.c
+	@mkdir -p $(@D)
+	$(CC) $(CSTD) $(WARN) $(OPT) -pthread -o $@ $< -libverbs
+
 unit: $(UNIT_BINS)
 	@tests/run-unit.sh $(UNIT_BINS)
 
@@ -146,7 +152,7 @@ unit: $(UNIT_BINS)
 # -j was given already.
 CHECK_J = $(if $(filter -j%,$(MAKEFLAGS)),,-j$(shell nproc 2>/dev/null || echo 2))
 check: all
-	@$(MAKE) --no-print-directory $(CHECK_J) $(UNIT_BINS) build/tests/netmem-otherbuild build/tests/libnicprof.so
+	@$(MAKE) --no-print-directory $(CHECK_J) $(UNIT_BINS) build/tests/netmem-otherbuild build/tests/libnicprof.so build/bench/tear-probe
 	@tests/check.sh $(UNIT_BINS)
 
 # deps-run: what a cluster node needs to build and run; deps: and the tests'

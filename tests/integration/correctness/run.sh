@@ -11,7 +11,7 @@
 #   tests/integration/correctness/run.sh --list   the files, one per line
 # Ends with "integration: N passed, N failed".
 cd "$(dirname "$0")/../../.." || exit 1
-files="tests/integration/test_alock.sh tests/integration/test_lock.sh tests/integration/test_ticket_mpi.sh
+files="tests/integration/test_words.sh tests/integration/test_alock.sh tests/integration/test_lock.sh tests/integration/test_ticket_mpi.sh
 tests/integration/test_txn.sh tests/integration/test_kv.sh"
 if [ "${1:-}" = --list ]; then
 	printf '%s\n' $files
