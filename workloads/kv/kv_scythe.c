@@ -152,7 +152,7 @@ static void flush(sc_thr *t, int node)
 	sc_job *j = job(t);
 	sc_out *q = &t->out[node];
 	uint32_t R = j->lay.ring;
-	size_t ring = (size_t)t->win.thread * (size_t)j->N + (size_t)node;
+	size_t ring = sc_client_ring(j, t->win.thread, node);
 	while (q->staged > 0 && q->next_seq - q->replied <= R && q->next_seq - q->written <= R) {
 		uint64_t seq = q->next_seq++;
 		size_t out = sc_ring_off(j, j->lay.out_off, ring, nm_wring_index(seq, R));
@@ -185,7 +185,7 @@ static int replies(sc_thr *t, int node)
 {
 	sc_job *j = job(t);
 	sc_out *q = &t->out[node];
-	size_t ring = (size_t)t->win.thread * (size_t)j->N + (size_t)node;
+	size_t ring = sc_client_ring(j, t->win.thread, node);
 	int n = 0;
 	for (; q->replied + 1 < q->next_seq; n++) {
 		uint64_t seq = q->replied + 1;
@@ -447,11 +447,8 @@ static void start(kv_win *w, kv_wop *wo)
 	}
 	o->w.kind = j->update ? KV_UPDATE : KV_INSERT;
 	o->w.found = true;
-	uint64_t *rec = o->w.buf;
-	rec[0] = o->w.key;
-	kv_value_fill(rec + 1, j->p->load.value_words, o->w.key, w->kt->writer, ++w->kt->seq);
-	rec[j->lay.rec_words - 1] = sc_rec_sum(j, rec);
-	o->w.wrote = rec[1];
+	sc_rec_image(j, o->w.buf, o->w.key, w->kt->writer, ++w->kt->seq);
+	o->w.wrote = o->w.buf[1];
 	if (j->update) {
 		send_read(t, o, S_UREAD);
 		return;
@@ -550,10 +547,7 @@ static void sc_scan(const sc_job *j, nm_measure *ms)
 static void prefill(sc_job *j)
 {
 	for (uint64_t rank = (uint64_t)j->rank; rank < j->p->load.prefill; rank += (uint64_t)j->N) {
-		uint64_t *rec = sc_obj(j, rank / (uint64_t)j->N) + KV_SC_REC;
-		rec[0] = kv_key(rank);
-		kv_value_fill(rec + 1, j->p->load.value_words, rec[0], KV_PREFILL_WRITER, 0);
-		rec[j->lay.rec_words - 1] = sc_rec_sum(j, rec);
+		sc_rec_image(j, sc_obj(j, rank / (uint64_t)j->N) + KV_SC_REC, kv_key(rank), KV_PREFILL_WRITER, 0);
 	}
 }
 

@@ -12,7 +12,6 @@
 #define NM_KV_SCYTHE_H
 #include "kv_scythe_obj.h"
 #include "kv_window.h"
-#include <stdatomic.h>
 #include <xxhash.h>
 
 #define SC_NO_OP 0xffffffu   /* a request of no window operation (goodbye) */
@@ -43,9 +42,18 @@ static inline size_t sc_ring_off(const sc_job *j, size_t off, size_t ring, uint3
 }
 static inline uint64_t *sc_local(const sc_job *j, size_t off) { return (uint64_t *)((uint8_t *)j->mr.buf + off); }
 static inline size_t sc_bucket_words(const sc_job *j) { return j->lay.bucket_bytes / 8; }
+/* In a client rank's memory, the index of the rings between its thread
+ * `thread` and node `node`: the buckets it sends there, and the replies
+ * node's server writes back. */
+static inline size_t sc_client_ring(const sc_job *j, int thread, int node) { return (size_t)thread * (size_t)j->N + (size_t)node; }
 static inline uint64_t sc_rec_sum(const sc_job *j, const uint64_t *rec) { return XXH64(rec, 8 * (j->lay.rec_words - 1), 0); }
-
-static inline _Atomic uint64_t *sc_atomic(uint64_t *w) { return (_Atomic uint64_t *)w; }
+/* A node's record: key, value words, then their checksum. */
+static inline void sc_rec_image(const sc_job *j, uint64_t *rec, uint64_t key, uint32_t writer, uint32_t version)
+{
+	rec[0] = key;
+	kv_value_fill(rec + 1, j->p->load.value_words, key, writer, version);
+	rec[j->lay.rec_words - 1] = sc_rec_sum(j, rec);
+}
 
 /* The server thread's loop (mesh thread T, worker w): serves every client
  * thread of the job until each has said goodbye. */

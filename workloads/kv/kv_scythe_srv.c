@@ -18,7 +18,7 @@ typedef struct sc_server {
 	sc_job *j;
 	nm_poller pl;
 	uint64_t *next;                  /* [N*T] the request bucket each ring waits for */
-	uint64_t *posted, *written;      /* [N*T] reply buckets posted, and their WRITEs completed */
+	uint64_t *written;               /* [N*T] reply bucket WRITEs completed */
 	uint64_t inflight;               /* WRITEs posted, not completed: the CQ is polled only then */
 	uint64_t *reply;                 /* one reply's words, before it goes into its bucket */
 	int byes;
@@ -60,18 +60,17 @@ static void serve_bucket(sc_server *s, size_t c, const uint64_t *req, uint64_t s
 		memcpy(nm_wring_add(b, n), s->reply, 8 * (size_t)n);
 	}
 	uint32_t len = nm_wring_seal(b);
-	size_t rep = (size_t)thread * (size_t)j->N + (size_t)j->rank;
+	size_t rep = sc_client_ring(j, thread, j->rank);
 	uint64_t raddr = j->mesh.rmr[peer].addr + sc_ring_off(j, j->lay.rep_off, rep, nm_wring_index(seq, R));
 	nm_post_rw(nm_mesh_conn(&j->mesh, j->T, peer, 0), NM_OP_WRITE, b, j->mr.mr->lkey, raddr, 8 * len,
 		   NM_WRID(NM_OP_WRITE, c), true);
-	s->posted[c]++;
 	s->inflight++;
 }
 
 void kv_scythe_serve(sc_job *j, nm_worker *w)
 {
 	size_t C = (size_t)j->N * (size_t)j->T;
-	sc_server s = {.j = j, .next = nm_calloc(C, 8), .posted = nm_calloc(C, 8), .written = nm_calloc(C, 8),
+	sc_server s = {.j = j, .next = nm_calloc(C, 8), .written = nm_calloc(C, 8),
 		       .reply = nm_calloc(j->lay.msg_words, 8)};
 	nm_poller_init(&s.pl, &j->mesh, j->T, j->timeout);
 	nm_meter_skip(w->meter);
@@ -105,7 +104,6 @@ void kv_scythe_serve(sc_job *j, nm_worker *w)
 	while (s.inflight > 0)
 		srv_reap(&s);
 	free(s.next);
-	free(s.posted);
 	free(s.written);
 	free(s.reply);
 }
