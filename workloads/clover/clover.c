@@ -128,6 +128,15 @@ static bool cl_without_device(const json_t *spec, int rank, int nranks)
 	return !strcmp(nm_cfg_str(spec, "path"), "forward") && rank == nranks - 1;
 }
 
+/* Rank `rank`'s job of a point in a job of N ranks: rank 0 the metadata
+ * server, mem_nodes memory nodes and the clients in --roles' order. */
+static cl_job cl_job_of(const cl_point *cp, const nm_base *b, int rank, int N)
+{
+	return (cl_job){.cp = cp, .p = &cp->load, .rank = rank, .N = N, .T = b->threads, .M = cp->mem_nodes,
+			.F = cp->forward, .clients = N - 1 - cp->mem_nodes - cp->forward, .timeout = b->timeout,
+			.memory_first = cp->memory_first};
+}
+
 /* The packet path sees only what crosses its host's IP stack: on the memory
  * node's host (local), rxe hands traffic between its own GIDs over an
  * internal loopback, so a client there would bypass it; a forwarding host
@@ -139,8 +148,7 @@ static int cl_decode_path(const json_t *pt, cl_point *c, const nm_base *b, char 
 	c->track = (uint64_t)nm_cfg_int(pt, "track");
 	c->queue = (int)nm_cfg_int(pt, "queue");
 	const uint64_t *host = b->hosts;
-	cl_job roles = {.N = b->nranks, .M = c->mem_nodes, .F = c->forward, .memory_first = c->memory_first,
-			.clients = b->nranks - 1 - c->mem_nodes - c->forward};
+	cl_job roles = cl_job_of(c, b, 0, b->nranks);
 	int fwd = b->nranks - 1, mem = first_mem(&roles);
 	for (int r = 0; c->forward && r < fwd; r++)
 		if (host[r] == host[fwd])
@@ -484,15 +492,6 @@ static void cl_result(cl_job *j, nm_measure *ms, const cl_path_stats *pst, uint6
 			: note->last == CL_POOL_NO_MORE ? "sized again from its rate twice, it still ran out"
 			: note->last == CL_POOL_AT_CAP ? "the memory nodes cannot register a larger pool"
 						       : "no write was acknowledged before it ran out");
-}
-
-/* Rank `rank`'s job of a point in a job of N ranks: rank 0 the metadata
- * server, mem_nodes memory nodes and the clients in --roles' order. */
-static cl_job cl_job_of(const cl_point *cp, const nm_base *b, int rank, int N)
-{
-	return (cl_job){.cp = cp, .p = &cp->load, .rank = rank, .N = N, .T = b->threads, .M = cp->mem_nodes,
-			.F = cp->forward, .clients = N - 1 - cp->mem_nodes - cp->forward, .timeout = b->timeout,
-			.memory_first = cp->memory_first};
 }
 
 /* netmem preflight: the store of the point's first run (a run whose pool
