@@ -3,12 +3,15 @@
 #
 #   tests/bench/perftest-compare.sh [--out DIR] [--iters N] [--bw-iters N] [--runs R] [--quick]
 #                                   [--depth D] [--cq-mod Q] [--metrics LIST] [--vm]
-#                                   [--netmem-args 'ARGS'] [--timeout SEC]
+#                                   [--netmem-args 'ARGS'] [--timeout SEC] [--boots B]
 #
 # A benchmark, not a test: it reports numbers and ratios, it never asserts timing. It calls
 # tests/vm/softroce-run once (host device if there is one, else a throwaway Soft-RoCE VM) and,
 # inside, runs each metric R times per tool, interleaved (P N, N P, P N, ...), so slow drift of
-# an emulated device hits both tools alike; it reports the median per tool.
+# an emulated device hits both tools alike; it reports the median per tool. With --boots B it
+# does all that in B boots one after another and reports each boot's ratio beside the pooled
+# one: on Soft-RoCE a boot's ratio moves by a few percent from one boot to the next (which vCPU
+# the kernel's softirq work lands on, say), more than the rounds of one boot can average away.
 #
 #   metric      perftest                                   netmem ops (mpirun -np 2, rank 0 -> 1)
 #   read_lat8   ib_read_lat -s 8 -n N                      --op read --mode lat -s 8 -n N
@@ -53,7 +56,8 @@ usage: tests/bench/perftest-compare.sh [options]
   --metrics LIST     subset of read_lat8,read_lat64,faa_lat,cas_lat,write_bw,read_bw
   --netmem-args STR  extra arguments appended to every netmem ops command (experiments)
   --vm               always use the VM, even where the host has a device
-  --timeout SEC      limit for the whole run (default: estimated from the options)
+  --timeout SEC      limit for each boot (default: estimated from the options)
+  --boots B          repeat the whole run in B boots; report each boot's ratio and the pooled one
   --summarize DIR    rebuild summary.json and table.txt of an earlier run directory
 EOF
 }
@@ -64,7 +68,7 @@ self=$here/$(basename -- "${BASH_SOURCE[0]}")
 
 out=results/bench iters=5000 bw_iters=100000 runs=3 depth=128 cq_mod=100 quick=0
 metrics=$ALL_METRICS netmem_args='' force_vm=0 tmo='' inner=0 run_dir='' summarize=''
-iters_set=0 bw_set=0 runs_set=0 metrics_set=0
+iters_set=0 bw_set=0 runs_set=0 metrics_set=0 boots=1
 while (($#)); do
 	case $1 in
 	--out) out=${2:?--out needs a directory}; shift ;;
@@ -78,6 +82,7 @@ while (($#)); do
 	--netmem-args) netmem_args=${2?--netmem-args needs a value}; shift ;;
 	--vm) force_vm=1 ;;
 	--timeout) tmo=${2:?--timeout needs a value}; shift ;;
+	--boots) boots=${2:?--boots needs a value}; shift ;;
 	--inner) inner=1 ;;
 	--run-dir) run_dir=${2:?}; shift ;;
 	--summarize) summarize=${2:?--summarize needs a run directory}; shift ;;
@@ -92,7 +97,7 @@ if ((quick)); then
 	((bw_set)) || bw_iters=3000
 	((metrics_set)) || metrics=read_lat8,faa_lat,cas_lat,write_bw,read_bw
 fi
-for v in iters bw_iters runs depth cq_mod; do
+for v in iters bw_iters runs depth cq_mod boots; do
 	[[ ${!v} =~ ^[1-9][0-9]*$ ]] || die "--${v//_/-} takes a positive integer"
 done
 ((iters >= 5 && bw_iters >= 5)) || die "perftest needs at least 5 iterations"
@@ -127,10 +132,20 @@ host_main() {
 	local -a sr=(--timeout "$tmo")
 	((force_vm)) && sr+=(--vm)
 	say "output: $dir"
-	local rc=0
-	"$repo/tests/vm/softroce-run" "${sr[@]}" -- bash "$self" --inner --run-dir "$dir" \
-		--iters "$iters" --bw-iters "$bw_iters" --runs "$runs" --depth "$depth" \
-		--cq-mod "$cq_mod" --metrics "$metrics" --netmem-args "$netmem_args" || rc=$?
+	local rc=0 k
+	if ((boots == 1)); then
+		"$repo/tests/vm/softroce-run" "${sr[@]}" -- bash "$self" --inner --run-dir "$dir" \
+			--iters "$iters" --bw-iters "$bw_iters" --runs "$runs" --depth "$depth" \
+			--cq-mod "$cq_mod" --metrics "$metrics" --netmem-args "$netmem_args" || rc=$?
+	else
+		for ((k = 1; k <= boots; k++)); do
+			say "boot $k of $boots"
+			"$repo/tests/vm/softroce-run" "${sr[@]}" -- bash "$self" --inner --run-dir "$dir/boot-$k" \
+				--iters "$iters" --bw-iters "$bw_iters" --runs "$runs" --depth "$depth" \
+				--cq-mod "$cq_mod" --metrics "$metrics" --netmem-args "$netmem_args" || rc=$?
+		done
+		pool_boots "$dir" || rc=1
+	fi
 	if [ -s "$dir/summary.json" ]; then
 		say "summary: $dir/summary.json, table: $dir/table.txt, raw outputs: $dir/raw/"
 	else
@@ -347,7 +362,7 @@ write_summary() {
 	local dir=$1 m rowdefs='' nmfile
 	[ -s "$dir/context.json" ] || { say "$dir has no context.json"; return 1; }
 	for m in $(jq -r '.params.metrics[]' "$dir/context.json"); do rowdefs+=$(rows_for "$m")$'\n'; done
-	nmfile=$(find "$dir/raw" -name '*.netmem.1.json' 2>/dev/null | sort | head -n1)
+	nmfile=$(find "$dir" -path '*/raw/*' -name '*.netmem.1.json' 2>/dev/null | sort | head -n1)
 	touch "$dir/samples.jsonl" "$dir/failures.jsonl" "$dir/commands.txt"
 	jq --slurpfile s "$dir/samples.jsonl" --slurpfile f "$dir/failures.jsonl" --arg rows "$rowdefs" \
 		--arg commands "$(grep -v '^#' "$dir/commands.txt")" \
@@ -372,7 +387,14 @@ write_summary() {
 	  failures: $f
 	}' "$dir/context.json" >"$dir/summary.json.new" || { say "writing summary.json failed"; return 1; }
 	mv "$dir/summary.json.new" "$dir/summary.json"
+	write_table "$dir"
+	echo
+	cat "$dir/table.txt"
+}
 
+# table.txt from summary.json.
+write_table() {
+	local dir=$1
 	{
 		jq -r '"# \(.note)",
 		       "# median of \(.params.runs) interleaved run(s) per tool; latency -n \(.params.iters); rate -s 64 -t \(.params.depth) -Q \(.params.cq_mod) -n \(.params.bw_iters)" +
@@ -388,6 +410,12 @@ write_summary() {
 				rf = $4 == "-" ? "-" : sprintf("%.3f", $4)
 				printf "%-30s %12s %12s %8s  %-10s %s\n", $1, pf, nf, rf, tgt, $6 }'
 		echo
+		if jq -e '.boots' "$dir/summary.json" >/dev/null; then
+			echo "# ratio netmem/perftest of each boot's medians, boot 1 first; then their median"
+			jq -r '.rows[] | "\(.metric): \(.ratio_per_boot | map(if . == null then "-" else (. * 1000 | round / 1000 | tostring) end) | join(" ")); median \(.ratio_median_of_boots // "-" | if type == "number" then (. * 1000 | round / 1000) else . end)"' \
+				"$dir/summary.json"
+			echo
+		fi
 		echo "# per-run values in run order (perftest | netmem)"
 		jq -r '.rows[] | "\(.metric): \(.perftest.runs | map(tostring) | join(" ")) | \(.netmem.runs | map(tostring) | join(" "))"' \
 			"$dir/summary.json"
@@ -397,6 +425,52 @@ write_summary() {
 			jq -r '"\(.metric) \(.tool) run \(.run): \(.what)"' "$dir/failures.jsonl"
 		fi
 	} >"$dir/table.txt"
+}
+
+# With --boots: DIR/boot-K/ each hold a whole run. The pooled summary takes every boot's
+# samples (runs numbered on across boots) and adds each boot's own ratio per row.
+pool_boots() {
+	local dir=$1 k n=0 b
+	: >"$dir/samples.jsonl"
+	: >"$dir/failures.jsonl"
+	for ((k = 1; k <= boots; k++)); do
+		b=$dir/boot-$k
+		if [ ! -s "$b/context.json" ]; then
+			say "boot $k wrote no context.json: left out of the pooled summary"
+			jq -cn --argjson k "$k" '{metric: "all", tool: "boot", run: 0, what: "boot \($k) did not run"}' \
+				>>"$dir/failures.jsonl"
+			continue
+		fi
+		n=$((n + 1))
+		[ -s "$dir/context.json" ] || jq --argjson b "$boots" --argjson r "$runs" \
+			'.params.boots = $b | .params.runs_per_boot = $r | .params.runs = $b * $r |
+			 .note += "; \($b) boots, the rounds of all boots pooled"' "$b/context.json" >"$dir/context.json"
+		[ -s "$dir/commands.txt" ] || cp "$b/commands.txt" "$dir/commands.txt" 2>/dev/null
+		jq -c --argjson k "$k" --argjson r "$runs" '.boot = $k | .run = ($k - 1) * $r + .run' \
+			"$b/samples.jsonl" >>"$dir/samples.jsonl"
+		jq -c --argjson k "$k" --argjson r "$runs" '.boot = $k | .run = ($k - 1) * $r + .run' \
+			"$b/failures.jsonl" >>"$dir/failures.jsonl" 2>/dev/null
+	done
+	((n > 0)) || { say "no boot ran"; return 1; }
+	write_summary "$dir" >/dev/null || return 1
+	local per='[]'
+	for ((k = 1; k <= boots; k++)); do
+		b=$dir/boot-$k/summary.json
+		if [ -s "$b" ]; then
+			per=$(jq -c --slurpfile s "$b" --argjson k "$k" \
+				'. + [{boot: $k, ratios: ($s[0].rows | map({key: .id, value: .ratio_netmem_over_perftest}) | from_entries)}]' <<<"$per")
+		else
+			per=$(jq -c --argjson k "$k" '. + [{boot: $k, ratios: {}}]' <<<"$per")
+		fi
+	done
+	jq --argjson per "$per" '
+	def median: sort | length as $n | if $n == 0 then null
+		elif $n % 2 == 1 then .[($n - 1) / 2] else (.[$n / 2 - 1] + .[$n / 2]) / 2 end;
+	.boots = $per |
+	.rows |= map(.id as $id | ([$per[] | .ratios[$id]]) as $r
+		| .ratio_per_boot = $r | .ratio_median_of_boots = ([$r[] | select(. != null)] | median))' \
+		"$dir/summary.json" >"$dir/summary.json.new" && mv "$dir/summary.json.new" "$dir/summary.json" || return 1
+	write_table "$dir"
 	echo
 	cat "$dir/table.txt"
 }
@@ -491,7 +565,14 @@ inner_main() {
 }
 
 if [ -n "$summarize" ]; then
-	write_summary "$summarize"
+	if [ -d "$summarize/boot-1" ]; then
+		boots=$(find "$summarize" -maxdepth 1 -name 'boot-*' -type d | wc -l)
+		runs=$(jq -r '.params.runs' "$summarize/boot-1/context.json") || exit 1
+		rm -f "$summarize/context.json" "$summarize/commands.txt"
+		pool_boots "$summarize"
+	else
+		write_summary "$summarize"
+	fi
 	exit
 fi
 if ((inner)); then
