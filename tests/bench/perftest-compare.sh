@@ -10,8 +10,8 @@
 # inside, runs each metric R times per tool, interleaved (P N, N P, P N, ...), so slow drift of
 # an emulated device hits both tools alike; it reports the median per tool. With --boots B it
 # does all that in B boots one after another and reports each boot's ratio beside the pooled
-# one: on Soft-RoCE a boot's ratio moves by a few percent from one boot to the next (which vCPU
-# the kernel's softirq work lands on, say), more than the rounds of one boot can average away.
+# one: on Soft-RoCE a boot's ratio moves by a few percent from one boot to the next, more than
+# the rounds of one boot can average away (tests/bench/README.md).
 #
 #   metric      perftest                                   netmem ops (mpirun -np 2, rank 0 -> 1)
 #   read_lat8   ib_read_lat -s 8 -n N                      --op read --mode lat -s 8 -n N
@@ -119,10 +119,13 @@ host_main() {
 	done
 	mkdir -p -- "$out" || die "cannot create $out"
 	out=$(cd -- "$out" && pwd)
-	local stamp dir
+	local stamp dir raw
 	stamp=$(date -u +%Y%m%dT%H%M%SZ)
 	dir=$out/perftest-compare-$stamp
-	mkdir -p "$dir/raw" || die "cannot create $dir"
+	raw=$dir/raw
+	((boots == 1)) || raw="$dir/boot-*/raw"
+	mkdir -p "$dir" || die "cannot create $dir"
+	((boots > 1)) || mkdir -p "$raw" || die "cannot create $raw"
 	[[ $dir != *[[:space:]]* ]] || die "output directory '$dir' contains blanks"
 	if [ -z "$tmo" ]; then
 		# Generous: ~20 s per tool invocation under TCG plus the transfer time at Soft-RoCE
@@ -132,24 +135,21 @@ host_main() {
 	local -a sr=(--timeout "$tmo")
 	((force_vm)) && sr+=(--vm)
 	say "output: $dir"
-	local rc=0 k
-	if ((boots == 1)); then
-		"$repo/tests/vm/softroce-run" "${sr[@]}" -- bash "$self" --inner --run-dir "$dir" \
+	local rc=0 k into=$dir
+	for ((k = 1; k <= boots; k++)); do
+		if ((boots > 1)); then
+			say "boot $k of $boots"
+			into=$dir/boot-$k
+		fi
+		"$repo/tests/vm/softroce-run" "${sr[@]}" -- bash "$self" --inner --run-dir "$into" \
 			--iters "$iters" --bw-iters "$bw_iters" --runs "$runs" --depth "$depth" \
 			--cq-mod "$cq_mod" --metrics "$metrics" --netmem-args "$netmem_args" || rc=$?
-	else
-		for ((k = 1; k <= boots; k++)); do
-			say "boot $k of $boots"
-			"$repo/tests/vm/softroce-run" "${sr[@]}" -- bash "$self" --inner --run-dir "$dir/boot-$k" \
-				--iters "$iters" --bw-iters "$bw_iters" --runs "$runs" --depth "$depth" \
-				--cq-mod "$cq_mod" --metrics "$metrics" --netmem-args "$netmem_args" || rc=$?
-		done
-		pool_boots "$dir" || rc=1
-	fi
+	done
+	((boots == 1)) || pool_boots "$dir" || rc=1
 	if [ -s "$dir/summary.json" ]; then
-		say "summary: $dir/summary.json, table: $dir/table.txt, raw outputs: $dir/raw/"
+		say "summary: $dir/summary.json, table: $dir/table.txt, raw outputs: $raw/"
 	else
-		say "no summary was written (exit status $rc); raw outputs so far: $dir/raw/"
+		say "no summary was written (exit status $rc); raw outputs so far: $raw/"
 		((rc != 0)) || rc=1
 	fi
 	exit "$rc"
@@ -428,9 +428,10 @@ write_table() {
 }
 
 # With --boots: DIR/boot-K/ each hold a whole run. The pooled summary takes every boot's
-# samples (runs numbered on across boots) and adds each boot's own ratio per row.
+# samples (runs numbered on across boots) and adds each boot's own ratio per row; its
+# context and command lines are the first boot's that ran.
 pool_boots() {
-	local dir=$1 k n=0 b
+	local dir=$1 k n=0 b f
 	: >"$dir/samples.jsonl"
 	: >"$dir/failures.jsonl"
 	for ((k = 1; k <= boots; k++)); do
@@ -442,14 +443,16 @@ pool_boots() {
 			continue
 		fi
 		n=$((n + 1))
-		[ -s "$dir/context.json" ] || jq --argjson b "$boots" --argjson r "$runs" \
-			'.params.boots = $b | .params.runs_per_boot = $r | .params.runs = $b * $r |
-			 .note += "; \($b) boots, the rounds of all boots pooled"' "$b/context.json" >"$dir/context.json"
-		[ -s "$dir/commands.txt" ] || cp "$b/commands.txt" "$dir/commands.txt" 2>/dev/null
-		jq -c --argjson k "$k" --argjson r "$runs" '.boot = $k | .run = ($k - 1) * $r + .run' \
-			"$b/samples.jsonl" >>"$dir/samples.jsonl"
-		jq -c --argjson k "$k" --argjson r "$runs" '.boot = $k | .run = ($k - 1) * $r + .run' \
-			"$b/failures.jsonl" >>"$dir/failures.jsonl" 2>/dev/null
+		if ((n == 1)); then
+			jq --argjson b "$boots" --argjson r "$runs" \
+				'.params.boots = $b | .params.runs_per_boot = $r | .params.runs = $b * $r |
+				 .note += "; \($b) boots, the rounds of all boots pooled"' "$b/context.json" >"$dir/context.json"
+			cp "$b/commands.txt" "$dir/commands.txt" 2>/dev/null
+		fi
+		for f in samples failures; do
+			jq -c --argjson k "$k" --argjson r "$runs" '.boot = $k | .run = ($k - 1) * $r + .run' \
+				"$b/$f.jsonl" >>"$dir/$f.jsonl"
+		done
 	done
 	((n > 0)) || { say "no boot ran"; return 1; }
 	write_summary "$dir" >/dev/null || return 1
@@ -568,7 +571,6 @@ if [ -n "$summarize" ]; then
 	if [ -d "$summarize/boot-1" ]; then
 		boots=$(find "$summarize" -maxdepth 1 -name 'boot-*' -type d | wc -l)
 		runs=$(jq -r '.params.runs' "$summarize/boot-1/context.json") || exit 1
-		rm -f "$summarize/context.json" "$summarize/commands.txt"
 		pool_boots "$summarize"
 	else
 		write_summary "$summarize"
